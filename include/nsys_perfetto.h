@@ -1,0 +1,108 @@
+/* nsys-perfetto: convert NVIDIA Nsight Systems SQLite exports into Perfetto
+ * traces.
+ *
+ *   nsysp_options opt;
+ *   nsysp_options_init(&opt);
+ *   nsysp_result res;
+ *   int status = nsysp_convert("report.sqlite", &opt, &res);
+ *   if (status != NSYSP_OK) fprintf(stderr, "%s\n", res.message);
+ *
+ * The input is opened strictly read-only and never modified. The output is
+ * written to a temporary file beside the destination and renamed into place
+ * only when the whole conversion succeeded. */
+#ifndef NSYS_PERFETTO_H
+#define NSYS_PERFETTO_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NSYSP_VERSION_STRING "0.1.0"
+
+/* Results of nsysp_convert; the CLI uses them as its exit statuses. */
+typedef enum nsysp_status {
+    NSYSP_OK = 0,
+    NSYSP_ERR_INTERNAL = 1,      /* a bug, or out of memory */
+    NSYSP_ERR_USAGE = 2,         /* bad command line (CLI only) */
+    NSYSP_ERR_INPUT_OPEN = 3,    /* input missing, a directory, or unreadable */
+    NSYSP_ERR_INPUT_FORMAT = 4,  /* input empty, not SQLite, truncated or corrupt */
+    NSYSP_ERR_NOT_NSYS = 5,      /* SQLite, but not a usable Nsight Systems export */
+    NSYSP_ERR_OUTPUT = 6,        /* output cannot be created or written */
+    NSYSP_ERR_INTERRUPTED = 7,   /* cancelled (SIGINT/SIGTERM in the CLI) */
+} nsysp_status;
+
+typedef enum nsysp_kernel_names {
+    NSYSP_KERNEL_NAMES_SHORT = 0,     /* gemm_kernel */
+    NSYSP_KERNEL_NAMES_DEMANGLED,     /* void gemm_kernel<float>(float*, int) */
+    NSYSP_KERNEL_NAMES_MANGLED,       /* _Z11gemm_kernelIfEvPfi */
+} nsysp_kernel_names;
+
+typedef struct nsysp_options {
+    /* Destination; NULL means the input path with its .sqlite extension
+     * replaced by .perfetto-trace (see nsysp_default_output_path). */
+    const char *output_path;
+    /* zlib level 1..9; 0 writes an uncompressed trace. */
+    int compress_level;
+    nsysp_kernel_names kernel_names;
+    /* When non-NULL and set non-zero (e.g. by a signal handler), the
+     * conversion stops, removes its temporary file and returns
+     * NSYSP_ERR_INTERRUPTED. */
+    volatile sig_atomic_t *cancel;
+} nsysp_options;
+
+/* Per-source accounting: every row read is either written as events or
+ * skipped for a counted reason. */
+typedef enum nsysp_skip_reason {
+    NSYSP_SKIP_NULL_TIMESTAMP,   /* start or end is NULL */
+    NSYSP_SKIP_END_BEFORE_START,
+    NSYSP_SKIP_MISSING_VALUE,    /* another required value is NULL */
+    NSYSP_SKIP_REASONS
+} nsysp_skip_reason;
+
+#define NSYSP_MAX_SOURCES 32
+
+typedef struct nsysp_source_stats {
+    const char *name;            /* "kernel", "cuda-api", ... */
+    const char *table;           /* the nsys table it reads */
+    uint64_t rows;               /* rows read */
+    uint64_t emitted;            /* rows written as events */
+    uint64_t skipped[NSYSP_SKIP_REASONS];
+} nsysp_source_stats;
+
+typedef struct nsysp_result {
+    char message[512];           /* one-line error, empty on success */
+    char output_path[4096];      /* where the trace went */
+    nsysp_source_stats sources[NSYSP_MAX_SOURCES];
+    size_t n_sources;            /* sources whose table is in the report */
+    uint64_t tracks;             /* track descriptors written */
+    uint64_t packets;
+    uint64_t flows;
+    uint64_t bytes_uncompressed;
+    uint64_t bytes_written;
+    int64_t time_shift_ns;       /* added to every timestamp (negative ones) */
+    char schema_version[32];     /* "3.16.1", or "" when the report has none */
+} nsysp_result;
+
+void nsysp_options_init(nsysp_options *opt);
+
+/* Converts one report. Fills *result (which may be NULL) and returns
+ * NSYSP_OK or an error status with result->message set. */
+nsysp_status nsysp_convert(const char *input_path, const nsysp_options *opt, nsysp_result *result);
+
+/* Writes the default output path for input into out (size bytes):
+ * "dir/report.sqlite" -> "dir/report.perfetto-trace". Returns 0, or -1 when
+ * out is too small. */
+int nsysp_default_output_path(const char *input_path, char *out, size_t size);
+
+const char *nsysp_skip_reason_name(nsysp_skip_reason reason);
+const char *nsysp_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

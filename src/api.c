@@ -1,0 +1,47 @@
+/* The small helpers of the public header. */
+#include <stdio.h>
+#include <string.h>
+
+#include "nsys_perfetto.h"
+
+void nsysp_options_init(nsysp_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->compress_level = 6;
+    opt->kernel_names = NSYSP_KERNEL_NAMES_SHORT;
+}
+
+int nsysp_default_output_path(const char *input, char *out, size_t size)
+{
+    static const char suffix[] = ".perfetto-trace";
+    size_t n = strlen(input);
+    const char *slash = strrchr(input, '/');
+    const char *dot = strrchr(input, '.');
+    /* Replace the extension of the file name, not a dot in a directory. */
+    if (dot && (!slash || dot > slash + 1))
+        n = (size_t)(dot - input);
+    if (n + sizeof suffix > size)
+        return -1;
+    memcpy(out, input, n);
+    memcpy(out + n, suffix, sizeof suffix);
+    return 0;
+}
+
+const char *nsysp_skip_reason_name(nsysp_skip_reason reason)
+{
+    switch (reason) {
+    case NSYSP_SKIP_NULL_TIMESTAMP:
+        return "null timestamp";
+    case NSYSP_SKIP_END_BEFORE_START:
+        return "end before start";
+    case NSYSP_SKIP_MISSING_VALUE:
+        return "missing value";
+    default:
+        return "?";
+    }
+}
+
+const char *nsysp_version(void)
+{
+    return NSYSP_VERSION_STRING;
+}

@@ -1,0 +1,167 @@
+/* nsys-perfetto: the command-line tool, a thin layer over the library.
+ * Options, messages, signals and exit statuses live here; conversion lives
+ * behind include/nsys_perfetto.h. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsys_perfetto.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void usage(FILE *to)
+{
+    fputs("Usage: nsys-perfetto [OPTIONS] REPORT.sqlite\n"
+          "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
+          "Perfetto trace for ui.perfetto.dev and trace_processor.\n"
+          "\n"
+          "Options:\n"
+          "  -o, --output PATH        write the trace to PATH\n"
+          "                           (default: REPORT.perfetto-trace beside the input)\n"
+          "      --kernel-names KIND  short | demangled | mangled (default: short)\n"
+          "      --compress-level N   gzip level 1-9 (default: 6)\n"
+          "      --no-compress        write an uncompressed trace\n"
+          "      --stats              print per-source row accounting to stderr\n"
+          "  -q, --quiet              print nothing but errors\n"
+          "  -h, --help               show this help\n"
+          "      --version            show the version\n"
+          "\n"
+          "Exit status:\n"
+          "  0  converted\n"
+          "  1  internal error\n"
+          "  2  bad command line\n"
+          "  3  input missing, a directory, or unreadable\n"
+          "  4  input empty, not SQLite, truncated or corrupt\n"
+          "  5  input is SQLite but not a usable Nsight Systems export\n"
+          "  6  output cannot be written\n"
+          "  7  interrupted\n",
+          to);
+}
+
+static void print_stats(const nsysp_result *r)
+{
+    fprintf(stderr, "%-12s %-36s %10s %10s %10s\n", "source", "table", "rows", "events",
+            "skipped");
+    for (size_t i = 0; i < r->n_sources; i++) {
+        const nsysp_source_stats *s = &r->sources[i];
+        uint64_t skipped = 0;
+        for (int k = 0; k < NSYSP_SKIP_REASONS; k++)
+            skipped += s->skipped[k];
+        fprintf(stderr, "%-12s %-36s %10llu %10llu %10llu\n", s->name, s->table,
+                (unsigned long long)s->rows, (unsigned long long)s->emitted,
+                (unsigned long long)skipped);
+        for (int k = 0; k < NSYSP_SKIP_REASONS; k++)
+            if (s->skipped[k])
+                fprintf(stderr, "%12s   skipped (%s): %llu\n", "",
+                        nsysp_skip_reason_name((nsysp_skip_reason)k),
+                        (unsigned long long)s->skipped[k]);
+    }
+    fprintf(stderr, "tracks %llu, packets %llu, %llu bytes (%llu uncompressed)",
+            (unsigned long long)r->tracks, (unsigned long long)r->packets,
+            (unsigned long long)r->bytes_written, (unsigned long long)r->bytes_uncompressed);
+    if (r->time_shift_ns)
+        fprintf(stderr, ", timestamps shifted by +%lld ns", (long long)r->time_shift_ns);
+    fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS };
+    static const struct option options[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {"kernel-names", required_argument, NULL, OPT_KERNEL_NAMES},
+        {"compress-level", required_argument, NULL, OPT_LEVEL},
+        {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
+        {"stats", no_argument, NULL, OPT_STATS},
+        {NULL, 0, NULL, 0},
+    };
+
+    nsysp_options opt;
+    nsysp_options_init(&opt);
+    int quiet = 0, stats = 0, c;
+    while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            opt.output_path = optarg;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case OPT_VERSION:
+            printf("nsys-perfetto %s\n", nsysp_version());
+            return 0;
+        case OPT_KERNEL_NAMES:
+            if (strcmp(optarg, "short") == 0)
+                opt.kernel_names = NSYSP_KERNEL_NAMES_SHORT;
+            else if (strcmp(optarg, "demangled") == 0)
+                opt.kernel_names = NSYSP_KERNEL_NAMES_DEMANGLED;
+            else if (strcmp(optarg, "mangled") == 0)
+                opt.kernel_names = NSYSP_KERNEL_NAMES_MANGLED;
+            else {
+                fprintf(stderr, "nsys-perfetto: --kernel-names: expected short, demangled or "
+                                "mangled, got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            break;
+        case OPT_LEVEL: {
+            char *end;
+            long level = strtol(optarg, &end, 10);
+            if (*end || level < 1 || level > 9) {
+                fprintf(stderr, "nsys-perfetto: --compress-level: expected 1-9, got '%s'\n",
+                        optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            opt.compress_level = (int)level;
+            break;
+        }
+        case OPT_NO_COMPRESS:
+            opt.compress_level = 0;
+            break;
+        case OPT_STATS:
+            stats = 1;
+            break;
+        default:
+            fputs("Try 'nsys-perfetto --help'.\n", stderr);
+            return NSYSP_ERR_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "nsys-perfetto: %s\nTry 'nsys-perfetto --help'.\n",
+                optind >= argc ? "no input report given" : "one input report expected");
+        return NSYSP_ERR_USAGE;
+    }
+    const char *input = argv[optind];
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    opt.cancel = &interrupted;
+
+    nsysp_result res;
+    nsysp_status status = nsysp_convert(input, &opt, &res);
+    if (status != NSYSP_OK) {
+        fprintf(stderr, "nsys-perfetto: %s\n", res.message);
+        return status;
+    }
+    if (stats)
+        print_stats(&res);
+    if (!quiet)
+        fprintf(stderr, "nsys-perfetto: wrote %s\n", res.output_path);
+    return 0;
+}

@@ -1,0 +1,245 @@
+/* nsysp_convert: the whole pipeline, in one direction.
+ *
+ *   report (read-only) -> sources (rows as structs, merged by start time)
+ *     -> model (tracks, lanes) -> writer (packets, interning) -> gzip file
+ *
+ * Each source's rows come ordered by start; the sources are merged so that
+ * every row reaches the model in global time order, which keeps memory flat
+ * (only open slices are held) and the trace time-sorted. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsys_perfetto.h"
+#include "common/xalloc.h"
+#include "nsys/nsys_db.h"
+#include "perfetto/pw_output.h"
+#include "perfetto/pw_writer.h"
+#include "sources/source.h"
+
+/* An open source: its cursor and the row it is positioned on. */
+typedef struct feed {
+    const source *src;
+    nsys_cursor *cursor;
+    void *row;
+    bool has_row;
+    nsysp_source_stats *stats;
+} feed;
+
+static int64_t feed_start(const feed *f)
+{
+    int64_t start;
+    memcpy(&start, (const char *)f->row + f->src->start_offset, sizeof start);
+    return start;
+}
+
+/* Moves f to its next row with a start time; rows without one are counted
+ * as skipped (SQLite sorts NULL first, so they come before the rest). */
+static int feed_advance(feed *f, buf *err, int *status)
+{
+    for (;;) {
+        int rc = nsys_cursor_next(f->cursor, f->row, err, status);
+        if (rc < 0)
+            return -1;
+        f->has_row = rc == 1;
+        if (!f->has_row)
+            return 0;
+        f->stats->rows++;
+        if (feed_start(f) != NSYS_NULL)
+            return 0;
+        f->stats->skipped[NSYSP_SKIP_NULL_TIMESTAMP]++;
+    }
+}
+
+typedef struct conversion {
+    const char *input;
+    const nsysp_options *opt;
+    nsysp_result *res;
+    buf err;
+    nsys_db *db;
+    nsys_strings strings;
+    nsys_meta meta;
+    bool meta_loaded;
+    pw_writer *writer;
+    conv c;
+    bool model_ready;
+    feed feeds[NSYSP_MAX_SOURCES];
+    size_t n_feeds;
+} conversion;
+
+static int open_feeds(conversion *cv)
+{
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < N_SOURCES && cv->n_feeds < NSYSP_MAX_SOURCES; i++) {
+        const source *src = SOURCES[i];
+        if (!nsys_db_has_table(cv->db, src->table->name))
+            continue;
+        feed *f = &cv->feeds[cv->n_feeds];
+        nsysp_source_stats *st = &cv->res->sources[cv->res->n_sources];
+        memset(st, 0, sizeof *st);
+        st->name = src->name;
+        st->table = src->table->name;
+        status = nsys_cursor_open(cv->db, src->table, &f->cursor, &cv->err);
+        if (status != NSYSP_OK)
+            return status;
+        f->src = src;
+        f->row = xcalloc(1, src->row_size);
+        f->stats = st;
+        cv->n_feeds++;
+        cv->res->n_sources++;
+        if (feed_advance(f, &cv->err, &status) < 0)
+            return status;
+    }
+    return NSYSP_OK;
+}
+
+/* The feed whose current row starts first (ties: registry order). */
+static feed *next_feed(conversion *cv)
+{
+    feed *best = NULL;
+    int64_t best_start = 0;
+    for (size_t i = 0; i < cv->n_feeds; i++) {
+        feed *f = &cv->feeds[i];
+        if (!f->has_row)
+            continue;
+        int64_t s = feed_start(f);
+        if (!best || s < best_start) {
+            best = f;
+            best_start = s;
+        }
+    }
+    return best;
+}
+
+/* trace_processor drops negative timestamps; reports can have events from
+ * before the session start, so the whole trace moves by one constant. */
+static int64_t time_shift(conversion *cv)
+{
+    feed *first = next_feed(cv);
+    if (!first)
+        return 0;
+    int64_t start = feed_start(first);
+    return start < 0 ? -start : 0;
+}
+
+static int run_feeds(conversion *cv)
+{
+    int status = NSYSP_OK;
+    uint64_t rows = 0;
+    feed *f;
+    while ((f = next_feed(cv)) != NULL) {
+        if ((++rows & 0xFFF) == 0 && cv->opt->cancel && *cv->opt->cancel) {
+            buf_printf(&cv->err, "%s: interrupted", cv->input);
+            return NSYSP_ERR_INTERRUPTED;
+        }
+        int rc = f->src->emit(&cv->c, f->row);
+        if (rc == SOURCE_FAILED)
+            return NSYSP_ERR_OUTPUT;
+        if (rc == SOURCE_EMITTED)
+            f->stats->emitted++;
+        else
+            f->stats->skipped[rc - 1]++;
+        if (feed_advance(f, &cv->err, &status) < 0)
+            return status;
+    }
+    return model_finish(&cv->c.model) < 0 ? NSYSP_ERR_OUTPUT : NSYSP_OK;
+}
+
+static void close_feeds(conversion *cv)
+{
+    for (size_t i = 0; i < cv->n_feeds; i++) {
+        nsys_cursor_close(cv->feeds[i].cursor);
+        free(cv->feeds[i].row);
+    }
+    cv->n_feeds = 0;
+}
+
+static int convert(conversion *cv)
+{
+    int status;
+    cv->db = nsys_db_open(cv->input, &cv->err, &status);
+    if (!cv->db)
+        return status;
+    snprintf(cv->res->schema_version, sizeof cv->res->schema_version, "%s",
+             nsys_db_schema_version(cv->db));
+    if ((status = nsys_strings_load(cv->db, &cv->strings, &cv->err)) != NSYSP_OK)
+        return status;
+    cv->meta_loaded = true;
+    if ((status = nsys_meta_load(cv->db, &cv->strings, &cv->meta, &cv->err)) != NSYSP_OK)
+        return status;
+    if ((status = open_feeds(cv)) != NSYSP_OK)
+        return status;
+
+    pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level, &cv->err);
+    if (!out)
+        return NSYSP_ERR_OUTPUT;
+    cv->writer = pw_writer_new(out);
+    cv->c.strings = &cv->strings;
+    cv->c.meta = &cv->meta;
+    cv->c.opt = cv->opt;
+    model_init(&cv->c.model, pw_writer_sequence(cv->writer), &cv->meta);
+    cv->model_ready = true;
+    cv->res->time_shift_ns = time_shift(cv);
+    model_set_shift(&cv->c.model, cv->res->time_shift_ns);
+    return run_feeds(cv);
+}
+
+/* Frees everything; commits the output only when status is OK. */
+static int finish(conversion *cv, int status)
+{
+    close_feeds(cv);
+    if (cv->model_ready) {
+        cv->res->tracks = cv->c.model.tracks.written;
+        model_free(&cv->c.model);
+    }
+    if (cv->writer) {
+        cv->res->packets = pw_writer_packets(cv->writer);
+        pw_output_totals totals = {0};
+        if (pw_writer_finish(cv->writer, status == NSYSP_OK, &cv->err, &totals) < 0 &&
+            status == NSYSP_OK)
+            status = NSYSP_ERR_OUTPUT;
+        cv->res->bytes_uncompressed = totals.bytes_in;
+        cv->res->bytes_written = totals.bytes_out;
+    }
+    buf_free(&cv->c.scratch);
+    if (cv->meta_loaded) {
+        nsys_meta_free(&cv->meta);
+        nsys_strings_free(&cv->strings);
+    }
+    nsys_db_close(cv->db);
+    if (status != NSYSP_OK)
+        snprintf(cv->res->message, sizeof cv->res->message, "%s",
+                 cv->err.len ? buf_cstr(&cv->err) : "conversion failed");
+    buf_free(&cv->err);
+    return status;
+}
+
+nsysp_status nsysp_convert(const char *input, const nsysp_options *opt, nsysp_result *result)
+{
+    nsysp_options defaults;
+    nsysp_result scratch;
+    if (!opt) {
+        nsysp_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (!result)
+        result = &scratch;
+    memset(result, 0, sizeof *result);
+
+    conversion cv = {.input = input, .opt = opt, .res = result};
+    int status;
+    if (opt->output_path) {
+        snprintf(result->output_path, sizeof result->output_path, "%s", opt->output_path);
+        status = NSYSP_OK;
+    } else if (nsysp_default_output_path(input, result->output_path,
+                                         sizeof result->output_path) < 0) {
+        buf_printf(&cv.err, "%s: path too long", input);
+        status = NSYSP_ERR_OUTPUT;
+    } else {
+        status = NSYSP_OK;
+    }
+    if (status == NSYSP_OK)
+        status = convert(&cv);
+    status = finish(&cv, status);
+    return (nsysp_status)status;
+}

@@ -1,0 +1,165 @@
+#include "model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../nsys/nsys_ids.h"
+
+static const char *const THREAD_ROW_NAMES[ROW_KINDS] = {
+    [ROW_CUDA_API] = "CUDA API",
+};
+
+/* Keys of the track tree: a tag and up to four ids. */
+typedef struct track_key {
+    int64_t tag;
+    int64_t id[4];
+} track_key;
+
+enum { KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_THREAD_ROW };
+
+void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
+{
+    memset(m, 0, sizeof *m);
+    tracks_init(&m->tracks, seq);
+    slicer_init(&m->slices, &m->tracks);
+    m->meta = meta;
+    hmap_init(&m->rows);
+    /* With one CUDA process a stream id is unambiguous on its GPU; with
+     * several, rows say whose stream they are. */
+    m->label_streams_with_process = meta->cuda_processes > 1;
+}
+
+void model_free(model *m)
+{
+    slicer_free(&m->slices);
+    tracks_free(&m->tracks);
+    hmap_free(&m->rows);
+}
+
+void model_set_shift(model *m, int64_t shift)
+{
+    m->slices.shift = shift;
+}
+
+int model_finish(model *m)
+{
+    return slicer_finish(&m->slices);
+}
+
+static slice_row *find_row(model *m, const track_key *key)
+{
+    uint64_t *slot = hmap_find(&m->rows, key, sizeof *key);
+    return slot ? (slice_row *)(uintptr_t)*slot : NULL;
+}
+
+static void remember_row(model *m, const track_key *key, slice_row *row)
+{
+    *hmap_upsert(&m->rows, key, sizeof *key, NULL) = (uint64_t)(uintptr_t)row;
+}
+
+/* ---- CPU side ----------------------------------------------------------- */
+
+static track *process_track(model *m, int64_t global_pid)
+{
+    track_key key = {KEY_PROCESS, {global_pid}};
+    track *t = tracks_find(&m->tracks, &key, sizeof key);
+    if (t)
+        return t;
+    pw_track desc = {
+        .kind = PW_TRACK_PROCESS,
+        .pid = nsys_pid_of(global_pid),
+        .name = nsys_process_name(m->meta, global_pid),
+    };
+    return tracks_add(&m->tracks, &key, sizeof key, NULL, &desc);
+}
+
+static track *thread_track(model *m, int64_t global_tid)
+{
+    track_key key = {KEY_THREAD, {global_tid}};
+    track *t = tracks_find(&m->tracks, &key, sizeof key);
+    if (t)
+        return t;
+    track *process = process_track(m, nsys_global_pid_of(global_tid));
+    pw_track desc = {
+        .kind = PW_TRACK_THREAD,
+        .pid = nsys_pid_of(global_tid),
+        .tid = nsys_tid_of(global_tid),
+        .name = nsys_thread_name(m->meta, global_tid),
+    };
+    return tracks_add(&m->tracks, &key, sizeof key, process, &desc);
+}
+
+slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind)
+{
+    track_key key = {KEY_THREAD_ROW, {global_tid, kind}};
+    slice_row *row = find_row(m, &key);
+    if (row)
+        return row;
+    row = slicer_row(&m->slices, thread_track(m, global_tid), THREAD_ROW_NAMES[kind], true, true,
+                     (int32_t)kind);
+    remember_row(m, &key, row);
+    return row;
+}
+
+/* ---- GPU side ----------------------------------------------------------- */
+
+static track *gpu_track(model *m, int64_t device)
+{
+    track_key key = {KEY_GPU, {device}};
+    track *t = tracks_find(&m->tracks, &key, sizeof key);
+    if (t)
+        return t;
+    const nsys_gpu *gpu = nsys_gpu_info(m->meta, device);
+    char name[256];
+    int n = snprintf(name, sizeof name, "GPU %lld", (long long)device);
+    if (gpu && gpu->name && n > 0 && (size_t)n < sizeof name)
+        n += snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s", gpu->name);
+    if (gpu && gpu->bus && n > 0 && (size_t)n < sizeof name)
+        snprintf(name + n, sizeof name - (size_t)n, " (%s)", gpu->bus);
+    pw_track desc = {
+        .kind = PW_TRACK_PLAIN,
+        .name = name,
+        .child_order = PW_ORDER_EXPLICIT,
+        /* Device order at the top level, where explicit ranks are honoured
+         * by newer UIs and names sort the same way elsewhere. */
+        .has_rank = true,
+        .rank = (int32_t)device,
+    };
+    return tracks_add(&m->tracks, &key, sizeof key, NULL, &desc);
+}
+
+static const char *stream_kind_label(nsys_stream_kind kind)
+{
+    switch (kind) {
+    case NSYS_STREAM_DEFAULT:
+        return " (default)";
+    case NSYS_STREAM_NULL:
+        return " (null)";
+    default:
+        return "";
+    }
+}
+
+slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_t context,
+                            int64_t stream)
+{
+    track_key key = {KEY_STREAM, {device, global_pid, context, stream}};
+    slice_row *row = find_row(m, &key);
+    if (row)
+        return row;
+    int32_t pid = nsys_pid_of(global_pid);
+    char name[512];
+    int n = snprintf(name, sizeof name, "Stream %lld%s", (long long)stream,
+                     stream_kind_label(nsys_stream_kind_of(m->meta, pid, context, stream)));
+    if (m->label_streams_with_process && n > 0 && (size_t)n < sizeof name) {
+        const char *process = nsys_process_name(m->meta, global_pid);
+        snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s [%d]", process ? process : "pid",
+                 pid);
+    }
+    /* Kernels on one stream never nest: any overlap is concurrency (PDL,
+     * clock skew) and goes to another lane. */
+    row = slicer_row(&m->slices, gpu_track(m, device), name, false, true,
+                     stream > INT32_MAX ? INT32_MAX : (int32_t)stream);
+    remember_row(m, &key, row);
+    return row;
+}

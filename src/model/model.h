@@ -1,0 +1,60 @@
+/* The track builder: where each nsys event lands on the Perfetto timeline.
+ *
+ * It owns the track tree (GPU groups and their stream rows; processes,
+ * threads and their per-source rows) and the slicer that spreads slices
+ * over lanes and writes them in time order. Sources call it with nsys ids;
+ * it never sees SQLite. The layout mirrors nsys-ui (see docs/design.md):
+ *
+ *   GPU 0 · NVIDIA H100 80GB HBM3 (0000:1b:00.0)     global group per device
+ *     Stream 7                                       one row per stream
+ *   python3 1234                                     process
+ *     main 1234                                      thread
+ *       CUDA API                                     one row per source
+ */
+#ifndef NSYSP_MODEL_MODEL_H
+#define NSYSP_MODEL_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../nsys/nsys_meta.h"
+#include "slices.h"
+#include "tracks.h"
+
+/* The rows of a thread, in the order they appear inside the thread. */
+typedef enum thread_row_kind {
+    ROW_CUDA_API,
+    ROW_KINDS
+} thread_row_kind;
+
+typedef struct model {
+    track_tree tracks;
+    slicer slices;
+    const nsys_meta *meta;
+    hmap rows;               /* row key -> slice_row pointer */
+    bool label_streams_with_process;
+} model;
+
+void model_init(model *m, pw_seq *seq, const nsys_meta *meta);
+void model_free(model *m);
+
+/* Every timestamp written is the report's plus shift (>= 0 in the trace). */
+void model_set_shift(model *m, int64_t shift);
+
+/* The row of one source on a thread, under its process. */
+slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind);
+
+/* The row of a CUDA stream inside its GPU's group. Stream ids are unique
+ * only within a context of a process, so all four parts form the key. */
+slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_t context,
+                            int64_t stream);
+
+static inline int model_slice(model *m, slice_row *row, int64_t start, int64_t end, pw_event *ev)
+{
+    return slicer_slice(&m->slices, row, start, end, ev);
+}
+
+/* Writes all pending ENDs; call once after the last event. */
+int model_finish(model *m);
+
+#endif

@@ -1,0 +1,80 @@
+/* Slices on rows of lanes, written in time order.
+ *
+ * trace_processor keeps one BEGIN/END stack per track and silently corrupts
+ * slices that partially overlap on one track. So a visual row (a stream, a
+ * thread's CUDA API row) is made of lane tracks that share a merge key and
+ * show as one row: a slice goes to the first lane where it fits (the lane
+ * is idle, or, on rows that allow nesting, the slice lies inside the lane's
+ * innermost open slice), else to a new lane.
+ *
+ * Slices must arrive in start order. ENDs wait in a min-heap and are
+ * written once time passes them, so the packets of the whole trace come out
+ * sorted by timestamp, with ENDs before BEGINs at equal times. Memory grows
+ * with the slices open at one instant and the number of lanes, never with
+ * the number of events. */
+#ifndef NSYSP_MODEL_SLICES_H
+#define NSYSP_MODEL_SLICES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracks.h"
+
+/* trace_processor's stack limit is 512; a deeper slice opens a new lane. */
+#define SLICES_MAX_DEPTH 256
+
+typedef struct lane lane;
+
+typedef struct slice_row {
+    track *parent;
+    char *name;              /* name of every lane track */
+    char *merge_key;
+    bool nest;               /* nested slices may share a lane */
+    bool has_rank;
+    int32_t rank;
+    lane **lanes;
+    size_t n_lanes, cap_lanes;
+    struct slice_row *next_alloc;
+} slice_row;
+
+typedef struct pending_end {
+    int64_t end;
+    uint64_t order;          /* later-opened first among equal ends */
+    lane *lane;
+} pending_end;
+
+typedef struct slicer {
+    track_tree *tracks;
+    pw_seq *seq;
+    int64_t shift;           /* added to every timestamp */
+    pending_end *heap;
+    size_t n_heap, cap_heap;
+    uint64_t order;
+    uint64_t next_row_id;
+    slice_row *rows;
+    uint64_t events;         /* TrackEvents written */
+    uint64_t max_lanes;      /* widest row, for stats */
+} slicer;
+
+void slicer_init(slicer *s, track_tree *tracks);
+void slicer_free(slicer *s);
+
+/* A new row under parent. rank (when has_rank) orders it among siblings. */
+slice_row *slicer_row(slicer *s, track *parent, const char *name, bool nest, bool has_rank,
+                      int32_t rank);
+
+/* Writes the ENDs due at or before ts. */
+int slicer_advance(slicer *s, int64_t ts);
+
+/* Places [start, end] on row and writes its BEGIN. ev supplies name,
+ * category, args and flows; type, ts and track are set here. start must not
+ * precede the start of earlier slices. */
+int slicer_slice(slicer *s, slice_row *row, int64_t start, int64_t end, pw_event *ev);
+
+/* Writes an instant or counter event on a single track at ts. */
+int slicer_event(slicer *s, track *tr, int64_t ts, pw_event *ev);
+
+/* Writes every END still pending. */
+int slicer_finish(slicer *s);
+
+#endif

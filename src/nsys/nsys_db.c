@@ -1,0 +1,289 @@
+#include "nsys_db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsys_perfetto.h"
+#include "../common/hmap.h"
+#include "../common/xalloc.h"
+
+struct nsys_db {
+    sqlite3 *sql;
+    char *path;
+    hmap tables;        /* table name -> 1 */
+    hmap columns;       /* "table\0column" -> 1 (present) or 2 (absent) */
+    nsys_meta_form meta_form;
+    hmap meta;          /* metadata key -> index into meta_values */
+    char **meta_values;
+    size_t n_meta, cap_meta;
+    char version[32];
+};
+
+/* SQLite URIs need %, ? and # escaped in the path. */
+static char *file_uri(const char *path)
+{
+    buf b = {0};
+    buf_append_str(&b, "file:");
+    for (const char *p = path; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '%' || c == '?' || c == '#' || c < 0x20)
+            buf_printf(&b, "%%%02X", c);
+        else
+            buf_append_byte(&b, c);
+    }
+    /* immutable=1: SQLite neither locks nor looks for a journal or WAL, so
+     * the file is only ever read, even when it sits on a read-only disk. */
+    buf_append_str(&b, "?mode=ro&immutable=1");
+    return (char *)buf_cstr(&b);
+}
+
+int nsys_db_error(const nsys_db *db, int rc, const char *what, buf *err)
+{
+    int primary = rc & 0xFF;
+    const char *msg = db && db->sql ? sqlite3_errmsg(db->sql) : sqlite3_errstr(rc);
+    const char *path = db ? db->path : "?";
+    buf_clear(err);
+    switch (primary) {
+    case SQLITE_NOTADB:
+        buf_printf(err, "%s: not a SQLite database", path);
+        return NSYSP_ERR_INPUT_FORMAT;
+    case SQLITE_CORRUPT:
+        buf_printf(err, "%s: corrupted or truncated SQLite database (%s)", path, what);
+        return NSYSP_ERR_INPUT_FORMAT;
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+        buf_printf(err, "%s: cannot read (%s): %s", path, what, msg);
+        return NSYSP_ERR_INPUT_OPEN;
+    case SQLITE_NOMEM:
+        buf_printf(err, "%s: out of memory (%s)", path, what);
+        return NSYSP_ERR_INTERNAL;
+    default:
+        buf_printf(err, "%s: %s: %s", path, what, msg);
+        return NSYSP_ERR_INPUT_FORMAT;
+    }
+}
+
+/* Checks what SQLite would report less clearly: missing, directory, empty,
+ * unreadable. */
+static int check_file(const char *path, buf *err)
+{
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        buf_printf(err, "%s: %s", path, errno == ENOENT ? "no such file" : strerror(errno));
+        return NSYSP_ERR_INPUT_OPEN;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        buf_printf(err, "%s: is a directory, not a report", path);
+        return NSYSP_ERR_INPUT_OPEN;
+    }
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        buf_printf(err, "%s: cannot open: %s", path, strerror(errno));
+        return NSYSP_ERR_INPUT_OPEN;
+    }
+    char magic[16];
+    ssize_t n = read(fd, magic, sizeof magic);
+    close(fd);
+    if (n == 0 || st.st_size == 0) {
+        buf_printf(err, "%s: empty file, not a report", path);
+        return NSYSP_ERR_INPUT_FORMAT;
+    }
+    if (n < (ssize_t)sizeof magic || memcmp(magic, "SQLite format 3", 16) != 0) {
+        buf_printf(err, "%s: not a SQLite database (an nsys report must be exported with "
+                        "'nsys export --type sqlite' first)", path);
+        return NSYSP_ERR_INPUT_FORMAT;
+    }
+    return NSYSP_OK;
+}
+
+static int load_tables(nsys_db *db, buf *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db->sql,
+                                "SELECT name FROM sqlite_master WHERE type IN ('table','view')",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return nsys_db_error(db, rc, "reading the table list", err);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (name)
+            *hmap_upsert(&db->tables, name, strlen(name), NULL) = 1;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return nsys_db_error(db, rc, "reading the table list", err);
+    return NSYSP_OK;
+}
+
+static int load_metadata(nsys_db *db, buf *err)
+{
+    const char *table = NULL;
+    if (nsys_db_has_table(db, "META_DATA_EXPORT")) {
+        db->meta_form = NSYS_META_META_DATA_EXPORT;
+        table = "SELECT name, value FROM META_DATA_EXPORT";
+    } else if (nsys_db_has_table(db, "EXPORT_META_DATA")) {
+        db->meta_form = NSYS_META_EXPORT_META_DATA;
+        table = "SELECT name, value FROM EXPORT_META_DATA";
+    } else {
+        db->meta_form = NSYS_META_NONE;
+        return NSYSP_OK;
+    }
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db->sql, table, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        /* A metadata table without name/value is odd but not fatal. */
+        db->meta_form = NSYS_META_NONE;
+        return NSYSP_OK;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *k = (const char *)sqlite3_column_text(st, 0);
+        const char *v = (const char *)sqlite3_column_text(st, 1);
+        if (!k || !v)
+            continue;
+        bool inserted;
+        uint64_t *slot = hmap_upsert(&db->meta, k, strlen(k), &inserted);
+        if (!inserted)
+            continue; /* first value wins */
+        db->meta_values = xgrow(db->meta_values, &db->cap_meta, db->n_meta + 1, sizeof(char *));
+        db->meta_values[db->n_meta] = xstrdup(v);
+        *slot = db->n_meta++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return nsys_db_error(db, rc, "reading export metadata", err);
+    const char *v = nsys_db_meta(db, "EXPORT_SCHEMA_VERSION");
+    if (v)
+        snprintf(db->version, sizeof db->version, "%s", v);
+    return NSYSP_OK;
+}
+
+/* An nsys export always has StringIds; the other tables are created only
+ * when they have rows. */
+static bool looks_like_nsys(const nsys_db *db)
+{
+    return nsys_db_has_table(db, "StringIds") || db->meta_form != NSYS_META_NONE;
+}
+
+nsys_db *nsys_db_open(const char *path, buf *err, int *status)
+{
+    *status = check_file(path, err);
+    if (*status != NSYSP_OK)
+        return NULL;
+
+    nsys_db *db = xcalloc(1, sizeof *db);
+    db->path = xstrdup(path);
+    hmap_init(&db->tables);
+    hmap_init(&db->columns);
+    hmap_init(&db->meta);
+
+    char *uri = file_uri(path);
+    int rc = sqlite3_open_v2(uri, &db->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        *status = nsys_db_error(db, rc, "opening", err);
+        nsys_db_close(db);
+        return NULL;
+    }
+    /* Sorting big tables (ORDER BY start) may spill to temporary files;
+     * cap the page cache so memory stays flat whatever the report size. */
+    sqlite3_exec(db->sql, "PRAGMA cache_size=-16384", NULL, NULL, NULL);
+
+    *status = load_tables(db, err);
+    if (*status == NSYSP_OK)
+        *status = load_metadata(db, err);
+    if (*status == NSYSP_OK && !looks_like_nsys(db)) {
+        buf_printf(err, "%s: not an Nsight Systems export (no StringIds or export metadata table)",
+                   path);
+        *status = NSYSP_ERR_NOT_NSYS;
+    }
+    if (*status != NSYSP_OK) {
+        nsys_db_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+void nsys_db_close(nsys_db *db)
+{
+    if (!db)
+        return;
+    sqlite3_close(db->sql);
+    hmap_free(&db->tables);
+    hmap_free(&db->columns);
+    hmap_free(&db->meta);
+    for (size_t i = 0; i < db->n_meta; i++)
+        free(db->meta_values[i]);
+    free(db->meta_values);
+    free(db->path);
+    free(db);
+}
+
+sqlite3 *nsys_db_sqlite(const nsys_db *db)
+{
+    return db->sql;
+}
+
+const char *nsys_db_path(const nsys_db *db)
+{
+    return db->path;
+}
+
+bool nsys_db_has_table(const nsys_db *db, const char *table)
+{
+    return hmap_find(&db->tables, table, strlen(table)) != NULL;
+}
+
+bool nsys_db_has_column(nsys_db *db, const char *table, const char *column)
+{
+    if (!nsys_db_has_table(db, table))
+        return false;
+    char key[256];
+    int n = snprintf(key, sizeof key, "%s%c%s", table, 0, column);
+    if (n < 0 || (size_t)n >= sizeof key)
+        return false;
+    uint64_t *known = hmap_find(&db->columns, key, (size_t)n);
+    if (known)
+        return *known == 1;
+
+    /* Probe the whole table once; names are bound, never pasted in SQL. */
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->sql, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL) !=
+        SQLITE_OK)
+        return false;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *col = (const char *)sqlite3_column_text(st, 0);
+        int m = col ? snprintf(key, sizeof key, "%s%c%s", table, 0, col) : -1;
+        if (m > 0 && (size_t)m < sizeof key)
+            *hmap_upsert(&db->columns, key, (size_t)m, NULL) = 1;
+    }
+    sqlite3_finalize(st);
+    n = snprintf(key, sizeof key, "%s%c%s", table, 0, column);
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&db->columns, key, (size_t)n, &inserted);
+    if (inserted)
+        *slot = 2;
+    return *slot == 1;
+}
+
+nsys_meta_form nsys_db_meta_form(const nsys_db *db)
+{
+    return db->meta_form;
+}
+
+const char *nsys_db_meta(const nsys_db *db, const char *key)
+{
+    uint64_t *i = hmap_find(&db->meta, key, strlen(key));
+    return i ? db->meta_values[*i] : NULL;
+}
+
+const char *nsys_db_schema_version(const nsys_db *db)
+{
+    return db->version;
+}

@@ -1,0 +1,43 @@
+/* The report file: opened read-only, probed once for which tables and
+ * columns it has and which schema version wrote it. Nothing here knows
+ * about Perfetto. */
+#ifndef NSYSP_NSYS_DB_H
+#define NSYSP_NSYS_DB_H
+
+#include <stdbool.h>
+#include <sqlite3.h>
+
+#include "../common/buf.h"
+
+typedef struct nsys_db nsys_db;
+
+/* Which metadata table the exporter wrote (it changed twice). */
+typedef enum nsys_meta_form {
+    NSYS_META_NONE,              /* 2020-2021 exports */
+    NSYS_META_EXPORT_META_DATA,  /* 2022.x */
+    NSYS_META_META_DATA_EXPORT,  /* 2023.1 on, with META_DATA_CAPTURE */
+} nsys_meta_form;
+
+/* Opens path read-only (immutable: no journal, no locks, no writes) and
+ * checks that it is an nsys export. On failure returns NULL with *status set
+ * to an nsysp_status and a one-line message naming the file in err. */
+nsys_db *nsys_db_open(const char *path, buf *err, int *status);
+void nsys_db_close(nsys_db *db);
+
+sqlite3 *nsys_db_sqlite(const nsys_db *db);
+const char *nsys_db_path(const nsys_db *db);
+
+bool nsys_db_has_table(const nsys_db *db, const char *table);
+bool nsys_db_has_column(nsys_db *db, const char *table, const char *column);
+
+nsys_meta_form nsys_db_meta_form(const nsys_db *db);
+/* A value of the export metadata table, or NULL. */
+const char *nsys_db_meta(const nsys_db *db, const char *key);
+/* "3.16.1", or "" when the report does not say. */
+const char *nsys_db_schema_version(const nsys_db *db);
+
+/* Sets err to "<path>: <what>: <sqlite message>" and returns the matching
+ * nsysp_status for a failed SQLite call. */
+int nsys_db_error(const nsys_db *db, int sqlite_rc, const char *what, buf *err);
+
+#endif

@@ -1,0 +1,278 @@
+#include "nsys_meta.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsys_cursor.h"
+#include "nsys_ids.h"
+#include "nsys_perfetto.h"
+#include "../common/utf8.h"
+#include "../common/xalloc.h"
+
+static size_t keep_name(nsys_meta *m, const char *s)
+{
+    buf scratch = {0};
+    const char *clean = utf8_sanitize(s, strlen(s), &scratch);
+    m->names = xgrow(m->names, &m->cap_names, m->n_names + 1, sizeof(char *));
+    m->names[m->n_names] = xstrdup(clean);
+    buf_free(&scratch);
+    return m->n_names++;
+}
+
+static void map_name(nsys_meta *m, hmap *map, int64_t key, const char *name)
+{
+    if (!name || !*name)
+        return;
+    bool inserted;
+    uint64_t *slot = hmap_upsert(map, &key, sizeof key, &inserted);
+    if (inserted)
+        *slot = keep_name(m, name) + 1;
+}
+
+static const char *lookup_name(const nsys_meta *m, const hmap *map, int64_t key)
+{
+    uint64_t *slot = hmap_find(map, &key, sizeof key);
+    return slot ? m->names[*slot - 1] : NULL;
+}
+
+/* Runs a cursor over table and hands each row to fn; a missing table is
+ * not an error (nsys creates tables only when they have rows). */
+static int for_each_row(nsys_db *db, const nsys_table *t, void *row, buf *err,
+                        void (*fn)(nsys_meta *, const void *, const nsys_strings *),
+                        nsys_meta *m, const nsys_strings *strings)
+{
+    if (!nsys_db_has_table(db, t->name))
+        return NSYSP_OK;
+    nsys_cursor *c;
+    int status = nsys_cursor_open(db, t, &c, err);
+    if (status == NSYSP_ERR_NOT_NSYS) {
+        /* Metadata with an unexpected shape only costs labels. */
+        buf_clear(err);
+        return NSYSP_OK;
+    }
+    if (status != NSYSP_OK)
+        return status;
+    int rc;
+    while ((rc = nsys_cursor_next(c, row, err, &status)) == 1)
+        fn(m, row, strings);
+    nsys_cursor_close(c);
+    return rc < 0 ? status : NSYSP_OK;
+}
+
+/* ---- PROCESSES ---------------------------------------------------------- */
+
+typedef struct process_row {
+    int64_t global_pid;
+    const char *name;
+} process_row;
+
+static const nsys_column PROCESS_COLUMNS[] = {
+    NSYS_COL_REQ(process_row, global_pid, "globalPid", NSYS_INT),
+    NSYS_COL_REQ(process_row, name, "name", NSYS_TEXT),
+};
+static const nsys_table PROCESS_TABLE = {"PROCESSES", PROCESS_COLUMNS, 2, NULL};
+
+static void on_process(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const process_row *row = r;
+    map_name(m, &m->processes, nsys_global_pid_of(row->global_pid), row->name);
+}
+
+/* ---- ThreadNames -------------------------------------------------------- */
+
+typedef struct thread_row {
+    int64_t global_tid;
+    int64_t name_id;
+} thread_row;
+
+static const nsys_column THREAD_COLUMNS[] = {
+    NSYS_COL_REQ(thread_row, global_tid, "globalTid", NSYS_INT),
+    NSYS_COL_REQ(thread_row, name_id, "nameId", NSYS_INT),
+};
+static const nsys_table THREAD_TABLE = {"ThreadNames", THREAD_COLUMNS, 2, NULL};
+
+static void on_thread(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    const thread_row *row = r;
+    map_name(m, &m->threads, row->global_tid, nsys_string(s, row->name_id));
+}
+
+/* ---- TARGET_INFO_GPU ---------------------------------------------------- */
+
+typedef struct gpu_row {
+    int64_t id;          /* "id" from 2021 on */
+    int64_t device_id;   /* "deviceId" before */
+    const char *name;
+    const char *bus;
+} gpu_row;
+
+static const nsys_column GPU_COLUMNS[] = {
+    NSYS_COL(gpu_row, id, "id", NSYS_INT),
+    NSYS_COL(gpu_row, device_id, "deviceId", NSYS_INT),
+    NSYS_COL(gpu_row, name, "name", NSYS_TEXT),
+    NSYS_COL(gpu_row, bus, "busLocation", NSYS_TEXT),
+};
+static const nsys_table GPU_TABLE = {"TARGET_INFO_GPU", GPU_COLUMNS, 4, NULL};
+
+static void on_gpu(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const gpu_row *row = r;
+    int64_t id = row->id != NSYS_NULL ? row->id : row->device_id;
+    if (id == NSYS_NULL)
+        return;
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&m->gpu_index, &id, sizeof id, &inserted);
+    if (!inserted)
+        return; /* several VMs may list one id; keep the first */
+    m->gpus = xgrow(m->gpus, &m->cap_gpus, m->n_gpus + 1, sizeof *m->gpus);
+    nsys_gpu *g = &m->gpus[m->n_gpus];
+    *slot = ++m->n_gpus;
+    g->id = id;
+    g->name = row->name && *row->name ? m->names[keep_name(m, row->name)] : NULL;
+    g->bus = row->bus && *row->bus ? m->names[keep_name(m, row->bus)] : NULL;
+}
+
+/* ---- TARGET_INFO_CUDA_STREAM -------------------------------------------- */
+
+typedef struct stream_row {
+    int64_t stream;
+    int64_t pid;         /* plain pid, not a globalPid */
+    int64_t context;
+    int64_t flag;
+} stream_row;
+
+static const nsys_column STREAM_COLUMNS[] = {
+    NSYS_COL_REQ(stream_row, stream, "streamId", NSYS_INT),
+    NSYS_COL_REQ(stream_row, pid, "processId", NSYS_INT),
+    NSYS_COL_REQ(stream_row, context, "contextId", NSYS_INT),
+    NSYS_COL(stream_row, flag, "flag", NSYS_INT),
+};
+static const nsys_table STREAM_TABLE = {"TARGET_INFO_CUDA_STREAM", STREAM_COLUMNS, 4, NULL};
+
+static void on_stream(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const stream_row *row = r;
+    if (row->flag == NSYS_NULL)
+        return;
+    int64_t key[3] = {row->pid, row->context, row->stream};
+    *hmap_upsert(&m->streams, key, sizeof key, NULL) = (uint64_t)row->flag + 1;
+    bool inserted;
+    hmap_upsert(&m->cuda_pids, &row->pid, sizeof row->pid, &inserted);
+    m->cuda_processes += inserted;
+}
+
+/* Reports without TARGET_INFO_CUDA_STREAM: count the processes that ran
+ * kernels (one pass over two integer columns). */
+static int count_kernel_processes(nsys_db *db, nsys_meta *m, buf *err)
+{
+    if (m->cuda_processes || !nsys_db_has_column(db, "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid"))
+        return NSYSP_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db),
+                                "SELECT COUNT(DISTINCT globalPid) FROM CUPTI_ACTIVITY_KIND_KERNEL",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return nsys_db_error(db, rc, "counting CUDA processes", err);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        m->cuda_processes = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? NSYSP_OK : nsys_db_error(db, rc, "counting CUDA processes", err);
+}
+
+/* ---- ANALYSIS_DETAILS --------------------------------------------------- */
+
+typedef struct session_row {
+    int64_t start;
+    int64_t stop;
+} session_row;
+
+static const nsys_column SESSION_COLUMNS[] = {
+    NSYS_COL(session_row, start, "startTime", NSYS_INT),
+    NSYS_COL(session_row, stop, "stopTime", NSYS_INT),
+};
+static const nsys_table SESSION_TABLE = {"ANALYSIS_DETAILS", SESSION_COLUMNS, 2, NULL};
+
+static void on_session(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const session_row *row = r;
+    if (m->session_start == NSYS_NULL || (row->start != NSYS_NULL && row->start < m->session_start))
+        m->session_start = row->start;
+    if (m->session_end == NSYS_NULL || (row->stop != NSYS_NULL && row->stop > m->session_end))
+        m->session_end = row->stop;
+}
+
+int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *err)
+{
+    memset(m, 0, sizeof *m);
+    hmap_init(&m->processes);
+    hmap_init(&m->threads);
+    hmap_init(&m->streams);
+    hmap_init(&m->gpu_index);
+    hmap_init(&m->cuda_pids);
+    m->session_start = m->session_end = NSYS_NULL;
+
+    process_row pr;
+    thread_row tr;
+    gpu_row gr;
+    stream_row sr;
+    session_row ar;
+    int status = for_each_row(db, &PROCESS_TABLE, &pr, err, on_process, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &THREAD_TABLE, &tr, err, on_thread, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &GPU_TABLE, &gr, err, on_gpu, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &STREAM_TABLE, &sr, err, on_stream, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &SESSION_TABLE, &ar, err, on_session, m, strings);
+    if (status == NSYSP_OK)
+        status = count_kernel_processes(db, m, err);
+    return status;
+}
+
+void nsys_meta_free(nsys_meta *m)
+{
+    hmap_free(&m->processes);
+    hmap_free(&m->threads);
+    hmap_free(&m->streams);
+    hmap_free(&m->gpu_index);
+    hmap_free(&m->cuda_pids);
+    for (size_t i = 0; i < m->n_names; i++)
+        free(m->names[i]);
+    free(m->names);
+    free(m->gpus);
+    memset(m, 0, sizeof *m);
+}
+
+const char *nsys_process_name(const nsys_meta *m, int64_t global_pid)
+{
+    const char *name = lookup_name(m, &m->processes, global_pid);
+    /* Exports without PROCESSES: the main thread (tid == pid) names it. */
+    if (!name)
+        name = lookup_name(m, &m->threads, global_pid | nsys_pid_of(global_pid));
+    return name;
+}
+
+const char *nsys_thread_name(const nsys_meta *m, int64_t global_tid)
+{
+    return lookup_name(m, &m->threads, global_tid);
+}
+
+const nsys_gpu *nsys_gpu_info(const nsys_meta *m, int64_t device_id)
+{
+    uint64_t *slot = hmap_find(&m->gpu_index, &device_id, sizeof device_id);
+    return slot ? &m->gpus[*slot - 1] : NULL;
+}
+
+nsys_stream_kind nsys_stream_kind_of(const nsys_meta *m, int32_t pid, int64_t context,
+                                     int64_t stream)
+{
+    int64_t key[3] = {pid, context, stream};
+    uint64_t *slot = hmap_find(&m->streams, key, sizeof key);
+    return slot ? (nsys_stream_kind)(*slot - 1) : NSYS_STREAM_UNKNOWN;
+}

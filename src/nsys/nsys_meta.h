@@ -1,0 +1,52 @@
+/* Report-level facts the timeline is labelled with: process and thread
+ * names, GPU descriptions, stream kinds. Loaded once, before any events;
+ * small (grows with processes, threads and devices, never with events). */
+#ifndef NSYSP_NSYS_META_H
+#define NSYSP_NSYS_META_H
+
+#include <stdint.h>
+
+#include "../common/hmap.h"
+#include "nsys_db.h"
+#include "nsys_strings.h"
+
+typedef struct nsys_gpu {
+    int64_t id;              /* CUDA device id, as kernels' deviceId */
+    const char *name;        /* "NVIDIA H100 80GB HBM3", or NULL */
+    const char *bus;         /* "0000:1b:00.0", or NULL */
+} nsys_gpu;
+
+/* ENUM_CUPTI_STREAM_TYPE */
+typedef enum nsys_stream_kind {
+    NSYS_STREAM_UNKNOWN = 0,
+    NSYS_STREAM_DEFAULT = 1,
+    NSYS_STREAM_NON_BLOCKING = 2,
+    NSYS_STREAM_NULL = 3,
+} nsys_stream_kind;
+
+typedef struct nsys_meta {
+    hmap processes;          /* globalPid -> name index + 1 */
+    hmap threads;            /* globalTid -> name index + 1 */
+    hmap streams;            /* (pid, context, stream) -> kind + 1 */
+    hmap gpu_index;          /* device id -> index into gpus + 1 */
+    nsys_gpu *gpus;
+    size_t n_gpus, cap_gpus;
+    char **names;            /* owned strings */
+    size_t n_names, cap_names;
+    int64_t session_start;   /* ANALYSIS_DETAILS.startTime, or NSYS_NULL */
+    int64_t session_end;     /* ANALYSIS_DETAILS.stopTime, or NSYS_NULL */
+    hmap cuda_pids;          /* pids that own CUDA streams */
+    int cuda_processes;      /* how many processes use CUDA */
+} nsys_meta;
+
+int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *err);
+void nsys_meta_free(nsys_meta *m);
+
+const char *nsys_process_name(const nsys_meta *m, int64_t global_pid);
+const char *nsys_thread_name(const nsys_meta *m, int64_t global_tid);
+/* NULL when the report does not describe device id. */
+const nsys_gpu *nsys_gpu_info(const nsys_meta *m, int64_t device_id);
+nsys_stream_kind nsys_stream_kind_of(const nsys_meta *m, int32_t pid, int64_t context,
+                                     int64_t stream);
+
+#endif

@@ -1,0 +1,35 @@
+/* The trace file: a gzip (or raw) byte stream written to a temporary file
+ * beside the destination and renamed over it only on success, so a failed or
+ * interrupted conversion never leaves a partial trace or clobbers an old one. */
+#ifndef NSYSP_PERFETTO_PW_OUTPUT_H
+#define NSYSP_PERFETTO_PW_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/buf.h"
+
+typedef struct pw_output pw_output;
+
+/* level: zlib level 1..9 for gzip, 0 for an uncompressed stream.
+ * On failure returns NULL and writes a message into err. */
+pw_output *pw_output_open(const char *path, int level, buf *err);
+
+/* Returns 0, or -1 after which the output is failed (see pw_output_commit). */
+int pw_output_write(pw_output *out, const void *data, size_t n);
+
+typedef struct pw_output_totals {
+    uint64_t bytes_in;       /* uncompressed */
+    uint64_t bytes_out;      /* in the file */
+} pw_output_totals;
+
+/* Finishes the stream and renames it into place. Returns 0, or -1 with a
+ * message in err (the temporary file is removed). Frees out either way;
+ * totals (may be NULL) receives the final byte counts. */
+int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals);
+
+/* Removes the temporary file and frees out. */
+void pw_output_discard(pw_output *out);
+
+
+#endif

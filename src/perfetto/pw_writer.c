@@ -1,0 +1,412 @@
+#include "pw_writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/hmap.h"
+#include "../common/xalloc.h"
+#include "pftrace.pb-c.h"
+
+/* The kinds of strings Perfetto lets a sequence intern, each with its own
+ * iid space. */
+enum intern_kind {
+    INTERN_EVENT_NAME,
+    INTERN_CATEGORY,
+    INTERN_ARG_NAME,
+    INTERN_ARG_STRING,
+    INTERN_KINDS
+};
+
+/* One interned entry waiting to go out with the next packet. */
+typedef struct pending_string {
+    uint64_t iid;
+    const char *str;   /* owned by the sequence's hmap arena */
+} pending_string;
+
+struct pw_seq {
+    pw_writer *writer;
+    uint32_t id;
+    bool started;                          /* first packet written */
+    hmap interned[INTERN_KINDS];
+    pending_string *pending[INTERN_KINDS]; /* new since the last packet */
+    size_t n_pending[INTERN_KINDS];
+    size_t cap_pending[INTERN_KINDS];
+    pw_seq *next;
+};
+
+struct pw_writer {
+    pw_output *out;
+    pw_seq *sequences;
+    uint32_t next_seq_id;
+    uint64_t packets;
+    uint8_t *pack_buf;                     /* scratch for one packed packet */
+    size_t pack_cap;
+    int failed;
+    /* Scratch arrays for building one TrackEvent, reused across events. */
+    Pftrace__DebugAnnotation *annotations;
+    Pftrace__DebugAnnotation **annotation_ptrs;
+    size_t annotations_cap;
+};
+
+pw_writer *pw_writer_new(pw_output *out)
+{
+    pw_writer *w = xcalloc(1, sizeof *w);
+    w->out = out;
+    w->next_seq_id = 1;
+    return w;
+}
+
+pw_seq *pw_writer_sequence(pw_writer *w)
+{
+    pw_seq *s = xcalloc(1, sizeof *s);
+    s->writer = w;
+    s->id = w->next_seq_id++;
+    for (int k = 0; k < INTERN_KINDS; k++)
+        hmap_init(&s->interned[k]);
+    s->next = w->sequences;
+    w->sequences = s;
+    return s;
+}
+
+/* Returns the iid of s on seq, queueing its definition for the next packet
+ * the first time s is seen. */
+static uint64_t intern(pw_seq *seq, enum intern_kind kind, const char *s)
+{
+    bool inserted;
+    hmap *m = &seq->interned[kind];
+    uint64_t *slot = hmap_upsert(m, s, strlen(s), &inserted);
+    if (inserted) {
+        *slot = m->count; /* iids start at 1 */
+        seq->pending[kind] = xgrow(seq->pending[kind], &seq->cap_pending[kind],
+                                   seq->n_pending[kind] + 1, sizeof(pending_string));
+        seq->pending[kind][seq->n_pending[kind]++] =
+            (pending_string){.iid = *slot, .str = hmap_key_of(m, slot)};
+    }
+    return *slot;
+}
+
+/* ---- Packet framing ---------------------------------------------------- */
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Where each kind of interned string goes in InternedData, and the message
+ * type of its entries. Every entry type has iid = 1 and the string
+ * (string or bytes) = 2, so one generic builder serves them all. */
+static const struct {
+    uint32_t field;                               /* in InternedData */
+    const ProtobufCMessageDescriptor *entry;
+} INTERN_FIELDS[INTERN_KINDS] = {
+    [INTERN_EVENT_NAME] = {2, &pftrace__event_name__descriptor},
+    [INTERN_CATEGORY] = {1, &pftrace__event_category__descriptor},
+    [INTERN_ARG_NAME] = {3, &pftrace__debug_annotation_name__descriptor},
+    [INTERN_ARG_STRING] = {29, &pftrace__interned_string__descriptor},
+};
+
+/* Storage of one packet's InternedData, freed once the packet is packed. */
+typedef struct interned_scratch {
+    Pftrace__InternedData data;
+    void *entries[INTERN_KINDS];
+    void **ptrs[INTERN_KINDS];
+} interned_scratch;
+
+#define FIELD_AT(msg, offset, type) ((type *)((char *)(msg) + (offset)))
+
+static void set_entry(const ProtobufCMessageDescriptor *d, void *msg, const pending_string *p)
+{
+    protobuf_c_message_init(d, msg);
+    const ProtobufCFieldDescriptor *iid = protobuf_c_message_descriptor_get_field(d, 1);
+    const ProtobufCFieldDescriptor *str = protobuf_c_message_descriptor_get_field(d, 2);
+    *FIELD_AT(msg, iid->quantifier_offset, protobuf_c_boolean) = 1;
+    *FIELD_AT(msg, iid->offset, uint64_t) = p->iid;
+    if (str->type == PROTOBUF_C_TYPE_BYTES) {
+        *FIELD_AT(msg, str->quantifier_offset, protobuf_c_boolean) = 1;
+        ProtobufCBinaryData *bytes = FIELD_AT(msg, str->offset, ProtobufCBinaryData);
+        bytes->data = (uint8_t *)p->str;
+        bytes->len = strlen(p->str);
+    } else {
+        *FIELD_AT(msg, str->offset, char *) = (char *)p->str;
+    }
+}
+
+static bool has_pending(const pw_seq *seq)
+{
+    for (int k = 0; k < INTERN_KINDS; k++)
+        if (seq->n_pending[k])
+            return true;
+    return false;
+}
+
+static void build_interned(pw_seq *seq, interned_scratch *sc)
+{
+    pftrace__interned_data__init(&sc->data);
+    const ProtobufCMessageDescriptor *data_desc = &pftrace__interned_data__descriptor;
+    for (int k = 0; k < INTERN_KINDS; k++) {
+        size_t n = seq->n_pending[k];
+        if (!n)
+            continue;
+        const ProtobufCMessageDescriptor *d = INTERN_FIELDS[k].entry;
+        sc->entries[k] = xmalloc(n * d->sizeof_message);
+        sc->ptrs[k] = xmalloc(n * sizeof(void *));
+        for (size_t i = 0; i < n; i++) {
+            void *msg = (char *)sc->entries[k] + i * d->sizeof_message;
+            set_entry(d, msg, &seq->pending[k][i]);
+            sc->ptrs[k][i] = msg;
+        }
+        const ProtobufCFieldDescriptor *f =
+            protobuf_c_message_descriptor_get_field(data_desc, INTERN_FIELDS[k].field);
+        *FIELD_AT(&sc->data, f->quantifier_offset, size_t) = n;
+        *FIELD_AT(&sc->data, f->offset, void **) = sc->ptrs[k];
+    }
+}
+
+static void free_interned(pw_seq *seq, interned_scratch *sc)
+{
+    for (int k = 0; k < INTERN_KINDS; k++) {
+        free(sc->entries[k]);
+        free(sc->ptrs[k]);
+        seq->n_pending[k] = 0;
+    }
+}
+
+/* Stamps the sequence fields on pkt, attaches pending interned data, packs
+ * it and writes it framed as field 1 (packet) of the Trace message. */
+static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
+{
+    pw_writer *w = seq->writer;
+    if (w->failed)
+        return -1;
+    pkt->has_trusted_packet_sequence_id = 1;
+    pkt->trusted_packet_sequence_id = seq->id;
+    pkt->has_sequence_flags = 1;
+    if (!seq->started) {
+        /* Incremental state starts invalid; the first packet must clear it
+         * before any interned data can be defined. */
+        pkt->sequence_flags = PFTRACE__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+        pkt->has_first_packet_on_sequence = 1;
+        pkt->first_packet_on_sequence = 1;
+        seq->started = true;
+    } else {
+        pkt->sequence_flags = PFTRACE__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+    }
+
+    interned_scratch sc = {0};
+    bool with_interned = has_pending(seq);
+    if (with_interned) {
+        build_interned(seq, &sc);
+        pkt->interned_data = &sc.data;
+    }
+
+    size_t size = protobuf_c_message_get_packed_size(&pkt->base);
+    w->pack_buf = xgrow(w->pack_buf, &w->pack_cap, size + 11, 1);
+    w->pack_buf[0] = 0x0A; /* Trace.packet: field 1, length-delimited */
+    size_t head = 1 + put_varint(w->pack_buf + 1, size);
+    protobuf_c_message_pack(&pkt->base, w->pack_buf + head);
+
+    if (with_interned) {
+        pkt->interned_data = NULL;
+        free_interned(seq, &sc);
+    }
+    w->packets++;
+    if (pw_output_write(w->out, w->pack_buf, head + size) < 0) {
+        w->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- Tracks ------------------------------------------------------------ */
+
+int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
+{
+    Pftrace__TrackDescriptor td = PFTRACE__TRACK_DESCRIPTOR__INIT;
+    Pftrace__ProcessDescriptor pd = PFTRACE__PROCESS_DESCRIPTOR__INIT;
+    Pftrace__ThreadDescriptor thd = PFTRACE__THREAD_DESCRIPTOR__INIT;
+    Pftrace__CounterDescriptor cd = PFTRACE__COUNTER_DESCRIPTOR__INIT;
+
+    td.has_uuid = 1;
+    td.uuid = t->uuid;
+    if (t->parent_uuid) {
+        td.has_parent_uuid = 1;
+        td.parent_uuid = t->parent_uuid;
+    }
+    switch (t->kind) {
+    case PW_TRACK_PROCESS:
+        /* trace_processor names process tracks from the descriptor. */
+        pd.has_pid = 1;
+        pd.pid = t->pid;
+        pd.process_name = (char *)t->name;
+        td.process = &pd;
+        break;
+    case PW_TRACK_THREAD:
+        thd.has_pid = 1;
+        thd.pid = t->pid;
+        thd.has_tid = 1;
+        thd.tid = t->tid;
+        thd.thread_name = (char *)t->name;
+        td.thread = &thd;
+        break;
+    case PW_TRACK_COUNTER:
+        cd.unit_name = (char *)t->unit_name;
+        td.counter = &cd;
+        break;
+    case PW_TRACK_PLAIN:
+        break;
+    }
+    /* Process and thread tracks are named by their descriptors. */
+    if (t->name && (t->kind == PW_TRACK_PLAIN || t->kind == PW_TRACK_COUNTER)) {
+        td.static_or_dynamic_name_case = PFTRACE__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+        td.name = (char *)t->name;
+    }
+    td.description = (char *)t->description;
+    if (t->child_order != PW_ORDER_DEFAULT) {
+        td.has_child_ordering = 1;
+        td.child_ordering = (Pftrace__TrackDescriptor__ChildTracksOrdering)t->child_order;
+    }
+    if (t->has_rank) {
+        td.has_sibling_order_rank = 1;
+        td.sibling_order_rank = t->rank;
+    }
+    if (t->merge_key) {
+        td.has_sibling_merge_behavior = 1;
+        td.sibling_merge_behavior =
+            PFTRACE__TRACK_DESCRIPTOR__SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY;
+        td.sibling_merge_key_field_case =
+            PFTRACE__TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_FIELD_SIBLING_MERGE_KEY;
+        td.sibling_merge_key = (char *)t->merge_key;
+    }
+
+    Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+    if (ts) {
+        pkt.has_timestamp = 1;
+        pkt.timestamp = ts;
+    }
+    pkt.data_case = PFTRACE__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
+    pkt.track_descriptor = &td;
+    return emit_packet(seq, &pkt);
+}
+
+/* ---- Events ------------------------------------------------------------ */
+
+static void set_annotation(pw_seq *seq, Pftrace__DebugAnnotation *da, const pw_arg *a)
+{
+    Pftrace__DebugAnnotation init = PFTRACE__DEBUG_ANNOTATION__INIT;
+    *da = init;
+    da->name_field_case = PFTRACE__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID;
+    da->name_iid = intern(seq, INTERN_ARG_NAME, a->name);
+    switch (a->type) {
+    case PW_ARG_INT:
+        da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_INT_VALUE;
+        da->int_value = a->v.i;
+        break;
+    case PW_ARG_UINT:
+        da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+        da->uint_value = a->v.u;
+        break;
+    case PW_ARG_DOUBLE:
+        da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE;
+        da->double_value = a->v.d;
+        break;
+    case PW_ARG_STRING:
+        da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
+        da->string_value_iid = intern(seq, INTERN_ARG_STRING, a->v.s ? a->v.s : "");
+        break;
+    case PW_ARG_BOOL:
+        da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
+        da->bool_value = a->v.b;
+        break;
+    }
+}
+
+int pw_write_event(pw_seq *seq, const pw_event *ev)
+{
+    pw_writer *w = seq->writer;
+    Pftrace__TrackEvent te = PFTRACE__TRACK_EVENT__INIT;
+    te.has_type = 1;
+    te.type = (Pftrace__TrackEvent__Type)ev->type;
+    te.has_track_uuid = 1;
+    te.track_uuid = ev->track_uuid;
+
+    if (ev->name) {
+        te.name_field_case = PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID;
+        te.name_iid = intern(seq, INTERN_EVENT_NAME, ev->name);
+    }
+    uint64_t category_iid;
+    if (ev->category) {
+        category_iid = intern(seq, INTERN_CATEGORY, ev->category);
+        te.n_category_iids = 1;
+        te.category_iids = &category_iid;
+    }
+    if (ev->n_args) {
+        if (ev->n_args > w->annotations_cap) {
+            size_t cap = w->annotations_cap;
+            w->annotations = xgrow(w->annotations, &cap, ev->n_args, sizeof *w->annotations);
+            w->annotation_ptrs = xrealloc(w->annotation_ptrs, cap * sizeof *w->annotation_ptrs);
+            w->annotations_cap = cap;
+        }
+        for (size_t i = 0; i < ev->n_args; i++) {
+            set_annotation(seq, &w->annotations[i], &ev->args[i]);
+            w->annotation_ptrs[i] = &w->annotations[i];
+        }
+        te.n_debug_annotations = ev->n_args;
+        te.debug_annotations = w->annotation_ptrs;
+    }
+    te.n_flow_ids = ev->n_flow_ids;
+    te.flow_ids = (uint64_t *)ev->flow_ids;
+    te.n_terminating_flow_ids = ev->n_terminating_flow_ids;
+    te.terminating_flow_ids = (uint64_t *)ev->terminating_flow_ids;
+    if (ev->type == PW_COUNTER) {
+        if (ev->counter_is_double) {
+            te.counter_value_field_case = PFTRACE__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
+            te.double_counter_value = ev->counter_double;
+        } else {
+            te.counter_value_field_case = PFTRACE__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+            te.counter_value = ev->counter_int;
+        }
+    }
+
+    Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+    pkt.has_timestamp = 1;
+    pkt.timestamp = ev->ts;
+    pkt.data_case = PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT;
+    pkt.track_event = &te;
+    return emit_packet(seq, &pkt);
+}
+
+uint64_t pw_writer_packets(const pw_writer *w)
+{
+    return w->packets;
+}
+
+int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
+{
+    int rc = -1;
+    /* After a failed write, commit still runs: it reports why and removes
+     * the temporary file. */
+    if (ok)
+        rc = pw_output_commit(w->out, err, totals);
+    else
+        pw_output_discard(w->out);
+    for (pw_seq *s = w->sequences; s;) {
+        pw_seq *next = s->next;
+        for (int k = 0; k < INTERN_KINDS; k++) {
+            hmap_free(&s->interned[k]);
+            free(s->pending[k]);
+        }
+        free(s);
+        s = next;
+    }
+    free(w->pack_buf);
+    free(w->annotations);
+    free(w->annotation_ptrs);
+    free(w);
+    return ok && !rc ? 0 : -1;
+}

@@ -1,0 +1,121 @@
+/* Perfetto packet writer: encodes TracePackets with protobuf-c and streams
+ * them into a pw_output. It knows tracks, events, interning and sequences,
+ * and nothing about Nsight Systems.
+ *
+ * A sequence (pw_seq) is a stream of packets with its own interning tables,
+ * as Perfetto defines it: its first packet clears incremental state, every
+ * later one declares that it needs it, and each string (event name,
+ * category, arg name, arg string value) is sent once per sequence and then
+ * referred to by iid. */
+#ifndef NSYSP_PERFETTO_PW_WRITER_H
+#define NSYSP_PERFETTO_PW_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pw_output.h"
+
+typedef struct pw_writer pw_writer;
+typedef struct pw_seq pw_seq;
+
+/* ---- Tracks ---------------------------------------------------------- */
+
+typedef enum pw_track_kind {
+    PW_TRACK_PLAIN,     /* a slice track, or a group of tracks */
+    PW_TRACK_PROCESS,   /* pid */
+    PW_TRACK_THREAD,    /* pid, tid */
+    PW_TRACK_COUNTER,
+} pw_track_kind;
+
+typedef enum pw_child_order {
+    PW_ORDER_DEFAULT = 0,
+    PW_ORDER_LEXICOGRAPHIC = 1,
+    PW_ORDER_CHRONOLOGICAL = 2,
+    PW_ORDER_EXPLICIT = 3,       /* children carry a rank */
+} pw_child_order;
+
+typedef struct pw_track {
+    uint64_t uuid;
+    uint64_t parent_uuid;        /* 0: none */
+    pw_track_kind kind;
+    const char *name;            /* track, process or thread name */
+    const char *description;     /* optional */
+    int32_t pid;                 /* process and thread tracks */
+    int64_t tid;                 /* thread tracks */
+    pw_child_order child_order;
+    bool has_rank;
+    int32_t rank;                /* sibling_order_rank */
+    const char *merge_key;       /* siblings with one key show as one row */
+    const char *unit_name;       /* counter tracks */
+} pw_track;
+
+/* ---- Events ---------------------------------------------------------- */
+
+typedef enum pw_event_type {
+    PW_SLICE_BEGIN = 1,
+    PW_SLICE_END = 2,
+    PW_INSTANT = 3,
+    PW_COUNTER = 4,
+} pw_event_type;
+
+typedef enum pw_arg_type {
+    PW_ARG_INT,
+    PW_ARG_UINT,
+    PW_ARG_DOUBLE,
+    PW_ARG_STRING,
+    PW_ARG_BOOL,
+} pw_arg_type;
+
+/* A debug annotation; trace_processor shows it as arg "debug.<name>". */
+typedef struct pw_arg {
+    const char *name;
+    pw_arg_type type;
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+        const char *s;
+        bool b;
+    } v;
+} pw_arg;
+
+typedef struct pw_event {
+    pw_event_type type;
+    uint64_t ts;                 /* ns on the trace clock */
+    uint64_t track_uuid;
+    const char *name;            /* begins and instants; NULL for bare ends */
+    const char *category;        /* optional */
+    const pw_arg *args;
+    size_t n_args;
+    const uint64_t *flow_ids;    /* this slice starts (or continues) flows */
+    size_t n_flow_ids;
+    const uint64_t *terminating_flow_ids;
+    size_t n_terminating_flow_ids;
+    bool counter_is_double;
+    int64_t counter_int;
+    double counter_double;
+} pw_event;
+
+/* ---- API ------------------------------------------------------------- */
+
+/* The writer takes ownership of out (see pw_writer_finish). */
+pw_writer *pw_writer_new(pw_output *out);
+
+/* Opens a new packet sequence (ids count up from 1). */
+pw_seq *pw_writer_sequence(pw_writer *w);
+
+/* Writes a TrackDescriptor. ts may be 0 for "none". Returns 0 or -1. */
+int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *track);
+
+/* Writes one TrackEvent packet. Returns 0 or -1 (output failed). */
+int pw_write_event(pw_seq *seq, const pw_event *ev);
+
+/* Packets written so far. */
+uint64_t pw_writer_packets(const pw_writer *w);
+
+/* Commits (ok) or discards the output, then frees everything. Returns 0, or
+ * -1 with a message in err. totals (may be NULL) gets the byte counts. */
+int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals);
+
+#endif

@@ -1,0 +1,88 @@
+/* CUPTI_ACTIVITY_KIND_RUNTIME: CUDA runtime and driver API calls, on a
+ * "CUDA API" row of the calling thread. Driver calls made inside runtime
+ * calls nest under them. */
+#include <string.h>
+
+#include "source.h"
+
+typedef struct cuda_api_row {
+    int64_t start;
+    int64_t end;
+    int64_t event_class;     /* 0 runtime, 1 driver */
+    int64_t global_tid;
+    int64_t correlation_id;
+    int64_t name_id;
+    int64_t return_value;
+} cuda_api_row;
+
+#define COL(field, name) NSYS_COL(cuda_api_row, field, name, NSYS_INT)
+#define REQ(field, name) NSYS_COL_REQ(cuda_api_row, field, name, NSYS_INT)
+static const nsys_column COLUMNS[] = {
+    REQ(start, "start"),
+    REQ(end, "end"),
+    COL(event_class, "eventClass"),
+    REQ(global_tid, "globalTid"),
+    COL(correlation_id, "correlationId"),
+    REQ(name_id, "nameId"),
+    COL(return_value, "returnValue"),
+};
+#undef COL
+#undef REQ
+
+static const nsys_table TABLE = {
+    "CUPTI_ACTIVITY_KIND_RUNTIME", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
+    "start, \"end\" DESC",
+};
+
+/* "cudaLaunchKernel_v7000" -> length of "cudaLaunchKernel": nsys-ui shows
+ * API names without the ABI version suffix. */
+static size_t display_length(const char *name)
+{
+    size_t n = strlen(name);
+    size_t i = n;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i < n && i >= 3 && name[i - 1] == 'v' && name[i - 2] == '_')
+        return i - 2;
+    return n;
+}
+
+static int emit(conv *c, const void *r)
+{
+    const cuda_api_row *row = r;
+    int check = source_check_interval(row->start, row->end);
+    if (check != SOURCE_EMITTED)
+        return check;
+    if (row->global_tid == NSYS_NULL)
+        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
+
+    const char *full = nsys_string(c->strings, row->name_id);
+    if (!full)
+        full = "(unnamed CUDA call)";
+    size_t n = display_length(full);
+    buf_clear(&c->scratch);
+    buf_append(&c->scratch, full, n);
+
+    pw_arg args[3];
+    size_t n_args = 0;
+    if (row->return_value != NSYS_NULL)
+        args[n_args++] = arg_int("return value", row->return_value);
+    if (row->correlation_id != NSYS_NULL)
+        args[n_args++] = arg_int("correlation id", row->correlation_id);
+    if (full[n] != '\0')
+        args[n_args++] = arg_str("full name", full);
+
+    pw_event ev = {
+        .name = buf_cstr(&c->scratch),
+        .category = row->event_class == 1 ? "cuda_driver" : "cuda_runtime",
+        .args = args,
+        .n_args = n_args,
+    };
+    slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_CUDA_API);
+    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
+                                                                       : SOURCE_EMITTED;
+}
+
+const source SOURCE_CUDA_API = {
+    "cuda-api", &TABLE, sizeof(cuda_api_row), offsetof(cuda_api_row, start), emit,
+};

@@ -1,0 +1,151 @@
+/* CUPTI_ACTIVITY_KIND_KERNEL: kernels on the row of their (device, process,
+ * context, stream), named by the short, demangled or mangled name. */
+#include <stdio.h>
+
+#include "source.h"
+
+typedef struct kernel_row {
+    int64_t start;
+    int64_t end;
+    int64_t device;
+    int64_t context;
+    int64_t stream;
+    int64_t correlation_id;
+    int64_t global_pid;
+    int64_t short_name;
+    int64_t demangled_name;
+    int64_t mangled_name;
+    int64_t grid_x, grid_y, grid_z;
+    int64_t block_x, block_y, block_z;
+    int64_t registers;
+    int64_t static_shared;
+    int64_t dynamic_shared;
+    int64_t local_memory;
+    int64_t launch_type;
+    int64_t graph_node;
+    int64_t graph_id;
+} kernel_row;
+
+#define COL(field, name) NSYS_COL(kernel_row, field, name, NSYS_INT)
+#define REQ(field, name) NSYS_COL_REQ(kernel_row, field, name, NSYS_INT)
+static const nsys_column COLUMNS[] = {
+    REQ(start, "start"),
+    REQ(end, "end"),
+    REQ(device, "deviceId"),
+    COL(context, "contextId"),
+    REQ(stream, "streamId"),
+    COL(correlation_id, "correlationId"),
+    COL(global_pid, "globalPid"),
+    COL(short_name, "shortName"),
+    COL(demangled_name, "demangledName"),
+    COL(mangled_name, "mangledName"),
+    COL(grid_x, "gridX"),
+    COL(grid_y, "gridY"),
+    COL(grid_z, "gridZ"),
+    COL(block_x, "blockX"),
+    COL(block_y, "blockY"),
+    COL(block_z, "blockZ"),
+    COL(registers, "registersPerThread"),
+    COL(static_shared, "staticSharedMemory"),
+    COL(dynamic_shared, "dynamicSharedMemory"),
+    COL(local_memory, "localMemoryPerThread"),
+    COL(launch_type, "launchType"),
+    COL(graph_node, "graphNodeId"),
+    COL(graph_id, "graphId"),
+};
+#undef COL
+#undef REQ
+
+static const nsys_table TABLE = {
+    "CUPTI_ACTIVITY_KIND_KERNEL", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
+    "start, \"end\" DESC",
+};
+
+/* The name asked for, falling back through the others: some exports lack
+ * mangledName or leave it NULL. */
+static const char *kernel_name(const conv *c, const kernel_row *row)
+{
+    int64_t order[3];
+    switch (c->opt->kernel_names) {
+    case NSYSP_KERNEL_NAMES_DEMANGLED:
+        order[0] = row->demangled_name, order[1] = row->short_name, order[2] = row->mangled_name;
+        break;
+    case NSYSP_KERNEL_NAMES_MANGLED:
+        order[0] = row->mangled_name, order[1] = row->demangled_name, order[2] = row->short_name;
+        break;
+    default:
+        order[0] = row->short_name, order[1] = row->demangled_name, order[2] = row->mangled_name;
+        break;
+    }
+    for (int i = 0; i < 3; i++) {
+        const char *s = nsys_string(c->strings, order[i]);
+        if (s && *s)
+            return s;
+    }
+    return "(unnamed kernel)";
+}
+
+static void dims(char *out, size_t size, int64_t x, int64_t y, int64_t z)
+{
+    snprintf(out, size, "(%lld, %lld, %lld)", (long long)x, (long long)y, (long long)z);
+}
+
+static int emit(conv *c, const void *r)
+{
+    const kernel_row *row = r;
+    int check = source_check_interval(row->start, row->end);
+    if (check != SOURCE_EMITTED)
+        return check;
+    if (row->device == NSYS_NULL || row->stream == NSYS_NULL)
+        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
+
+    pw_arg args[16];
+    size_t n = 0;
+    char grid[80], block[80];
+    const char *demangled = nsys_string(c->strings, row->demangled_name);
+    if (demangled)
+        args[n++] = arg_str("demangled name", demangled);
+    if (row->grid_x != NSYS_NULL) {
+        dims(grid, sizeof grid, row->grid_x, row->grid_y, row->grid_z);
+        args[n++] = arg_str("grid", grid);
+    }
+    if (row->block_x != NSYS_NULL) {
+        dims(block, sizeof block, row->block_x, row->block_y, row->block_z);
+        args[n++] = arg_str("block", block);
+    }
+    const struct {
+        const char *name;
+        int64_t value;
+    } ints[] = {
+        {"registers per thread", row->registers},
+        {"static shared memory", row->static_shared},
+        {"dynamic shared memory", row->dynamic_shared},
+        {"local memory per thread", row->local_memory},
+        {"launch type", row->launch_type},
+        {"correlation id", row->correlation_id},
+        {"device", row->device},
+        {"context", row->context},
+        {"stream", row->stream},
+        {"graph node id", row->graph_node},
+        {"graph id", row->graph_id},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (ints[i].value != NSYS_NULL)
+            args[n++] = arg_int(ints[i].name, ints[i].value);
+
+    pw_event ev = {
+        .name = kernel_name(c, row),
+        .category = "kernel",
+        .args = args,
+        .n_args = n,
+    };
+    int64_t context = row->context == NSYS_NULL ? 0 : row->context;
+    int64_t global_pid = row->global_pid == NSYS_NULL ? 0 : row->global_pid;
+    slice_row *dest = model_stream_row(&c->model, row->device, global_pid, context, row->stream);
+    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
+                                                                       : SOURCE_EMITTED;
+}
+
+const source SOURCE_KERNEL = {
+    "kernel", &TABLE, sizeof(kernel_row), offsetof(kernel_row, start), emit,
+};

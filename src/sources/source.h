@@ -1,0 +1,65 @@
+/* A source: one nsys table, the columns read from it, and how each row
+ * becomes timeline events. Adding a table is one new file here plus one
+ * line in registry.c. */
+#ifndef NSYSP_SOURCES_SOURCE_H
+#define NSYSP_SOURCES_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nsys_perfetto.h"
+#include "../common/buf.h"
+#include "../model/model.h"
+#include "../nsys/nsys_cursor.h"
+#include "../nsys/nsys_meta.h"
+#include "../nsys/nsys_strings.h"
+
+/* What a source's emit sees: the track builder and the report's lookups. */
+typedef struct conv {
+    model model;
+    const nsys_strings *strings;
+    const nsys_meta *meta;
+    const nsysp_options *opt;
+    buf scratch;
+} conv;
+
+/* emit results: 0 emitted, SOURCE_SKIPPED(reason), or SOURCE_FAILED when
+ * the output failed (the conversion stops). */
+#define SOURCE_EMITTED 0
+#define SOURCE_FAILED (-1)
+#define SOURCE_SKIPPED(reason) (1 + (int)(reason))
+
+typedef struct source {
+    const char *name;            /* for --stats and filters: "kernel" */
+    const nsys_table *table;
+    size_t row_size;
+    size_t start_offset;         /* of the int64_t start in the row; rows
+                                    arrive ordered by it */
+    int (*emit)(conv *c, const void *row);
+} source;
+
+/* Every source, in a fixed order (ties at equal start go to the earlier). */
+extern const source *const SOURCES[];
+extern const size_t N_SOURCES;
+
+/* Checks a row's interval; 0 when usable, else SOURCE_SKIPPED(reason). */
+static inline int source_check_interval(int64_t start, int64_t end)
+{
+    if (start == NSYS_NULL || end == NSYS_NULL)
+        return SOURCE_SKIPPED(NSYSP_SKIP_NULL_TIMESTAMP);
+    if (end < start)
+        return SOURCE_SKIPPED(NSYSP_SKIP_END_BEFORE_START);
+    return SOURCE_EMITTED;
+}
+
+/* Arg builders for the fixed arrays sources fill. */
+static inline pw_arg arg_int(const char *name, int64_t v)
+{
+    return (pw_arg){.name = name, .type = PW_ARG_INT, .v.i = v};
+}
+static inline pw_arg arg_str(const char *name, const char *v)
+{
+    return (pw_arg){.name = name, .type = PW_ARG_STRING, .v.s = v};
+}
+
+#endif
