@@ -177,7 +177,10 @@ static int convert(conversion *cv)
     cv->c.strings = &cv->strings;
     cv->c.meta = &cv->meta;
     cv->c.opt = cv->opt;
-    model_init(&cv->c.model, pw_writer_sequence(cv->writer), &cv->meta);
+    pw_seq *seq = pw_writer_sequence(cv->writer);
+    if (pw_sequence_start(seq) < 0)
+        return NSYSP_ERR_OUTPUT;
+    model_init(&cv->c.model, seq, &cv->meta);
     cv->model_ready = true;
     cv->res->time_shift_ns = time_shift(cv);
     model_set_shift(&cv->c.model, cv->res->time_shift_ns);

@@ -252,9 +252,14 @@ void nsys_meta_free(nsys_meta *m)
 const char *nsys_process_name(const nsys_meta *m, int64_t global_pid)
 {
     const char *name = lookup_name(m, &m->processes, global_pid);
-    /* Exports without PROCESSES: the main thread (tid == pid) names it. */
-    if (!name)
-        name = lookup_name(m, &m->threads, global_pid | nsys_pid_of(global_pid));
+    /* The main thread (tid == pid) names the process when PROCESSES does
+     * not (older exports), or names only the launcher that nsys started and
+     * that then exec'd the real program. */
+    if (!name || strcmp(name, "nsys-launcher") == 0) {
+        const char *main_thread = lookup_name(m, &m->threads, global_pid | nsys_pid_of(global_pid));
+        if (main_thread)
+            name = main_thread;
+    }
     return name;
 }
 

@@ -68,6 +68,18 @@ pw_seq *pw_writer_sequence(pw_writer *w)
     return s;
 }
 
+static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt);
+
+int pw_sequence_start(pw_seq *seq)
+{
+    /* Opens the sequence (clearing incremental state) with empty packet
+     * defaults, so even a trace without events is a valid one. */
+    Pftrace__TracePacketDefaults defaults = PFTRACE__TRACE_PACKET_DEFAULTS__INIT;
+    Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+    pkt.trace_packet_defaults = &defaults;
+    return emit_packet(seq, &pkt);
+}
+
 /* Returns the iid of s on seq, queueing its definition for the next packet
  * the first time s is seen. */
 static uint64_t intern(pw_seq *seq, enum intern_kind kind, const char *s)

@@ -105,6 +105,10 @@ pw_writer *pw_writer_new(pw_output *out);
 /* Opens a new packet sequence (ids count up from 1). */
 pw_seq *pw_writer_sequence(pw_writer *w);
 
+/* Writes the sequence's first packet explicitly (otherwise the first event
+ * or descriptor is). Returns 0 or -1. */
+int pw_sequence_start(pw_seq *seq);
+
 /* Writes a TrackDescriptor. ts may be 0 for "none". Returns 0 or -1. */
 int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *track);
 

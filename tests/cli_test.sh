@@ -1,0 +1,79 @@
+#!/bin/sh
+# The command line: help, version, usage errors and the documented exit
+# statuses for bad inputs, each with a one-line message naming the file and
+# no output left behind.
+#   cli_test.sh NSYS_PERFETTO WORKDIR
+set -u
+bin=$1 dir=$2
+rm -rf "$dir" && mkdir -p "$dir"
+fail=0
+
+expect() { # expect STATUS DESCRIPTION -- CMD...
+  want=$1 what=$2; shift 3
+  "$@" >"$dir/out" 2>"$dir/err"; got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $what: exit $got, expected $want"; cat "$dir/err"; fail=1
+  fi
+}
+one_line_naming() { # one_line_naming FILE DESCRIPTION
+  if [ "$(wc -l < "$dir/err")" -ne 1 ] || ! grep -qF "$1" "$dir/err"; then
+    echo "FAIL: $2: expected one line naming $1, got:"; cat "$dir/err"; fail=1
+  fi
+}
+no_output() { # no_output DESCRIPTION
+  if ls -a "$dir" | grep -q 'perfetto-trace'; then
+    echo "FAIL: $1: output left behind:"; ls -a "$dir"; fail=1
+  fi
+}
+
+expect 0 "--help" -- "$bin" --help
+grep -q "Usage: nsys-perfetto" "$dir/out" || { echo "FAIL: --help text"; fail=1; }
+grep -q "Exit status" "$dir/out" || { echo "FAIL: --help lists exit statuses"; fail=1; }
+expect 0 "--version" -- "$bin" --version
+grep -q "^nsys-perfetto [0-9]" "$dir/out" || { echo "FAIL: --version text"; fail=1; }
+
+expect 2 "no input" -- "$bin"
+expect 2 "two inputs" -- "$bin" a.sqlite b.sqlite
+expect 2 "unknown option" -- "$bin" --bogus x.sqlite
+expect 2 "bad --kernel-names" -- "$bin" --kernel-names long x.sqlite
+expect 2 "bad --compress-level" -- "$bin" --compress-level 12 x.sqlite
+
+expect 3 "missing file" -- "$bin" "$dir/missing.sqlite"
+one_line_naming "$dir/missing.sqlite" "missing file"
+mkdir -p "$dir/adir.sqlite"
+expect 3 "directory" -- "$bin" "$dir/adir.sqlite"
+one_line_naming "$dir/adir.sqlite" "directory"
+
+: > "$dir/empty.sqlite"
+expect 4 "empty file" -- "$bin" "$dir/empty.sqlite"
+one_line_naming "$dir/empty.sqlite" "empty file"
+echo "not a database at all, just text" > "$dir/text.sqlite"
+expect 4 "not SQLite" -- "$bin" "$dir/text.sqlite"
+one_line_naming "$dir/text.sqlite" "not SQLite"
+
+if command -v sqlite3 >/dev/null 2>&1 || python3 -c 'import sqlite3' 2>/dev/null; then
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table t(x)'); c.commit()" "$dir/other.sqlite"
+  expect 5 "SQLite but not nsys" -- "$bin" "$dir/other.sqlite"
+  one_line_naming "$dir/other.sqlite" "not nsys"
+  # An nsys-looking file whose kernel table lacks required columns.
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table StringIds(id integer primary key, value text)'); c.execute('create table CUPTI_ACTIVITY_KIND_KERNEL(start integer)'); c.commit()" "$dir/nocols.sqlite"
+  expect 5 "missing columns" -- "$bin" "$dir/nocols.sqlite"
+  one_line_naming "$dir/nocols.sqlite" "missing columns"
+  grep -q "deviceId\|end" "$dir/err" || { echo "FAIL: missing column not named"; fail=1; }
+fi
+no_output "bad inputs"
+
+# Default output path: beside the input, extension replaced.
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table StringIds(id integer primary key, value text)'); c.commit()" "$dir/tiny.report.sqlite"
+expect 0 "minimal nsys file" -- "$bin" -q "$dir/tiny.report.sqlite"
+[ -s "$dir/tiny.report.perfetto-trace" ] || { echo "FAIL: default output path"; fail=1; }
+[ -s "$dir/err" ] && { echo "FAIL: -q printed:"; cat "$dir/err"; fail=1; }
+expect 0 "-o" -- "$bin" -o "$dir/chosen.trace" "$dir/tiny.report.sqlite"
+[ -s "$dir/chosen.trace" ] || { echo "FAIL: -o path"; fail=1; }
+grep -qF "chosen.trace" "$dir/err" || { echo "FAIL: success message names the output"; fail=1; }
+
+# Unwritable destination: status 6, nothing left behind.
+expect 6 "unwritable output dir" -- "$bin" -o "$dir/no/such/dir/x.perfetto-trace" "$dir/tiny.report.sqlite"
+one_line_naming "$dir/no/such/dir/x.perfetto-trace" "unwritable output"
+
+exit $fail

@@ -1,0 +1,38 @@
+#!/bin/sh
+# End-to-end conversion checks (see check_report.py for what is asserted).
+#   e2e.sh fixture SHAPE NSYS_FIXTURE NSYS_PERFETTO TRACE_DUMP PFTRACE_CHECK OUTDIR
+#   e2e.sh report  REPORT.sqlite      NSYS_PERFETTO TRACE_DUMP PFTRACE_CHECK OUTDIR
+#   e2e.sh corpus  REPORT.sqlite.gz   NSYS_PERFETTO TRACE_DUMP PFTRACE_CHECK OUTDIR
+# Exits 77 (skipped) when what it needs from ../shared is absent.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+mode=$1 what=$2
+case $mode in
+  fixture) gen=$3; shift 3 ;;
+  *) shift 2 ;;
+esac
+bin=$1 dump=$2 check=$3 out=$4
+mkdir -p "$out"
+
+if [ ! -f "$check" ]; then
+  if [ "$mode" = corpus ]; then echo "skip: $check absent"; exit 77; fi
+  echo "note: pftrace-check absent, checking rows only"
+  check=
+fi
+
+case $mode in
+  fixture)
+    report=$out/fixture-$what.sqlite
+    "$gen" --schema "$what" --seed 7 --events 20000 --overlap-pct 3 --negative-ts "$report" ;;
+  report)
+    report=$what ;;
+  corpus)
+    [ -f "$what" ] || { echo "skip: $what absent"; exit 77; }
+    report=$out/$(basename "$what" .gz)
+    [ -s "$report" ] || { gzip -dc "$what" > "$report.part" && mv "$report.part" "$report"; } ;;
+esac
+
+trace=$out/$(basename "$report" .sqlite).perfetto-trace
+rm -f "$trace"
+"$bin" -q -o "$trace" "$report"
+python3 "$here/check_report.py" "$report" "$trace" "$dump" $check

@@ -1,0 +1,254 @@
+/* The Perfetto writer: what it packs must unpack (with protobuf-c, from the
+ * same proto) into exactly what was written, with Perfetto's sequence and
+ * interning rules, and the file must appear only on commit. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "check.h"
+#include "pftrace.pb-c.h"
+#include "perfetto/pw_writer.h"
+
+/* Reads a whole (gzip or raw) file. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    gzFile f = gzopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *data = malloc(cap);
+    int got;
+    while ((got = gzread(f, data + n, (unsigned)(cap - n))) > 0) {
+        n += (size_t)got;
+        if (n == cap)
+            data = realloc(data, cap *= 2);
+    }
+    gzclose(f);
+    *len = n;
+    return data;
+}
+
+static void write_sample(const char *path, int level)
+{
+    buf err = {0};
+    pw_output *out = pw_output_open(path, level, &err);
+    CHECK(out != NULL);
+    pw_writer *w = pw_writer_new(out);
+    pw_seq *seq = pw_writer_sequence(w);
+
+    pw_track process = {.uuid = 1, .kind = PW_TRACK_PROCESS, .pid = 4242, .name = "python3"};
+    pw_track thread = {.uuid = 2, .parent_uuid = 1, .kind = PW_TRACK_THREAD, .pid = 4242,
+                       .tid = 4243, .name = "worker"};
+    pw_track row = {.uuid = 3, .parent_uuid = 2, .kind = PW_TRACK_PLAIN, .name = "CUDA API",
+                    .merge_key = "row1", .has_rank = true, .rank = 5,
+                    .child_order = PW_ORDER_EXPLICIT};
+    pw_track counter = {.uuid = 4, .kind = PW_TRACK_COUNTER, .name = "Memory", .unit_name = "B"};
+    CHECK(pw_write_track(seq, 100, &process) == 0);
+    CHECK(pw_write_track(seq, 100, &thread) == 0);
+    CHECK(pw_write_track(seq, 0, &row) == 0);
+    CHECK(pw_write_track(seq, 0, &counter) == 0);
+
+    pw_arg args[] = {
+        {.name = "grid", .type = PW_ARG_STRING, .v.s = "(1, 2, 3)"},
+        {.name = "bytes", .type = PW_ARG_INT, .v.i = -5},
+        {.name = "big", .type = PW_ARG_UINT, .v.u = UINT64_MAX},
+        {.name = "rate", .type = PW_ARG_DOUBLE, .v.d = 2.5},
+        {.name = "ok", .type = PW_ARG_BOOL, .v.b = true},
+    };
+    uint64_t flows[] = {0x1234567890ABCDEFull, 7};
+    pw_event begin = {.type = PW_SLICE_BEGIN, .ts = 1000, .track_uuid = 3, .name = "cudaMalloc",
+                      .category = "cuda_runtime", .args = args, .n_args = 5,
+                      .flow_ids = flows, .n_flow_ids = 2};
+    CHECK(pw_write_event(seq, &begin) == 0);
+    pw_event end = {.type = PW_SLICE_END, .ts = 2000, .track_uuid = 3};
+    CHECK(pw_write_event(seq, &end) == 0);
+    /* Same name and arg again: no new interned data expected. */
+    pw_event again = {.type = PW_SLICE_BEGIN, .ts = 3000, .track_uuid = 3, .name = "cudaMalloc",
+                      .category = "cuda_runtime", .args = args, .n_args = 1,
+                      .terminating_flow_ids = flows + 1, .n_terminating_flow_ids = 1};
+    CHECK(pw_write_event(seq, &again) == 0);
+    pw_event c1 = {.type = PW_COUNTER, .ts = 3500, .track_uuid = 4, .counter_int = 1 << 20};
+    pw_event c2 = {.type = PW_COUNTER, .ts = 3600, .track_uuid = 4, .counter_is_double = true,
+                   .counter_double = 0.25};
+    CHECK(pw_write_event(seq, &c1) == 0);
+    CHECK(pw_write_event(seq, &c2) == 0);
+    CHECK_EQ_INT(pw_writer_packets(w), 9);
+    pw_output_totals totals;
+    CHECK(pw_writer_finish(w, true, &err, &totals) == 0);
+    CHECK(totals.bytes_in > 0 && totals.bytes_out > 0);
+    buf_free(&err);
+}
+
+/* Splits the Trace into packets (field 1, length-delimited). */
+static size_t unpack_all(const uint8_t *data, size_t len, Pftrace__TracePacket **pkts, size_t max)
+{
+    Pftrace__Trace *t = pftrace__trace__unpack(NULL, len, data);
+    CHECK(t != NULL);
+    if (!t)
+        return 0;
+    size_t n = t->n_packet < max ? t->n_packet : max;
+    for (size_t i = 0; i < n; i++) {
+        /* Re-pack and unpack each so the trace can be freed here. */
+        size_t sz = pftrace__trace_packet__get_packed_size(t->packet[i]);
+        uint8_t *b = malloc(sz);
+        pftrace__trace_packet__pack(t->packet[i], b);
+        pkts[i] = pftrace__trace_packet__unpack(NULL, sz, b);
+        free(b);
+    }
+    pftrace__trace__free_unpacked(t, NULL);
+    return n;
+}
+
+static void check_sample(const char *path)
+{
+    size_t len;
+    uint8_t *data = slurp(path, &len);
+    CHECK(data != NULL && len > 0);
+    if (!data)
+        return;
+    CHECK_EQ_INT(data[0], 0x0A); /* trace_processor sniffs this */
+    Pftrace__TracePacket *p[16];
+    size_t n = unpack_all(data, len, p, 16);
+    CHECK_EQ_INT(n, 9);
+    if (n != 9) {
+        free(data);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ_INT(p[i]->trusted_packet_sequence_id, 1);
+    CHECK_EQ_INT(p[0]->sequence_flags, 1);
+    CHECK(p[0]->has_first_packet_on_sequence && p[0]->first_packet_on_sequence);
+    for (size_t i = 1; i < n; i++)
+        CHECK_EQ_INT(p[i]->sequence_flags, 2);
+
+    Pftrace__TrackDescriptor *td = p[0]->track_descriptor;
+    CHECK(td && td->process && td->process->pid == 4242);
+    CHECK_EQ_STR(td->process->process_name, "python3");
+    CHECK_EQ_INT(p[0]->timestamp, 100);
+    td = p[1]->track_descriptor;
+    CHECK(td && td->thread && td->thread->tid == 4243 && td->parent_uuid == 1);
+    CHECK_EQ_STR(td->thread->thread_name, "worker");
+    td = p[2]->track_descriptor;
+    CHECK(!p[2]->has_timestamp);
+    CHECK_EQ_STR(td->name, "CUDA API");
+    CHECK_EQ_STR(td->sibling_merge_key, "row1");
+    CHECK_EQ_INT(td->sibling_merge_behavior, 3);
+    CHECK_EQ_INT(td->sibling_order_rank, 5);
+    CHECK_EQ_INT(td->child_ordering, 3);
+    td = p[3]->track_descriptor;
+    CHECK(td->counter != NULL);
+    CHECK_EQ_STR(td->counter->unit_name, "B");
+
+    Pftrace__TracePacket *b = p[4];
+    Pftrace__TrackEvent *te = b->track_event;
+    CHECK_EQ_INT(b->timestamp, 1000);
+    CHECK_EQ_INT(te->type, PW_SLICE_BEGIN);
+    CHECK_EQ_INT(te->track_uuid, 3);
+    CHECK(b->interned_data != NULL);
+    if (b->interned_data) {
+        Pftrace__InternedData *d = b->interned_data;
+        CHECK_EQ_INT(d->n_event_names, 1);
+        CHECK_EQ_STR(d->event_names[0]->name, "cudaMalloc");
+        CHECK_EQ_INT(te->name_iid, d->event_names[0]->iid);
+        CHECK_EQ_INT(d->n_event_categories, 1);
+        CHECK_EQ_INT(te->category_iids[0], d->event_categories[0]->iid);
+        CHECK_EQ_INT(d->n_debug_annotation_names, 5);
+        CHECK_EQ_INT(d->n_debug_annotation_string_values, 1);
+        CHECK(d->debug_annotation_string_values[0]->str.len == 9 &&
+              memcmp(d->debug_annotation_string_values[0]->str.data, "(1, 2, 3)", 9) == 0);
+        CHECK_EQ_STR(d->debug_annotation_names[te->debug_annotations[1]->name_iid - 1]->name,
+                     "bytes");
+    }
+    CHECK_EQ_INT(te->n_debug_annotations, 5);
+    CHECK_EQ_INT(te->debug_annotations[1]->int_value, -5);
+    CHECK(te->debug_annotations[2]->uint_value == UINT64_MAX);
+    CHECK(te->debug_annotations[3]->double_value == 2.5);
+    CHECK(te->debug_annotations[4]->bool_value);
+    CHECK_EQ_INT(te->n_flow_ids, 2);
+    CHECK(te->flow_ids[0] == 0x1234567890ABCDEFull);
+
+    CHECK_EQ_INT(p[5]->track_event->type, PW_SLICE_END);
+    CHECK_EQ_INT(p[5]->track_event->name_field_case, 0); /* bare END */
+    CHECK(p[5]->interned_data == NULL);
+    CHECK(p[6]->interned_data == NULL);                 /* all interned already */
+    CHECK_EQ_INT(p[6]->track_event->name_iid, te->name_iid);
+    CHECK_EQ_INT(p[6]->track_event->n_terminating_flow_ids, 1);
+    CHECK_EQ_INT(p[6]->track_event->terminating_flow_ids[0], 7);
+    CHECK_EQ_INT(p[7]->track_event->counter_value, 1 << 20);
+    CHECK(p[8]->track_event->double_counter_value == 0.25);
+
+    for (size_t i = 0; i < n; i++)
+        pftrace__trace_packet__free_unpacked(p[i], NULL);
+    free(data);
+}
+
+/* Flow ids must go out as fixed64 field 47 (wire type 1): tag 0x179 is the
+ * varint bytes F9 02, followed by 8 little-endian bytes. */
+static void check_flow_wire(const char *path)
+{
+    size_t len;
+    uint8_t *data = slurp(path, &len);
+    const uint8_t want[] = {0xF9, 0x02, 0xEF, 0xCD, 0xAB, 0x90, 0x78, 0x56, 0x34, 0x12};
+    bool found = false;
+    for (size_t i = 0; data && i + sizeof want <= len; i++)
+        if (memcmp(data + i, want, sizeof want) == 0)
+            found = true;
+    CHECK(found);
+    free(data);
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' || strstr(e->d_name, ".tmp-"))
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void check_discard(const char *dir)
+{
+    char sub[4096], path[4200];
+    snprintf(sub, sizeof sub, "%s/discard", dir);
+    mkdir(sub, 0755);
+    snprintf(path, sizeof path, "%s/never.perfetto-trace", sub);
+    buf err = {0};
+    pw_output *out = pw_output_open(path, 6, &err);
+    pw_writer *w = pw_writer_new(out);
+    pw_seq *seq = pw_writer_sequence(w);
+    pw_event ev = {.type = PW_INSTANT, .ts = 1, .track_uuid = 1, .name = "x"};
+    pw_write_event(seq, &ev);
+    CHECK_EQ_INT(count_entries(sub), 1); /* only the temporary file so far */
+    CHECK(pw_writer_finish(w, false, &err, NULL) < 0);
+    CHECK_EQ_INT(count_entries(sub), 0);
+    CHECK(access(path, F_OK) != 0);
+    buf_free(&err);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : ".";
+    char raw[4096], gz[4096];
+    snprintf(raw, sizeof raw, "%s/writer-raw.perfetto-trace", dir);
+    snprintf(gz, sizeof gz, "%s/writer-gz.perfetto-trace", dir);
+    write_sample(raw, 0);
+    write_sample(gz, 6);
+    check_sample(raw);
+    check_sample(gz);
+    check_flow_wire(raw);
+
+    size_t a, b;
+    uint8_t *da = slurp(raw, &a), *db = slurp(gz, &b);
+    CHECK(da && db && a == b && memcmp(da, db, a) == 0); /* gzip is only framing */
+    free(da);
+    free(db);
+    check_discard(dir);
+    return CHECK_DONE();
+}

@@ -1,0 +1,291 @@
+/* trace_dump: decodes a trace written by nsys-perfetto (gzip or raw) with
+ * the project's own protobuf-c bindings and prints what trace_processor
+ * would import, one line per item, for tests to compare with SQL:
+ *
+ *   S <ts> <dur> <category> <name> <track path> <args>   a slice
+ *   I <ts> <category> <name> <track path> <args>         an instant
+ *   T <uuid> <parent> <kind> <name>                       a track
+ *   F <flow id> <begin|end>                                a flow endpoint
+ *
+ * Fields are tab-separated; track paths join ancestor names with " / ";
+ * args are "name=value" joined by ";". Slices are matched BEGIN/END per
+ * track as trace_processor does (a bare END closes the innermost slice). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pftrace.pb-c.h"
+
+typedef struct strtab {
+    char **s;
+    size_t n;
+} strtab;
+
+static void strtab_set(strtab *t, uint64_t iid, const char *s, size_t len)
+{
+    if (iid >= t->n) {
+        size_t n = (size_t)iid * 2 + 16;
+        t->s = realloc(t->s, n * sizeof *t->s);
+        memset(t->s + t->n, 0, (n - t->n) * sizeof *t->s);
+        t->n = n;
+    }
+    if (t->s[iid])
+        return; /* first definition wins */
+    t->s[iid] = malloc(len + 1);
+    memcpy(t->s[iid], s, len);
+    t->s[iid][len] = '\0';
+}
+
+static const char *strtab_get(const strtab *t, uint64_t iid)
+{
+    return iid < t->n && t->s[iid] ? t->s[iid] : "?";
+}
+
+enum { NAMES, CATS, ARG_NAMES, ARG_STRINGS, KINDS };
+typedef struct seqstate {
+    uint32_t id;
+    strtab tab[KINDS];
+} seqstate;
+
+static seqstate seqs[64];
+static size_t n_seqs;
+
+static seqstate *seq_of(uint32_t id)
+{
+    for (size_t i = 0; i < n_seqs; i++)
+        if (seqs[i].id == id)
+            return &seqs[i];
+    seqs[n_seqs].id = id;
+    return &seqs[n_seqs++];
+}
+
+typedef struct open_slice {
+    uint64_t ts;
+    char *line; /* everything after ts/dur */
+} open_slice;
+
+typedef struct trackinfo {
+    uint64_t uuid, parent;
+    char *name;
+    const char *kind;
+    open_slice *stack;
+    size_t depth, cap;
+} trackinfo;
+
+static trackinfo *tracks;
+static size_t n_tracks, cap_tracks;
+
+static trackinfo *track_of(uint64_t uuid)
+{
+    for (size_t i = 0; i < n_tracks; i++)
+        if (tracks[i].uuid == uuid)
+            return &tracks[i];
+    if (n_tracks == cap_tracks) {
+        cap_tracks = cap_tracks ? cap_tracks * 2 : 64;
+        tracks = realloc(tracks, cap_tracks * sizeof *tracks);
+    }
+    trackinfo *t = &tracks[n_tracks++];
+    memset(t, 0, sizeof *t);
+    t->uuid = uuid;
+    t->name = strdup("?");
+    t->kind = "?";
+    return t;
+}
+
+static void track_path(uint64_t uuid, char *out, size_t size)
+{
+    const char *parts[64];
+    size_t n = 0;
+    while (uuid && n < 64) {
+        trackinfo *t = track_of(uuid);
+        parts[n++] = t->name;
+        uuid = t->parent;
+    }
+    out[0] = '\0';
+    for (size_t i = n; i-- > 0;) {
+        strncat(out, parts[i], size - strlen(out) - 1);
+        if (i)
+            strncat(out, " / ", size - strlen(out) - 1);
+    }
+}
+
+static void format_args(const seqstate *s, const Pftrace__TrackEvent *te, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < te->n_debug_annotations; i++) {
+        const Pftrace__DebugAnnotation *a = te->debug_annotations[i];
+        char v[4096];
+        switch (a->value_case) {
+        case PFTRACE__DEBUG_ANNOTATION__VALUE_INT_VALUE:
+            snprintf(v, sizeof v, "%" PRId64, a->int_value);
+            break;
+        case PFTRACE__DEBUG_ANNOTATION__VALUE_UINT_VALUE:
+            snprintf(v, sizeof v, "%" PRIu64, a->uint_value);
+            break;
+        case PFTRACE__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE:
+            snprintf(v, sizeof v, "%.17g", a->double_value);
+            break;
+        case PFTRACE__DEBUG_ANNOTATION__VALUE_BOOL_VALUE:
+            snprintf(v, sizeof v, "%s", a->bool_value ? "true" : "false");
+            break;
+        case PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE:
+            snprintf(v, sizeof v, "%s", a->string_value);
+            break;
+        case PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID:
+            snprintf(v, sizeof v, "%s", strtab_get(&s->tab[ARG_STRINGS], a->string_value_iid));
+            break;
+        default:
+            snprintf(v, sizeof v, "?");
+        }
+        const char *name = a->name_field_case == PFTRACE__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID
+                               ? strtab_get(&s->tab[ARG_NAMES], a->name_iid)
+                               : a->name;
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%s%s=%s", i ? ";" : "", name, v);
+    }
+}
+
+static void on_interned(seqstate *s, const Pftrace__InternedData *d)
+{
+    for (size_t i = 0; i < d->n_event_names; i++)
+        strtab_set(&s->tab[NAMES], d->event_names[i]->iid, d->event_names[i]->name,
+                   strlen(d->event_names[i]->name));
+    for (size_t i = 0; i < d->n_event_categories; i++)
+        strtab_set(&s->tab[CATS], d->event_categories[i]->iid, d->event_categories[i]->name,
+                   strlen(d->event_categories[i]->name));
+    for (size_t i = 0; i < d->n_debug_annotation_names; i++)
+        strtab_set(&s->tab[ARG_NAMES], d->debug_annotation_names[i]->iid,
+                   d->debug_annotation_names[i]->name, strlen(d->debug_annotation_names[i]->name));
+    for (size_t i = 0; i < d->n_debug_annotation_string_values; i++)
+        strtab_set(&s->tab[ARG_STRINGS], d->debug_annotation_string_values[i]->iid,
+                   (const char *)d->debug_annotation_string_values[i]->str.data,
+                   d->debug_annotation_string_values[i]->str.len);
+}
+
+static void on_descriptor(const Pftrace__TrackDescriptor *td)
+{
+    trackinfo *t = track_of(td->uuid);
+    t->parent = td->has_parent_uuid ? td->parent_uuid : 0;
+    const char *name = td->static_or_dynamic_name_case ? td->name : NULL;
+    t->kind = "track";
+    if (td->process) {
+        t->kind = "process";
+        name = td->process->process_name;
+    } else if (td->thread) {
+        t->kind = "thread";
+        name = td->thread->thread_name;
+    } else if (td->counter) {
+        t->kind = "counter";
+    }
+    free(t->name);
+    t->name = strdup(name ? name : "");
+    printf("T\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n", t->uuid, t->parent, t->kind, t->name);
+}
+
+static void on_event(seqstate *s, uint64_t ts, const Pftrace__TrackEvent *te)
+{
+    trackinfo *t = track_of(te->track_uuid);
+    for (size_t i = 0; i < te->n_flow_ids; i++)
+        printf("F\t%" PRIu64 "\tbegin\n", te->flow_ids[i]);
+    for (size_t i = 0; i < te->n_terminating_flow_ids; i++)
+        printf("F\t%" PRIu64 "\tend\n", te->terminating_flow_ids[i]);
+    if (te->type == PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_END) {
+        if (!t->depth) {
+            printf("X\tunmatched end on track %" PRIu64 "\n", t->uuid);
+            return;
+        }
+        open_slice *o = &t->stack[--t->depth];
+        printf("S\t%" PRIu64 "\t%" PRIu64 "\t%s\n", o->ts, ts - o->ts, o->line);
+        free(o->line);
+        return;
+    }
+    if (te->type != PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN &&
+        te->type != PFTRACE__TRACK_EVENT__TYPE__TYPE_INSTANT)
+        return;
+    static char path[8192], args[65536], line[90000];
+    track_path(te->track_uuid, path, sizeof path);
+    format_args(s, te, args, sizeof args);
+    const char *name = te->name_field_case == PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID
+                           ? strtab_get(&s->tab[NAMES], te->name_iid)
+                           : (te->name_field_case ? te->name : "");
+    const char *cat = te->n_category_iids ? strtab_get(&s->tab[CATS], te->category_iids[0]) : "";
+    snprintf(line, sizeof line, "%s\t%s\t%s\t%s", cat, name, path, args);
+    if (te->type == PFTRACE__TRACK_EVENT__TYPE__TYPE_INSTANT) {
+        printf("I\t%" PRIu64 "\t%s\n", ts, line);
+        return;
+    }
+    if (t->depth == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->stack = realloc(t->stack, t->cap * sizeof *t->stack);
+    }
+    t->stack[t->depth].ts = ts;
+    t->stack[t->depth].line = strdup(line);
+    t->depth++;
+}
+
+static int read_varint(gzFile f, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        int c = gzgetc(f);
+        if (c < 0)
+            return -1;
+        *v |= (uint64_t)(c & 0x7F) << shift;
+        if (!(c & 0x80))
+            return 0;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: trace_dump TRACE\n");
+        return 2;
+    }
+    gzFile f = gzopen(argv[1], "rb");
+    if (!f) {
+        fprintf(stderr, "trace_dump: cannot open %s\n", argv[1]);
+        return 2;
+    }
+    uint8_t *data = NULL;
+    size_t cap = 0;
+    int c;
+    while ((c = gzgetc(f)) >= 0) {
+        uint64_t len;
+        if (c != 0x0A || read_varint(f, &len) < 0) {
+            fprintf(stderr, "trace_dump: bad framing\n");
+            return 1;
+        }
+        if (len > cap) {
+            cap = (size_t)len;
+            data = realloc(data, cap);
+        }
+        if (gzread(f, data, (unsigned)len) != (int)len) {
+            fprintf(stderr, "trace_dump: truncated\n");
+            return 1;
+        }
+        Pftrace__TracePacket *p = pftrace__trace_packet__unpack(NULL, (size_t)len, data);
+        if (!p) {
+            fprintf(stderr, "trace_dump: undecodable packet\n");
+            return 1;
+        }
+        seqstate *s = seq_of(p->trusted_packet_sequence_id);
+        if (p->interned_data)
+            on_interned(s, p->interned_data);
+        if (p->data_case == PFTRACE__TRACE_PACKET__DATA_TRACK_DESCRIPTOR)
+            on_descriptor(p->track_descriptor);
+        else if (p->data_case == PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT)
+            on_event(s, p->timestamp, p->track_event);
+        pftrace__trace_packet__free_unpacked(p, NULL);
+    }
+    for (size_t i = 0; i < n_tracks; i++)
+        if (tracks[i].depth)
+            printf("X\t%zu unterminated slices on track %" PRIu64 "\n", tracks[i].depth,
+                   tracks[i].uuid);
+    gzclose(f);
+    free(data);
+    return 0;
+}
