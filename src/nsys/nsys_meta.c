@@ -9,14 +9,17 @@
 #include "../common/utf8.h"
 #include "../common/xalloc.h"
 
-static size_t keep_name(nsys_meta *m, const char *s)
+/* Keeps a sanitized copy of s; returns it (stable: the array of pointers
+ * may move, the strings do not). */
+static const char *keep_name(nsys_meta *m, const char *s)
 {
     buf scratch = {0};
     const char *clean = utf8_sanitize(s, strlen(s), &scratch);
     m->names = xgrow(m->names, &m->cap_names, m->n_names + 1, sizeof(char *));
-    m->names[m->n_names] = xstrdup(clean);
+    char *copy = xstrdup(clean);
+    m->names[m->n_names++] = copy;
     buf_free(&scratch);
-    return m->n_names++;
+    return copy;
 }
 
 static void map_name(nsys_meta *m, hmap *map, int64_t key, const char *name)
@@ -25,8 +28,10 @@ static void map_name(nsys_meta *m, hmap *map, int64_t key, const char *name)
         return;
     bool inserted;
     uint64_t *slot = hmap_upsert(map, &key, sizeof key, &inserted);
-    if (inserted)
-        *slot = keep_name(m, name) + 1;
+    if (inserted) {
+        keep_name(m, name);
+        *slot = m->n_names; /* index + 1 */
+    }
 }
 
 static const char *lookup_name(const nsys_meta *m, const hmap *map, int64_t key)
@@ -130,8 +135,8 @@ static void on_gpu(nsys_meta *m, const void *r, const nsys_strings *s)
     nsys_gpu *g = &m->gpus[m->n_gpus];
     *slot = ++m->n_gpus;
     g->id = id;
-    g->name = row->name && *row->name ? m->names[keep_name(m, row->name)] : NULL;
-    g->bus = row->bus && *row->bus ? m->names[keep_name(m, row->bus)] : NULL;
+    g->name = row->name && *row->name ? keep_name(m, row->name) : NULL;
+    g->bus = row->bus && *row->bus ? keep_name(m, row->bus) : NULL;
 }
 
 /* ---- TARGET_INFO_CUDA_STREAM -------------------------------------------- */

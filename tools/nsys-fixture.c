@@ -1,0 +1,2331 @@
+/*
+ * nsys-fixture: deterministic generator of synthetic Nsight Systems SQLite exports.
+ *
+ * Writes a file shaped like the output of `nsys export --type sqlite` (table names,
+ * column names, order and declared types, ENUM tables, metadata, id encodings, the
+ * lazily created event tables) and fills it with a plausible multi-process, multi-GPU
+ * CUDA workload. Used to build the bundled sample report, test inputs and benchmark
+ * inputs. The same options and seed always produce the same file.
+ *
+ * Usage: nsys-fixture [OPTIONS] OUT.sqlite        (OUT is replaced if it exists)
+ *   -s, --seed N          PRNG seed (default 1)
+ *   -n, --events N        approximate total number of event rows (default 10000)
+ *       --schema S        modern | 2022 | legacy (default modern)
+ *       --gpus N          devices (default 2)
+ *       --processes N     processes using CUDA (default 2)
+ *       --threads N       CPU threads per process issuing CUDA calls (default 2)
+ *       --streams N       streams per (process, device), null stream included (default 3)
+ *       --overlap-pct P   percent of kernels that start before the previous kernel on
+ *                         the same stream ended (programmatic dependent launch); default 0
+ *       --negative-ts     the first API calls and kernels start before 0 (session start)
+ *   -v, --verbose         print row counts and timings to stderr
+ *   -h, --help
+ *
+ * Schema shapes, copied from real exports:
+ *   modern  nsys 2026.2.1, schema 3.25.0: META_DATA_EXPORT + META_DATA_CAPTURE,
+ *           greenContextId / graphId / cluster columns, TARGET_INFO_CUDA_CONTEXT_INFO.
+ *   2022    nsys 2022.4.2.1, schema 3.0.0: EXPORT_META_DATA (with NVIDIA's misspelled
+ *           EXPORT_OUTUPT_* keys), ENUM_CUDA_KRENEL_LAUNCH_TYPE, TARGET_INFO_CUDA_NULL_STREAM.
+ *   legacy  nsys 2020.3: no metadata, ENUM, PROCESSES or ANALYSIS_DETAILS tables,
+ *           TARGET_INFO_GPU keyed by deviceId (+ TARGET_INFO_CUDA_GPU), no kernel
+ *           mangledName, no runtime callchainId, one-line CREATE TABLE statements.
+ *   Column comments of the real CREATE TABLE statements are not reproduced.
+ *
+ * Workload model: every CPU thread issues CUDA API calls back to back. GPU work is
+ * queued FIFO per stream and starts after its launching call began; blocking syncs
+ * keep the calling thread busy until the GPU work they wait for has finished. Rows
+ * are kept in a min-heap and written once the simulation clock has passed their
+ * start, so every table is filled in start order.
+ *
+ * Build: cc -std=c11 -O2 -o nsys-fixture nsys-fixture.c -lsqlite3
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_COLUMNS 48
+
+static const char *const usage_text =
+    "usage: nsys-fixture [OPTIONS] OUT.sqlite\n"
+    "  -s, --seed N          PRNG seed (default 1)\n"
+    "  -n, --events N        approximate total number of event rows (default 10000)\n"
+    "      --schema S        modern | 2022 | legacy (default modern)\n"
+    "      --gpus N          devices (default 2)\n"
+    "      --processes N     processes using CUDA (default 2)\n"
+    "      --threads N       CPU threads per process issuing CUDA calls (default 2)\n"
+    "      --streams N       streams per (process, device), null stream included (default 3)\n"
+    "      --overlap-pct P   percent of kernels starting before the previous kernel on\n"
+    "                        their stream ended (default 0)\n"
+    "      --negative-ts     first API calls and kernels start before 0\n"
+    "  -v, --verbose         print row counts and timings to stderr\n"
+    "  -h, --help            show this help\n";
+
+/* ------------------------------------------------------------------------------------
+ * Errors and memory
+ * ---------------------------------------------------------------------------------- */
+
+_Noreturn static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("nsys-fixture: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(EXIT_FAILURE);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static void *xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xrealloc(NULL, n), s, n);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Deterministic PRNG (splitmix64): no rand(), no time(), same stream on every platform
+ * ---------------------------------------------------------------------------------- */
+
+struct rng {
+    uint64_t state;
+};
+
+static uint64_t rng_next(struct rng *r)
+{
+    uint64_t z = (r->state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n); the modulo bias is irrelevant for the small n used here. */
+static uint64_t rng_below(struct rng *r, uint64_t n)
+{
+    return n ? rng_next(r) % n : 0;
+}
+
+static int64_t rng_range(struct rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)rng_below(r, (uint64_t)(hi - lo) + 1);
+}
+
+static bool rng_percent(struct rng *r, int64_t pct)
+{
+    return (int64_t)rng_below(r, 100) < pct;
+}
+
+/* Value in [lo, hi] (lo > 0) with a short-biased log shape: an octave is chosen as the
+ * smaller of two uniform draws, then a value uniformly inside it. Durations and sizes
+ * get many small values and a long tail without needing libm. */
+static int64_t rng_log_range(struct rng *r, int64_t lo, int64_t hi)
+{
+    int octaves = 0;
+    while (octaves < 62 && (lo << (octaves + 1)) <= hi)
+        octaves++;
+    uint64_t a = rng_below(r, (uint64_t)octaves + 1), b = rng_below(r, (uint64_t)octaves + 1);
+    int k = (int)(a < b ? a : b);
+    int64_t first = lo << k;
+    int64_t last = k < 62 && (lo << (k + 1)) - 1 < hi ? (lo << (k + 1)) - 1 : hi;
+    return rng_range(r, first, last);
+}
+
+/* Index drawn with probability weights[i] / sum(weights). */
+static size_t rng_weighted(struct rng *r, const int *weights, size_t n)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += weights[i];
+    int64_t x = (int64_t)rng_below(r, (uint64_t)total);
+    for (size_t i = 0; i < n; i++) {
+        if (x < weights[i])
+            return i;
+        x -= weights[i];
+    }
+    return n - 1;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Binary min-heap of fixed-size elements
+ * ---------------------------------------------------------------------------------- */
+
+struct heap {
+    unsigned char *data;
+    size_t count, capacity, elem_size;
+    bool (*less)(const void *, const void *);
+    unsigned char *hole; /* scratch element: sifting moves a hole instead of swapping */
+};
+
+static void heap_init(struct heap *h, size_t elem_size, bool (*less)(const void *, const void *))
+{
+    *h = (struct heap){.elem_size = elem_size, .less = less};
+    h->hole = xrealloc(NULL, elem_size);
+}
+
+static void heap_free(struct heap *h)
+{
+    free(h->data);
+    free(h->hole);
+}
+
+static void *heap_at(const struct heap *h, size_t i)
+{
+    return h->data + i * h->elem_size;
+}
+
+static void heap_push(struct heap *h, const void *elem)
+{
+    if (h->count == h->capacity) {
+        h->capacity = h->capacity ? 2 * h->capacity : 256;
+        h->data = xrealloc(h->data, h->capacity * h->elem_size);
+    }
+    size_t i = h->count++;
+    while (i > 0 && h->less(elem, heap_at(h, (i - 1) / 2))) {
+        memcpy(heap_at(h, i), heap_at(h, (i - 1) / 2), h->elem_size);
+        i = (i - 1) / 2;
+    }
+    memcpy(heap_at(h, i), elem, h->elem_size);
+}
+
+static void heap_pop(struct heap *h, void *out)
+{
+    memcpy(out, heap_at(h, 0), h->elem_size);
+    if (--h->count == 0)
+        return;
+    memcpy(h->hole, heap_at(h, h->count), h->elem_size);
+    size_t i = 0;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= h->count)
+            break;
+        if (child + 1 < h->count && h->less(heap_at(h, child + 1), heap_at(h, child)))
+            child++;
+        if (!h->less(heap_at(h, child), h->hole))
+            break;
+        memcpy(heap_at(h, i), heap_at(h, child), h->elem_size);
+        i = child;
+    }
+    memcpy(heap_at(h, i), h->hole, h->elem_size);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Schema shapes: every column is tagged with the schemas that have it
+ * ---------------------------------------------------------------------------------- */
+
+enum schema { SCHEMA_MODERN, SCHEMA_2022, SCHEMA_LEGACY };
+
+#define S_MODERN (1u << SCHEMA_MODERN)
+#define S_2022 (1u << SCHEMA_2022)
+#define S_LEGACY (1u << SCHEMA_LEGACY)
+#define S_NEW (S_MODERN | S_2022) /* exports with metadata and ENUM tables (>= 2022) */
+#define S_ALL (S_MODERN | S_2022 | S_LEGACY)
+
+enum value_type { V_NULL, V_INT, V_TEXT };
+
+struct value {
+    enum value_type type;
+    int64_t i;
+    const char *s;
+};
+
+static struct value vint(int64_t i)
+{
+    return (struct value){.type = V_INT, .i = i};
+}
+
+static struct value vtext(const char *s)
+{
+    return (struct value){.type = V_TEXT, .s = s};
+}
+
+enum { NN = 1, PK = 2 }; /* NOT NULL, PRIMARY KEY */
+
+struct column {
+    const char *name;
+    const char *type;
+    unsigned flags;
+    unsigned schemas;
+    struct value def; /* value written unless the row sets the column */
+};
+
+/* Column with a NULL default, with an integer default, with a text default. */
+#define COL(name, type, flags, schemas) {name, type, flags, schemas, {V_NULL, 0, NULL}}
+#define COLI(name, type, flags, schemas, i) {name, type, flags, schemas, {V_INT, i, NULL}}
+#define COLT(name, type, flags, schemas, s) {name, type, flags, schemas, {V_TEXT, 0, s}}
+#define INT "INTEGER"
+#define TXT "TEXT"
+
+/* CUPTI writes UINT32_MAX where a stream or event does not apply. */
+#define CUPTI_NONE INT64_C(4294967295)
+#define VM_ID (INT64_C(1) << 48) /* globalVid of the (only) machine: hw/VM id 1 */
+
+struct table_def {
+    const char *name;
+    unsigned schemas;
+    const struct column *cols;
+    size_t ncols;
+};
+
+enum { SID_ID, SID_VALUE, SID__N };
+static const struct column string_ids_cols[] = {
+    [SID_ID] = COL("id", INT, NN | PK, S_ALL),
+    [SID_VALUE] = COL("value", TXT, NN, S_ALL),
+};
+
+enum { KV_NAME, KV_VALUE, KV__N };
+static const struct column key_value_cols[] = {
+    [KV_NAME] = COL("name", TXT, NN, S_NEW),
+    [KV_VALUE] = COL("value", TXT, 0, S_NEW),
+};
+
+enum { AD_GLOBAL_VID, AD_DURATION, AD_START, AD_STOP, AD__N };
+static const struct column analysis_cols[] = {
+    [AD_GLOBAL_VID] = COLI("globalVid", INT, NN, S_NEW, VM_ID),
+    [AD_DURATION] = COL("duration", INT, NN, S_NEW),
+    [AD_START] = COL("startTime", INT, NN, S_NEW),
+    [AD_STOP] = COL("stopTime", INT, NN, S_NEW),
+};
+
+enum { SST_UTC_NS, SST_UTC, SST_LOCAL, SST_CLOCK, SST__N };
+static const struct column session_start_cols[] = {
+    [SST_UTC_NS] = COL("utcEpochNs", INT, 0, S_NEW),
+    [SST_UTC] = COL("utcTime", TXT, 0, S_NEW),
+    [SST_LOCAL] = COL("localTime", TXT, 0, S_NEW),
+    /* Event timestamps are session-relative, so the session started at clock 0. */
+    [SST_CLOCK] = COLI("systemClockNs", INT, 0, S_MODERN, 0),
+};
+
+enum { PR_GLOBAL_PID, PR_PID, PR_NAME, PR__N };
+static const struct column processes_cols[] = {
+    [PR_GLOBAL_PID] = COL("globalPid", INT, 0, S_NEW),
+    [PR_PID] = COL("pid", INT, 0, S_NEW),
+    [PR_NAME] = COL("name", TXT, 0, S_NEW),
+};
+
+enum { TN_NAME_ID, TN_PRIORITY, TN_GLOBAL_TID, TN__N };
+static const struct column thread_names_cols[] = {
+    [TN_NAME_ID] = COL("nameId", INT, NN, S_ALL),
+    [TN_PRIORITY] = COL("priority", INT, 0, S_ALL),
+    [TN_GLOBAL_TID] = COL("globalTid", INT, 0, S_ALL),
+};
+
+enum {
+    GPU_VM_ID, GPU_ID, GPU_DEVICE_ID, GPU_NAME, GPU_BUS, GPU_DISCRETE, GPU_L2, GPU_TOTAL_MEM,
+    GPU_MEM_BW, GPU_CLOCK, GPU_SMS, GPU_PW_ID, GPU_UUID, GPU_LUID, GPU_CHIP, GPU_CU_DEVICE,
+    GPU_CTXSW_PATH, GPU_CTRL_PATH, GPU_REVISION, GPU_NODE_MASK, GPU_CONST_MEM, GPU_MAX_IPC,
+    GPU_REGS_BLOCK, GPU_SHMEM_BLOCK, GPU_SHMEM_OPTIN, GPU_SHMEM_SM, GPU_REGS_SM, GPU_WARP,
+    GPU_ASYNC, GPU_WARPS_SM, GPU_BLOCKS_SM, GPU_THREADS_BLOCK, GPU_BLOCK_X, GPU_BLOCK_Y,
+    GPU_BLOCK_Z, GPU_GRID_X, GPU_GRID_Y, GPU_GRID_Z, GPU_CC_MAJOR, GPU_CC_MINOR, GPU_SM_MAJOR,
+    GPU_SM_MINOR, GPU__N
+};
+static const struct column gpu_cols[] = {
+    [GPU_VM_ID] = COLI("vmId", INT, NN, S_ALL, VM_ID),
+    [GPU_ID] = COL("id", INT, NN, S_NEW),
+    [GPU_DEVICE_ID] = COL("deviceId", INT, NN, S_LEGACY), /* pre-2021 key of the same row */
+    [GPU_NAME] = COL("name", TXT, 0, S_ALL),
+    [GPU_BUS] = COL("busLocation", TXT, 0, S_ALL),
+    [GPU_DISCRETE] = COLI("isDiscrete", INT, 0, S_ALL, 1),
+    [GPU_L2] = COL("l2CacheSize", INT, 0, S_NEW),
+    [GPU_TOTAL_MEM] = COL("totalMemory", INT, 0, S_NEW),
+    [GPU_MEM_BW] = COL("memoryBandwidth", INT, 0, S_NEW),
+    [GPU_CLOCK] = COL("clockRate", INT, 0, S_NEW),
+    [GPU_SMS] = COL("smCount", INT, 0, S_NEW),
+    [GPU_PW_ID] = COLI("pwGpuId", INT, 0, S_NEW, 0),
+    [GPU_UUID] = COL("uuid", TXT, 0, S_NEW),
+    [GPU_LUID] = COLI("luid", INT, 0, S_NEW, 0),
+    [GPU_CHIP] = COL("chipName", TXT, 0, S_NEW),
+    [GPU_CU_DEVICE] = COL("cuDevice", INT, 0, S_NEW),
+    [GPU_CTXSW_PATH] = COLT("ctxswDevPath", TXT, 0, S_NEW, ""),
+    [GPU_CTRL_PATH] = COLT("ctrlDevPath", TXT, 0, S_NEW, ""),
+    [GPU_REVISION] = COLI("revision", INT, 0, S_NEW, 161),
+    [GPU_NODE_MASK] = COLI("nodeMask", INT, 0, S_NEW, 0),
+    [GPU_CONST_MEM] = COLI("constantMemory", INT, 0, S_NEW, 65536),
+    [GPU_MAX_IPC] = COL("maxIPC", INT, 0, S_NEW),
+    [GPU_REGS_BLOCK] = COLI("maxRegistersPerBlock", INT, 0, S_NEW, 65536),
+    [GPU_SHMEM_BLOCK] = COLI("maxShmemPerBlock", INT, 0, S_NEW, 49152),
+    [GPU_SHMEM_OPTIN] = COL("maxShmemPerBlockOptin", INT, 0, S_NEW),
+    [GPU_SHMEM_SM] = COL("maxShmemPerSm", INT, 0, S_NEW),
+    [GPU_REGS_SM] = COLI("maxRegistersPerSm", INT, 0, S_NEW, 65536),
+    [GPU_WARP] = COLI("threadsPerWarp", INT, 0, S_NEW, 32),
+    [GPU_ASYNC] = COL("asyncEngines", INT, 0, S_NEW),
+    [GPU_WARPS_SM] = COL("maxWarpsPerSm", INT, 0, S_NEW),
+    [GPU_BLOCKS_SM] = COL("maxBlocksPerSm", INT, 0, S_NEW),
+    [GPU_THREADS_BLOCK] = COLI("maxThreadsPerBlock", INT, 0, S_NEW, 1024),
+    [GPU_BLOCK_X] = COLI("maxBlockDimX", INT, 0, S_NEW, 1024),
+    [GPU_BLOCK_Y] = COLI("maxBlockDimY", INT, 0, S_NEW, 1024),
+    [GPU_BLOCK_Z] = COLI("maxBlockDimZ", INT, 0, S_NEW, 64),
+    [GPU_GRID_X] = COLI("maxGridDimX", INT, 0, S_NEW, 2147483647),
+    [GPU_GRID_Y] = COLI("maxGridDimY", INT, 0, S_NEW, 65535),
+    [GPU_GRID_Z] = COLI("maxGridDimZ", INT, 0, S_NEW, 65535),
+    [GPU_CC_MAJOR] = COL("computeMajor", INT, 0, S_NEW),
+    [GPU_CC_MINOR] = COL("computeMinor", INT, 0, S_NEW),
+    [GPU_SM_MAJOR] = COL("smMajor", INT, 0, S_NEW),
+    [GPU_SM_MINOR] = COL("smMinor", INT, 0, S_NEW),
+};
+
+/* Legacy per-process CUDA device properties (units as 2020.3 wrote them). */
+enum {
+    CG_VM_ID, CG_NAME, CG_PCI_BUS, CG_MEM_BW, CG_MEM_SIZE, CG_CONST_MEM, CG_L2, CG_WARP,
+    CG_CLOCK, CG_COPY_ENGINES, CG_SMS, CG_MAX_IPC, CG_WARPS_SM, CG_BLOCKS_SM, CG_REGS_BLOCK,
+    CG_SHMEM_BLOCK, CG_THREADS_BLOCK, CG_BLOCK_X, CG_BLOCK_Y, CG_BLOCK_Z, CG_GRID_X, CG_GRID_Y,
+    CG_GRID_Z, CG_CC_MAJOR, CG_CC_MINOR, CG_DEVICE_ID, CG_PID, CG_SHMEM_SM, CG_REGS_SM, CG__N
+};
+static const struct column cuda_gpu_cols[] = {
+    [CG_VM_ID] = COLI("vmId", INT, NN, S_LEGACY, VM_ID),
+    [CG_NAME] = COL("name", TXT, NN, S_LEGACY),
+    [CG_PCI_BUS] = COL("pciBusId", TXT, 0, S_LEGACY),
+    [CG_MEM_BW] = COLI("globalMemoryBandwidth", INT, NN, S_LEGACY, 4026531840),
+    [CG_MEM_SIZE] = COL("globalMemorySize", INT, NN, S_LEGACY), /* MiB */
+    [CG_CONST_MEM] = COLI("constantMemorySize", INT, NN, S_LEGACY, 65536),
+    [CG_L2] = COL("l2CacheSize", INT, NN, S_LEGACY),
+    [CG_WARP] = COLI("numThreadsPerWarp", INT, NN, S_LEGACY, 32),
+    [CG_CLOCK] = COL("coreClockRate", INT, NN, S_LEGACY), /* kHz */
+    [CG_COPY_ENGINES] = COL("numMemcpyEngines", INT, NN, S_LEGACY),
+    [CG_SMS] = COL("numMultiprocessors", INT, NN, S_LEGACY),
+    [CG_MAX_IPC] = COL("maxIPC", INT, NN, S_LEGACY),
+    [CG_WARPS_SM] = COL("maxWarpsPerMultiprocessor", INT, NN, S_LEGACY),
+    [CG_BLOCKS_SM] = COL("maxBlocksPerMultiprocessor", INT, NN, S_LEGACY),
+    [CG_REGS_BLOCK] = COLI("maxRegistersPerBlock", INT, NN, S_LEGACY, 65536),
+    [CG_SHMEM_BLOCK] = COLI("maxSharedMemoryPerBlock", INT, NN, S_LEGACY, 49152),
+    [CG_THREADS_BLOCK] = COLI("maxThreadsPerBlock", INT, NN, S_LEGACY, 1024),
+    [CG_BLOCK_X] = COLI("maxBlockDimX", INT, NN, S_LEGACY, 1024),
+    [CG_BLOCK_Y] = COLI("maxBlockDimY", INT, NN, S_LEGACY, 1024),
+    [CG_BLOCK_Z] = COLI("maxBlockDimZ", INT, NN, S_LEGACY, 64),
+    [CG_GRID_X] = COLI("maxGridDimX", INT, NN, S_LEGACY, 2147483647),
+    [CG_GRID_Y] = COLI("maxGridDimY", INT, NN, S_LEGACY, 65535),
+    [CG_GRID_Z] = COLI("maxGridDimZ", INT, NN, S_LEGACY, 65535),
+    [CG_CC_MAJOR] = COL("computeCapabilityMajor", INT, NN, S_LEGACY),
+    [CG_CC_MINOR] = COL("computeCapabilityMinor", INT, NN, S_LEGACY),
+    [CG_DEVICE_ID] = COL("deviceId", INT, NN, S_LEGACY),
+    [CG_PID] = COL("pid", INT, 0, S_LEGACY),
+    [CG_SHMEM_SM] = COL("maxSharedMemoryPerMultiprocessor", INT, 0, S_LEGACY),
+    [CG_REGS_SM] = COLI("maxRegistersPerMultiprocessor", INT, 0, S_LEGACY, 65536),
+};
+
+enum { CS_STREAM_ID, CS_HW_ID, CS_VM_ID, CS_PROCESS_ID, CS_CONTEXT_ID, CS_PRIORITY, CS_FLAG, CS__N };
+static const struct column cuda_stream_cols[] = {
+    [CS_STREAM_ID] = COL("streamId", INT, NN, S_ALL),
+    [CS_HW_ID] = COLI("hwId", INT, NN, S_ALL, 0),
+    [CS_VM_ID] = COLI("vmId", INT, NN, S_ALL, 1),
+    [CS_PROCESS_ID] = COL("processId", INT, NN, S_ALL),
+    [CS_CONTEXT_ID] = COL("contextId", INT, NN, S_ALL),
+    [CS_PRIORITY] = COL("priority", INT, NN, S_ALL),
+    [CS_FLAG] = COL("flag", INT, NN, S_ALL),
+};
+
+/* One row per CUDA context: TARGET_INFO_CUDA_NULL_STREAM (<= 2022) and its successor
+ * TARGET_INFO_CUDA_CONTEXT_INFO share their leading columns. */
+enum {
+    CX_NULL_STREAM, CX_HW_ID, CX_VM_ID, CX_PROCESS_ID, CX_DEVICE_ID, CX_CONTEXT_ID, CX_PARENT,
+    CX_GREEN, CX__N
+};
+static const struct column null_stream_cols[] = {
+    [CX_NULL_STREAM] = COL("streamId", INT, NN, S_2022 | S_LEGACY),
+    [CX_HW_ID] = COLI("hwId", INT, NN, S_2022 | S_LEGACY, 0),
+    [CX_VM_ID] = COLI("vmId", INT, NN, S_2022 | S_LEGACY, 1),
+    [CX_PROCESS_ID] = COL("processId", INT, NN, S_2022 | S_LEGACY),
+    [CX_DEVICE_ID] = COL("deviceId", INT, NN, S_2022 | S_LEGACY),
+    [CX_CONTEXT_ID] = COL("contextId", INT, NN, S_2022 | S_LEGACY),
+};
+static const struct column context_info_cols[] = {
+    [CX_NULL_STREAM] = COL("nullStreamId", INT, NN, S_MODERN),
+    [CX_HW_ID] = COLI("hwId", INT, NN, S_MODERN, 0),
+    [CX_VM_ID] = COLI("vmId", INT, NN, S_MODERN, 1),
+    [CX_PROCESS_ID] = COL("processId", INT, NN, S_MODERN),
+    [CX_DEVICE_ID] = COL("deviceId", INT, NN, S_MODERN),
+    [CX_CONTEXT_ID] = COL("contextId", INT, NN, S_MODERN),
+    [CX_PARENT] = COLI("parentContextId", INT, 0, S_MODERN, 0),
+    [CX_GREEN] = COLI("isGreenContext", INT, 0, S_MODERN, 0),
+};
+
+enum { RT_START, RT_END, RT_CLASS, RT_GLOBAL_TID, RT_CORR, RT_NAME_ID, RT_RETURN, RT_CALLCHAIN, RT__N };
+static const struct column runtime_cols[] = {
+    [RT_START] = COL("start", INT, NN, S_ALL),
+    [RT_END] = COL("end", INT, NN, S_ALL),
+    [RT_CLASS] = COL("eventClass", INT, NN, S_ALL),
+    [RT_GLOBAL_TID] = COL("globalTid", INT, 0, S_ALL),
+    [RT_CORR] = COL("correlationId", INT, 0, S_ALL),
+    [RT_NAME_ID] = COL("nameId", INT, NN, S_ALL),
+    [RT_RETURN] = COL("returnValue", INT, NN, S_ALL),
+    [RT_CALLCHAIN] = COL("callchainId", INT, 0, S_NEW),
+};
+
+/* The four GPU activity tables start with the same eight columns. */
+enum { GPU_START, GPU_END, GPU_DEVICE, GPU_CONTEXT, GPU_GREEN_CONTEXT, GPU_STREAM, GPU_CORR,
+       GPU_GLOBAL_PID, GPU__COMMON };
+#define GPU_COMMON_COLUMNS(green_context)                                     \
+    [GPU_START] = COL("start", INT, NN, S_ALL),                               \
+    [GPU_END] = COL("end", INT, NN, S_ALL),                                   \
+    [GPU_DEVICE] = COL("deviceId", INT, NN, S_ALL),                           \
+    [GPU_CONTEXT] = COL("contextId", INT, NN, S_ALL),                         \
+    [GPU_GREEN_CONTEXT] = green_context,                                      \
+    [GPU_STREAM] = COL("streamId", INT, NN, S_ALL),                           \
+    [GPU_CORR] = COL("correlationId", INT, 0, S_ALL),                         \
+    [GPU_GLOBAL_PID] = COL("globalPid", INT, 0, S_ALL)
+
+enum {
+    K_DEMANGLED = GPU__COMMON, K_SHORT, K_MANGLED, K_LAUNCH_TYPE, K_CACHE_CONFIG, K_REGS,
+    K_GRID_X, K_GRID_Y, K_GRID_Z, K_BLOCK_X, K_BLOCK_Y, K_BLOCK_Z, K_STATIC_SMEM, K_DYNAMIC_SMEM,
+    K_LOCAL_PER_THREAD, K_LOCAL_TOTAL, K_GRID_ID, K_SMEM_EXECUTED, K_GRAPH_NODE, K_SMEM_LIMIT,
+    K_QMD_BULK_RELEASE, K_QMD_PREEXIT, K_QMD_LAST_CTA, K_GRAPH_ID, K_CLUSTER_X, K_CLUSTER_Y,
+    K_CLUSTER_Z, K_CLUSTER_POLICY, K_MAX_CLUSTER_SIZE, K_MAX_ACTIVE_CLUSTERS, K_SMEM_PERCENT,
+    K_TENSOR_SIZES, K__N
+};
+static const struct column kernel_cols[] = {
+    GPU_COMMON_COLUMNS(COLI("greenContextId", INT, 0, S_MODERN, 0)),
+    [K_DEMANGLED] = COL("demangledName", INT, NN, S_ALL),
+    [K_SHORT] = COL("shortName", INT, NN, S_ALL),
+    [K_MANGLED] = COL("mangledName", INT, 0, S_NEW),
+    [K_LAUNCH_TYPE] = COLI("launchType", INT, 0, S_ALL, 1),
+    [K_CACHE_CONFIG] = COLI("cacheConfig", INT, 0, S_ALL, 1),
+    [K_REGS] = COL("registersPerThread", INT, NN, S_ALL),
+    [K_GRID_X] = COL("gridX", INT, NN, S_ALL),
+    [K_GRID_Y] = COL("gridY", INT, NN, S_ALL),
+    [K_GRID_Z] = COL("gridZ", INT, NN, S_ALL),
+    [K_BLOCK_X] = COL("blockX", INT, NN, S_ALL),
+    [K_BLOCK_Y] = COL("blockY", INT, NN, S_ALL),
+    [K_BLOCK_Z] = COL("blockZ", INT, NN, S_ALL),
+    [K_STATIC_SMEM] = COL("staticSharedMemory", INT, NN, S_ALL),
+    [K_DYNAMIC_SMEM] = COL("dynamicSharedMemory", INT, NN, S_ALL),
+    [K_LOCAL_PER_THREAD] = COLI("localMemoryPerThread", INT, NN, S_ALL, 0),
+    [K_LOCAL_TOTAL] = COL("localMemoryTotal", INT, NN, S_ALL),
+    [K_GRID_ID] = COL("gridId", INT, NN, S_ALL),
+    [K_SMEM_EXECUTED] = COL("sharedMemoryExecuted", INT, 0, S_ALL),
+    [K_GRAPH_NODE] = COL("graphNodeId", INT, 0, S_ALL),
+    [K_SMEM_LIMIT] = COLI("sharedMemoryLimitConfig", INT, 0, S_NEW, 0),
+    [K_QMD_BULK_RELEASE] = COL("qmdBulkReleaseDone", INT, 0, S_MODERN),
+    [K_QMD_PREEXIT] = COL("qmdPreexitDone", INT, 0, S_MODERN),
+    [K_QMD_LAST_CTA] = COL("qmdLastCtaDone", INT, 0, S_MODERN),
+    [K_GRAPH_ID] = COL("graphId", INT, 0, S_MODERN),
+    [K_CLUSTER_X] = COLI("clusterX", INT, 0, S_MODERN, 0),
+    [K_CLUSTER_Y] = COLI("clusterY", INT, 0, S_MODERN, 0),
+    [K_CLUSTER_Z] = COLI("clusterZ", INT, 0, S_MODERN, 0),
+    [K_CLUSTER_POLICY] = COLI("clusterSchedulingPolicy", INT, 0, S_MODERN, 1),
+    [K_MAX_CLUSTER_SIZE] = COLI("maxPotentialClusterSize", INT, 0, S_MODERN, 0),
+    [K_MAX_ACTIVE_CLUSTERS] = COLI("maxActiveClusters", INT, 0, S_MODERN, 0),
+    [K_SMEM_PERCENT] = COL("sharedMemoryRequestedPercentage", INT, 0, S_MODERN),
+    [K_TENSOR_SIZES] = COLT("tensorSizeMinusOneElements", TXT, NN, S_MODERN, "[]"),
+};
+
+enum {
+    MC_BYTES = GPU__COMMON, MC_COPY_KIND, MC_DEPRECATED_SRC, MC_SRC_KIND, MC_DST_KIND,
+    MC_SRC_DEVICE, MC_SRC_CONTEXT, MC_DST_DEVICE, MC_DST_CONTEXT, MC_MIGRATION, MC_GRAPH_NODE,
+    MC_VIRTUAL_ADDRESS, MC_COPY_COUNT, MC__N
+};
+static const struct column memcpy_cols[] = {
+    GPU_COMMON_COLUMNS(COLI("greenContextId", INT, 0, S_MODERN, 0)),
+    [MC_BYTES] = COL("bytes", INT, NN, S_ALL),
+    [MC_COPY_KIND] = COL("copyKind", INT, NN, S_ALL),
+    [MC_DEPRECATED_SRC] = COL("deprecatedSrcId", INT, 0, S_ALL),
+    [MC_SRC_KIND] = COL("srcKind", INT, 0, S_ALL),
+    [MC_DST_KIND] = COL("dstKind", INT, 0, S_ALL),
+    [MC_SRC_DEVICE] = COL("srcDeviceId", INT, 0, S_ALL), /* peer-to-peer copies only */
+    [MC_SRC_CONTEXT] = COL("srcContextId", INT, 0, S_ALL),
+    [MC_DST_DEVICE] = COL("dstDeviceId", INT, 0, S_ALL),
+    [MC_DST_CONTEXT] = COL("dstContextId", INT, 0, S_ALL),
+    [MC_MIGRATION] = COL("migrationCause", INT, 0, S_NEW),
+    [MC_GRAPH_NODE] = COL("graphNodeId", INT, 0, S_ALL),
+    [MC_VIRTUAL_ADDRESS] = COL("virtualAddress", INT, 0, S_NEW),
+    [MC_COPY_COUNT] = COLI("copyCount", INT, 0, S_MODERN, 1),
+};
+
+enum { MS_VALUE = GPU__COMMON, MS_BYTES, MS_GRAPH_NODE, MS_MEM_KIND, MS__N };
+static const struct column memset_cols[] = {
+    GPU_COMMON_COLUMNS(COLI("greenContextId", INT, 0, S_MODERN, 0)),
+    [MS_VALUE] = COL("value", INT, NN, S_ALL),
+    [MS_BYTES] = COL("bytes", INT, NN, S_ALL),
+    [MS_GRAPH_NODE] = COL("graphNodeId", INT, 0, S_ALL),
+    [MS_MEM_KIND] = COL("memKind", INT, 0, S_ALL),
+};
+
+enum { SY_DEPRECATED_TYPE = GPU__COMMON, SY_TYPE, SY_EVENT_ID, SY_EVENT_SYNC_ID, SY__N };
+static const struct column sync_cols[] = {
+    GPU_COMMON_COLUMNS(COL("greenContextId", INT, 0, S_MODERN)), /* NULL in real exports */
+    [SY_DEPRECATED_TYPE] = COL("deprecatedSyncType", INT, 0, S_MODERN),
+    [SY_TYPE] = COL("syncType", INT, NN, S_ALL),
+    [SY_EVENT_ID] = COL("eventId", INT, NN, S_ALL),
+    [SY_EVENT_SYNC_ID] = COL("eventSyncId", INT, 0, S_MODERN),
+};
+
+enum table_id {
+    T_STRING_IDS, T_META_EXPORT, T_META_CAPTURE, T_EXPORT_META, T_ANALYSIS, T_SESSION_START,
+    T_PROCESSES, T_THREAD_NAMES, T_GPU, T_CUDA_GPU, T_CUDA_STREAM, T_NULL_STREAM, T_CONTEXT_INFO,
+    T_RUNTIME, T_KERNEL, T_MEMCPY, T_MEMSET, T_SYNC, T__COUNT
+};
+
+#define TABLE(name, schemas, cols) {name, schemas, cols, ARRAY_LEN(cols)}
+static const struct table_def table_defs[T__COUNT] = {
+    [T_STRING_IDS] = TABLE("StringIds", S_ALL, string_ids_cols),
+    [T_META_EXPORT] = TABLE("META_DATA_EXPORT", S_MODERN, key_value_cols),
+    [T_META_CAPTURE] = TABLE("META_DATA_CAPTURE", S_MODERN, key_value_cols),
+    [T_EXPORT_META] = TABLE("EXPORT_META_DATA", S_2022, key_value_cols),
+    [T_ANALYSIS] = TABLE("ANALYSIS_DETAILS", S_NEW, analysis_cols),
+    [T_SESSION_START] = TABLE("TARGET_INFO_SESSION_START_TIME", S_NEW, session_start_cols),
+    [T_PROCESSES] = TABLE("PROCESSES", S_NEW, processes_cols),
+    [T_THREAD_NAMES] = TABLE("ThreadNames", S_ALL, thread_names_cols),
+    [T_GPU] = TABLE("TARGET_INFO_GPU", S_ALL, gpu_cols),
+    [T_CUDA_GPU] = TABLE("TARGET_INFO_CUDA_GPU", S_LEGACY, cuda_gpu_cols),
+    [T_CUDA_STREAM] = TABLE("TARGET_INFO_CUDA_STREAM", S_ALL, cuda_stream_cols),
+    [T_NULL_STREAM] = TABLE("TARGET_INFO_CUDA_NULL_STREAM", S_2022 | S_LEGACY, null_stream_cols),
+    [T_CONTEXT_INFO] = TABLE("TARGET_INFO_CUDA_CONTEXT_INFO", S_MODERN, context_info_cols),
+    [T_RUNTIME] = TABLE("CUPTI_ACTIVITY_KIND_RUNTIME", S_ALL, runtime_cols),
+    [T_KERNEL] = TABLE("CUPTI_ACTIVITY_KIND_KERNEL", S_ALL, kernel_cols),
+    [T_MEMCPY] = TABLE("CUPTI_ACTIVITY_KIND_MEMCPY", S_ALL, memcpy_cols),
+    [T_MEMSET] = TABLE("CUPTI_ACTIVITY_KIND_MEMSET", S_ALL, memset_cols),
+    [T_SYNC] = TABLE("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", S_ALL, sync_cols),
+};
+
+/* ------------------------------------------------------------------------------------
+ * ENUM tables (>= 2022), rows as in the real exports. Names are stored without the
+ * prefix every row of a table shares.
+ * ---------------------------------------------------------------------------------- */
+
+struct enum_row {
+    unsigned schemas;
+    int id;
+    const char *name, *label;
+};
+
+struct enum_def {
+    const char *table;
+    unsigned schemas;
+    const char *prefix;
+    const struct enum_row *rows;
+    size_t nrows;
+};
+
+enum { EN_ID, EN_NAME, EN_LABEL, EN__N };
+static const struct column enum_cols[] = {
+    [EN_ID] = COL("id", INT, NN | PK, S_NEW),
+    [EN_NAME] = COL("name", TXT, 0, S_NEW),
+    [EN_LABEL] = COL("label", TXT, 0, S_NEW),
+};
+
+/* ENUM_CUDA_MEMCPY_OPER ids (copyKind) */
+enum { COPY_HTOD = 1, COPY_DTOH = 2, COPY_DTOD = 8, COPY_PTOP = 10 };
+static const struct enum_row memcpy_oper_rows[] = {
+    {S_NEW, 0, "UNKNOWN", "Unknown"},
+    {S_NEW, 1, "HTOD", "Host-to-Device"},
+    {S_NEW, 2, "DTOH", "Device-to-Host"},
+    {S_NEW, 3, "HTOA", "Host-to-Array"},
+    {S_NEW, 4, "ATOH", "Array-to-Host"},
+    {S_NEW, 5, "ATOA", "Array-to-Array"},
+    {S_NEW, 6, "ATOD", "Array-to-Device"},
+    {S_NEW, 7, "DTOA", "Device-to-Array"},
+    {S_NEW, 8, "DTOD", "Device-to-Device"},
+    {S_NEW, 9, "HTOH", "Host-to-Host"},
+    {S_NEW, 10, "PTOP", "Peer-to-Peer"},
+    {S_NEW, 11, "UVM_HTOD", "Unified Host-to-Device"},
+    {S_NEW, 12, "UVM_DTOH", "Unified Device-to-Host"},
+    {S_NEW, 13, "UVM_DTOD", "Unified Device-to-Device"},
+};
+
+/* ENUM_CUDA_MEM_KIND ids (srcKind, dstKind, memKind): nsys numbering, not CUPTI's. */
+enum { MEM_PAGEABLE = 0, MEM_PINNED = 1, MEM_DEVICE = 2, MEM_MANAGED = 4 };
+static const struct enum_row mem_kind_rows[] = {
+    {S_NEW, 0, "PAGEABLE", "Pageable"},
+    {S_NEW, 1, "PINNED", "Pinned"},
+    {S_NEW, 2, "DEVICE", "Device"},
+    {S_NEW, 3, "ARRAY", "Array"},
+    {S_NEW, 4, "MANAGED", "Managed"},
+    {S_NEW, 5, "DEVICE_STATIC", "Device Static"},
+    {S_NEW, 6, "MANAGED_STATIC", "Managed Static"},
+    {S_NEW, 7, "UNKNOWN", "Unknown"},
+};
+
+/* ENUM_CUPTI_SYNC_TYPE ids (syncType) */
+enum { SYNC_EVENT = 1, SYNC_STREAM_WAIT_EVENT = 2, SYNC_STREAM = 3, SYNC_CONTEXT = 4 };
+static const struct enum_row sync_type_rows[] = {
+    {S_NEW, 0, "UNKNOWN", "Unknown"},
+    {S_NEW, 1, "EVENT_SYNCHRONIZE", "Event sync"},
+    {S_NEW, 2, "STREAM_WAIT_EVENT", "Stream wait sync"},
+    {S_NEW, 3, "STREAM_SYNCHRONIZE", "Stream sync"},
+    {S_NEW, 4, "CONTEXT_SYNCHRONIZE", "Context sync"},
+};
+
+static const struct enum_row launch_type_rows[] = {
+    {S_NEW, 0, "UNKNOWN", "Unknown"},
+    {S_NEW, 1, "REGULAR", "Regular"},
+    {S_NEW, 2, "COOPERATIVE_SINGLE_DEVICE", "Coop Single Device"},
+    {S_NEW, 3, "COOPERATIVE_MULTI_DEVICE", "Coop Multi Device"},
+};
+
+/* ENUM_CUPTI_STREAM_TYPE ids (TARGET_INFO_CUDA_STREAM.flag); 2020.3 wrote 0 everywhere. */
+enum { STREAM_FLAG_UNKNOWN = 0, STREAM_FLAG_NON_BLOCKING = 2, STREAM_FLAG_NULL = 3 };
+static const struct enum_row stream_type_rows[] = {
+    {S_MODERN, 0, "UNKNOWN", "Unknown stream type"},
+    {S_MODERN, 1, "DEFAULT", "Default stream"},
+    {S_MODERN, 2, "NON_BLOCKING", "Non-blocking stream"},
+    {S_MODERN, 3, "NULL", "Null stream"},
+};
+
+static const struct enum_row cache_config_rows[] = {
+    {S_NEW, 0, "NONE", "None"},
+    {S_NEW, 1, "SHARED", "Shared"},
+    {S_NEW, 2, "L1", "L1"},
+    {S_NEW, 3, "EQUAL", "Equal"},
+};
+
+static const struct enum_row smem_limit_rows[] = {
+    {S_NEW, 0, "DEFAULT", "Default"},
+    {S_NEW, 1, "OPTIN", "Opt in"},
+};
+
+static const struct enum_row migration_rows[] = {
+    {S_NEW, 0, "UNKNOWN", "Unknown"},
+    {S_NEW, 1, "USER", "User prefetch"},
+    {S_NEW, 2, "COHERENCE", "Page fault"},
+    {S_NEW, 3, "PREFETCH", "Speculative prefecth"}, /* sic */
+    {S_NEW, 4, "EVICTION", "Eviction"},
+    {S_NEW, 5, "ACCESS_COUNTERS", "Access counters"},
+};
+
+/* ENUM_NSYS_EVENT_CLASS ids (RUNTIME.eventClass) */
+enum { CLASS_CUDA_RUNTIME = 0, CLASS_CUDA_DRIVER = 1 };
+static const struct enum_row event_class_rows[] = {
+    {S_NEW, 0, "CUDA_RUNTIME", "CUDA runtime"},
+    {S_NEW, 1, "CUDA_DRIVER", "CUDA driver"},
+    {S_NEW, 2, "GL", "GL"},
+    {S_NEW, 3, "TSP_OVERHEAD", "TSP overhead"},
+    {S_NEW, 4, "GL_DEBUG", "GL debug"},
+    {S_NEW, 5, "GL_WORKLOAD", "GL workload"},
+    {S_NEW, 6, "NVTX_START", "NVTX start"},
+    {S_NEW, 7, "NVTX_FINISH", "NVTX finish"},
+    {S_NEW, 8, "GL_START", "GL start"},
+    {S_NEW, 9, "GL_FINISH", "GL finish"},
+    {S_NEW, 10, "CUDA_START", "CUDA start"},
+    {S_NEW, 11, "CUDA_FINISH", "CUDA finish"},
+    {S_NEW, 12, "CUDA_INIT_ERROR", "CUDA init error"},
+    {S_NEW, 13, "CUDA_EGL_DRIVER", "CUDA EGL driver"},
+    {S_NEW, 18, "VSYNC", "Vsync"},
+    {S_NEW, 26, "CUDA_API", "CUDA API"},
+    {S_NEW, 27, "OS_RUNTIME", "OSRT runtime"},
+    {S_NEW, 28, "CUDNN", "cuDNN"},
+    {S_NEW, 29, "CUBLAS", "cuBLAS"},
+    {S_NEW, 31, "OS_RUNTIME_START", "OSRT start"},
+    {S_NEW, 32, "OS_RUNTIME_FINISH", "OSRT finish"},
+    {S_NEW, 33, "CUDNN_START", "cuDNN start"},
+    {S_NEW, 34, "CUDNN_FINISH", "cuDNN finish"},
+    {S_NEW, 35, "CUBLAS_START", "cuBLAS start"},
+    {S_NEW, 36, "CUBLAS_FINISH", "cuBLAS finish"},
+    {S_NEW, 37, "THREAD_BLOCK", "Thread block"},
+    {S_NEW, 38, "NVMEDIA", "NVmedia"},
+    {S_NEW, 39, "NVMEDIA_START", "NVmedia start"},
+    {S_NEW, 40, "NVMEDIA_FINISH", "NVmedia finish"},
+    {S_NEW, 41, "DX12_API", "DX12 API"},
+    {S_NEW, 42, "DX12_WORKLOAD", "DX12 workload"},
+    {S_NEW, 43, "DX12_START", "DX12 start"},
+    {S_NEW, 44, "DX12_FINISH", "DX12 finish"},
+    {S_NEW, 45, "OPENACC_START", "OpenACC start"},
+    {S_NEW, 46, "OPENACC_FINISH", "OpenACC finish"},
+    {S_NEW, 47, "OPENACC_INIT_ERROR", "OpenACC init error"},
+    {S_NEW, 48, "OPENACC", "OpenACC"},
+    {S_NEW, 49, "CPU_FPS", "CPU FPS"},
+    {S_NEW, 50, "GPU_FPS", "GPU FPS"},
+    {S_NEW, 51, "GL_MULTI_ERROR", "GL multi-error"},
+    {S_NEW, 52, "DX12_DISPLAY", "DX12 display"},
+    {S_NEW, 53, "VULKAN_API", "Vulkan API"},
+    {S_NEW, 54, "VULKAN_WORKLOAD", "Vulkan workload"},
+    {S_NEW, 55, "VULKAN_START", "Vulkan start"},
+    {S_NEW, 56, "VULKAN_FINISH", "Vulkan finish"},
+    {S_NEW, 57, "SYSTEM_EVENT", "System event"},
+    {S_NEW, 58, "GPU_MEMORY", "GPU memory"},
+    {S_NEW, 59, "DX12_CREATE_OBJECT", "DX12 create object"},
+    {S_NEW, 60, "VULKAN_CREATE_OBJECT", "Vulkan create object"},
+    {S_NEW, 61, "CUSTOM_ETW_TRACE", "Custom ETW trace"},
+    {S_2022, 62, "SLI", "SLI"},
+    {S_MODERN, 62, "SLI_DEPRECATED", "SLI (Deprecated)"},
+    {S_2022, 63, "SLI_START", "SLI start"},
+    {S_MODERN, 63, "SLI_START_DEPRECATED", "SLI start (Deprecated)"},
+    {S_2022, 64, "SLI_FINISH", "SLI finish"},
+    {S_MODERN, 64, "SLI_FINISH_DEPRECATED", "SLI finish (Deprecated)"},
+    {S_NEW, 65, "DX12_DEBUG_API", "DX12 debug API"},
+    {S_NEW, 66, "VULKAN_DEBUG_API", "Vulkan debug API"},
+    {S_NEW, 67, "CUDABACKTRACE", "CUDA backtrace"},
+    {S_NEW, 68, "CUDABACKTRACE_START", "CUDA backtrace start"},
+    {S_NEW, 69, "CUDABACKTRACE_FINISH", "CUDA backtrace finish"},
+    {S_NEW, 70, "WDDM", "WDDM"},
+    {S_NEW, 71, "DX11_API", "DX11 API"},
+    {S_NEW, 72, "DX11_START", "DX11 start"},
+    {S_NEW, 73, "DX11_FINISH", "DX11 finish"},
+    {S_NEW, 74, "DX11_CREATE_OBJECT", "DX11 create object"},
+    {S_NEW, 75, "DX11_DEBUG_API", "DX11 debug API"},
+    {S_NEW, 76, "DXCOMMON_API", "DX common API"},
+    {S_NEW, 77, "CUDA_GRAPH_NODE_CREATION", "CUDA graph node creation"},
+    {S_NEW, 78, "OPENMP", "OpenMP"},
+    {S_NEW, 79, "OPENMP_START", "OpenMP start"},
+    {S_NEW, 80, "OPENMP_FINISH", "OpenMP finish"},
+    {S_NEW, 81, "NVAPI", "NV API"},
+    {S_NEW, 82, "ETWDXGKRNL", "ETW DXG KRNL"},
+    {S_2022, 83, "NVENC", "NVENC"},
+    {S_MODERN, 83, "NVENCODE", "NVENCODE"},
+    {S_2022, 84, "NVENC_START", "NVENC start"},
+    {S_MODERN, 84, "NVENCODE_START", "NVENCODE start"},
+    {S_2022, 85, "NVENC_FINISH", "NVENC finish"},
+    {S_MODERN, 85, "NVENCODE_FINISH", "NVENCODE finish"},
+    {S_2022, 86, "NVDEC", "NVDEC"},
+    {S_MODERN, 86, "NVDECODE", "NVDECODE"},
+    {S_2022, 87, "NVDEC_START", "NVDEC start"},
+    {S_MODERN, 87, "NVDECODE_START", "NVDECODE start"},
+    {S_2022, 88, "NVDEC_FINISH", "NVDEC finish"},
+    {S_MODERN, 88, "NVDECODE_FINISH", "NVDECODE finish"},
+    {S_NEW, 89, "NVJPEG", "nvJPEG"},
+    {S_NEW, 90, "NVJPEG_START", "nvJPEG start"},
+    {S_NEW, 91, "NVJPEG_FINISH", "nvJPEG finish"},
+    {S_NEW, 92, "DX12_BATCH_WORKLOAD", "DX12 batch workload"},
+    {S_NEW, 93, "VULKAN_BATCH_WORKLOAD", "Vulkan batch workload"},
+    {S_NEW, 94, "CUDA_GRAPHEXEC_CREATION", "CUDA graph exec creation"},
+    {S_NEW, 95, "CUDA_GRAPH_CREATION", "CUDA graph creation"},
+    {S_NEW, 96, "CUDA_GRAPH_CLONE", "CUDA graph clone"},
+    {S_MODERN, 98, "OPENCL", "OpenCL event"},
+    {S_MODERN, 99, "OPENCL_START", "OpenCL start"},
+    {S_MODERN, 100, "OPENCL_FINISH", "OpenCL finish"},
+    {S_MODERN, 101, "OPENCL_INIT_ERROR", "OpenCL Init error"},
+    {S_MODERN, 102, "CUDA_JIT", "CUDA JIT"},
+    {S_MODERN, 103, "CUDA_OVERHEAD", "CUDA overhead"},
+    {S_MODERN, 104, "OPENXR", "OpenXR event"},
+    {S_MODERN, 105, "OPENXR_START", "OpenXR start"},
+    {S_MODERN, 106, "OPENXR_FINISH", "OpenXR finish"},
+    {S_MODERN, 107, "SYSCALL", "Syscall"},
+    {S_MODERN, 108, "TEGRA_INTERNAL", "Tegra Internal API"},
+    {S_MODERN, 109, "TEGRA_INTERNAL_START", "Tegra Internal API start"},
+    {S_MODERN, 110, "TEGRA_INTERNAL_FINISH", "Tegra Internal API finish"},
+    {S_MODERN, 111, "CUDA_GRAPH_EXEC_NODE_SET_PARAMS", "CUDA graph exec-node set params"},
+};
+
+#define ENUM_TABLE(table, schemas, prefix, rows) {table, schemas, prefix, rows, ARRAY_LEN(rows)}
+static const struct enum_def enum_defs[] = {
+    ENUM_TABLE("ENUM_NSYS_EVENT_CLASS", S_NEW, "TRACE_PROCESS_EVENT_", event_class_rows),
+    ENUM_TABLE("ENUM_CUDA_MEMCPY_OPER", S_NEW, "CUDA_MEMCPY_KIND_", memcpy_oper_rows),
+    ENUM_TABLE("ENUM_CUDA_MEM_KIND", S_NEW, "CUDA_MEMOPR_MEMORY_KIND_", mem_kind_rows),
+    /* nsys spelled this table KRENEL until schema 3.1 */
+    ENUM_TABLE("ENUM_CUDA_KRENEL_LAUNCH_TYPE", S_2022, "CUDA_KERNEL_LAUNCH_TYPE_", launch_type_rows),
+    ENUM_TABLE("ENUM_CUDA_KERNEL_LAUNCH_TYPE", S_MODERN, "CUDA_KERNEL_LAUNCH_TYPE_", launch_type_rows),
+    ENUM_TABLE("ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG", S_NEW, "CUDA_SHARED_MEM_LIMIT_", smem_limit_rows),
+    ENUM_TABLE("ENUM_CUDA_UNIF_MEM_MIGRATION", S_NEW, "CUDA_UNIFIED_MEMORY_MIGRATION_CAUSE_",
+               migration_rows),
+    ENUM_TABLE("ENUM_CUDA_FUNC_CACHE_CONFIG", S_NEW, "CU_FUNC_CACHE_PREFER_", cache_config_rows),
+    /* absent from the 3.0.0 export */
+    ENUM_TABLE("ENUM_CUPTI_STREAM_TYPE", S_MODERN, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_",
+               stream_type_rows),
+    ENUM_TABLE("ENUM_CUPTI_SYNC_TYPE", S_NEW, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_", sync_type_rows),
+};
+
+/* ------------------------------------------------------------------------------------
+ * Per-schema constants: metadata, GPU model, built-in strings
+ * ---------------------------------------------------------------------------------- */
+
+struct key_value {
+    unsigned schemas;
+    const char *key, *value;
+};
+
+static const struct key_value export_meta[] = {
+    {S_NEW, "EXPORT_PRODUCT_NAME", "NVIDIA Nsight Systems"},
+    {S_MODERN, "EXPORT_PRODUCT_VERSION", "2026.2.1.210"},
+    {S_2022, "EXPORT_PRODUCT_VERSION", "2022.4.2.1"},
+    {S_MODERN, "EXPORT_PRODUCT_DATE", "2026.2"},
+    {S_2022, "EXPORT_PRODUCT_DATE", "2022.4"},
+    {S_MODERN, "EXPORT_SCHEMA_VERSION", "3.25.0"},
+    {S_2022, "EXPORT_SCHEMA_VERSION", "3.0.0"},
+    {S_NEW, "EXPORT_SCHEMA_VERSION_MAJOR", "3"},
+    {S_MODERN, "EXPORT_SCHEMA_VERSION_MINOR", "25"},
+    {S_2022, "EXPORT_SCHEMA_VERSION_MINOR", "0"},
+    {S_NEW, "EXPORT_SCHEMA_VERSION_MICRO", "0"},
+    {S_MODERN, "EXPORT_SCHEMA_VERSION_CKSUM", "306658267 182758"},
+    {S_2022, "EXPORT_SCHEMA_VERSION_CKSUM", "4042420554 115894"},
+    {S_NEW, "EXPORT_PLATFORM", "linux-desktop"},
+    {S_NEW, "EXPORT_ARCH", "x64"},
+    {S_2022, "EXPORT_TIME", "0.02"},
+    {S_MODERN, "EXPORT_TIME_UTC", "2026-05-26T09:21:58"},
+    {S_MODERN, "EXPORT_TIME_LOCAL", "2026-05-26T09:21:58 +0000 UTC"},
+    {S_2022, "EXPORT_TIME_UTC", "2023-01-26T01:13:20"},
+    {S_2022, "EXPORT_TIME_LOCAL", "2023-01-26T01:13:20"},
+    {S_NEW, "EXPORT_HOST", "nsys-fixture"},
+    {S_NEW, "EXPORT_USER", ""},
+    {S_MODERN, "EXPORT_PARAM_EXPORT_TYPE", "SQLite"},
+    {S_MODERN, "EXPORT_PARAM_INPUT_FILE", "report1.nsys-rep"},
+    {S_MODERN, "EXPORT_PARAM_OUTPUT_FILE", "report1.sqlite"},
+    {S_MODERN, "EXPORT_PARAM_INPUT_PATH", "/tmp/report1.nsys-rep"},
+    {S_MODERN, "EXPORT_PARAM_OUTPUT_PATH", "/tmp/report1.sqlite"},
+    {S_MODERN, "EXPORT_PARAM_INPUT_PATH_ABS", "/tmp/report1.nsys-rep"},
+    {S_MODERN, "EXPORT_PARAM_OUTPUT_PATH_ABS", "/tmp/report1.sqlite"},
+    {S_MODERN, "EXPORT_PARAM_PROGRESS", "true"},
+    {S_MODERN, "EXPORT_PARAM_OVERWRITE", "true"},
+    {S_MODERN, "EXPORT_PARAM_APPEND", "false"},
+    {S_MODERN, "EXPORT_PARAM_LAZY", "true"},
+    {S_MODERN, "EXPORT_PARAM_USE_SHUFFLE", "true"},
+    {S_MODERN, "EXPORT_PARAM_INCLUDE_JSON", "false"},
+    {S_MODERN, "EXPORT_PARAM_INCLUDE_BLOBS", "false"},
+    {S_MODERN, "EXPORT_PARAM_TIME_NORMALIZE", "false"},
+    {S_MODERN, "EXPORT_PARAM_TIME_SHIFT", "0"},
+    {S_MODERN, "EXPORT_PARAM_TABLES_TO_EXPORT", ""},
+    {S_MODERN, "EXPORT_PARAM_TIMES_TO_EXPORT", ""},
+    {S_MODERN, "EXPORT_CONFIG_TIME_SHIFT", "0"},
+    {S_MODERN, "EXPORT_TIME", "0.41 sec"},
+    /* 2022.4 keys, NVIDIA's spelling */
+    {S_2022, "EXPORT_INPUT_FILE", "report1.nsys-rep"},
+    {S_2022, "EXPORT_OUTUPT_FILE", "report1.sqlite"},
+    {S_2022, "EXPORT_INPUT_PATH", "/tmp/report1.nsys-rep"},
+    {S_2022, "EXPORT_OUTUPT_PATH", "/tmp/report1.sqlite"},
+    {S_2022, "EXPORT_INPUT_PATH_ABS", "/tmp/report1.nsys-rep"},
+    {S_2022, "EXPORT_OUTUPT_PATH_ABS", "/tmp/report1.sqlite"},
+    {S_2022, "EXPORT_OVERWRITE", "true"},
+    {S_2022, "EXPORT_LAZY", "true"},
+};
+
+static const struct key_value capture_meta[] = {
+    {S_MODERN, "DEVICE_ID", "Local (CLI)"},
+    {S_MODERN, "CAPTURE_EVENT_TYPE", "NvtxEvents"},
+    {S_MODERN, "CAPTURE_EVENT_TYPE", "Cuda"},
+    {S_MODERN, "RATE_HZ", "0"},
+    {S_MODERN, "START_TRIGGER", "Immediate"},
+    {S_MODERN, "STOP_TRIGGER", "AppExit"},
+    {S_MODERN, "DEVICE_TYPE", "Unix"},
+    {S_MODERN, "DEVICE_DISPLAY_NAME", "nsys-fixture"},
+    {S_MODERN, "CUDA_TRACE_SCOPE", "ProcessTree"},
+    {S_MODERN, "PROCESS_0:HOW_TO_ATTACH", "LaunchAnother"},
+    {S_MODERN, "PROCESS_0:COMMAND", "python3"},
+    {S_MODERN, "PROCESS_0:ARGUMENT_0", "train.py"},
+    {S_MODERN, "PROCESS_0:WORKING_DIR", "/workspace"},
+    {S_MODERN, "PROCESS_0:PID", "0"},
+    {S_MODERN, "PROCESS_0:COLLECT_NVTX_TRACE", "true"},
+    {S_MODERN, "PROCESS_0:COLLECT_CUDA_TRACE", "true"},
+    {S_MODERN, "PROFILING_SESSION_UUID", "5b0c3d6e-2f41-4a8e-9c57-0d1e2f3a4b5c"},
+    {S_MODERN, "INCLUDE_CHILDREN", "true"},
+};
+
+struct gpu_model {
+    const char *name, *chip;
+    int64_t l2, total_memory, memory_bandwidth, clock_hz;
+    int sms, cc_major, cc_minor, shmem_optin, shmem_per_sm, async_engines, warps_per_sm,
+        blocks_per_sm, max_ipc;
+};
+
+struct schema_info {
+    const char *name;
+    const struct gpu_model gpu;
+    const char *const *builtin_strings; /* StringIds rows nsys writes before any event */
+    size_t nbuiltin;
+    int64_t utc_epoch_ns;
+    const char *utc_time;
+    const char *bus_format;
+};
+
+static const char *const modern_builtins[] = {"GpuMetrics", "SocMetrics", "GenericCounters", "mm_",
+                                              "task_submit", "[NSys]", "[NSys Comms]"};
+static const char *const y2022_builtins[] = {"QnxKernelTrace", "GpuMetrics", "mm_", "task_submit",
+                                             "class_id", "syncpt_id", "syncpt_thresh", "pid"};
+static const char *const legacy_builtins[] = {"[Unknown]", "[kernel.kallsyms]", "[Max depth]",
+                                              "[Broken backtraces]", "[Called from Java]",
+                                              "QnxKernelTrace", "mm_", "task_submit"};
+
+static const struct schema_info schemas[] = {
+    [SCHEMA_MODERN] = {"modern",
+                       {"NVIDIA H100 80GB HBM3", "GH100", 52428800, INT64_C(85029158912),
+                        INT64_C(3352320000000), 1980000000, 132, 9, 0, 232448, 233472, 3, 64, 32, 0},
+                       modern_builtins, ARRAY_LEN(modern_builtins), INT64_C(1779787126655288414),
+                       "2026-05-26T09:18:46", "0000:%02x:00.0"},
+    [SCHEMA_2022] = {"2022",
+                     {"NVIDIA A100-SXM4-40GB", "GA100", 41943040, INT64_C(42505273344),
+                      INT64_C(1555200000000), 1410000000, 108, 8, 0, 166912, 167936, 3, 64, 32, 4},
+                     y2022_builtins, ARRAY_LEN(y2022_builtins), INT64_C(1674695591359662545),
+                     "2023-01-26T01:13:11", "0000:%02X:00.0"},
+    [SCHEMA_LEGACY] = {"legacy",
+                       {"Quadro RTX 8000", "TU102", 6291456, INT64_C(50962169856),
+                        INT64_C(672000000000), 1770000000, 72, 7, 5, 65536, 65536, 3, 32, 16, 4},
+                       legacy_builtins, ARRAY_LEN(legacy_builtins), 0, NULL, "0000:%02X:00.0"},
+};
+
+/* PCI bus numbers of the first devices, like a typical 8-GPU server. */
+static const int bus_numbers[] = {0x1b, 0x43, 0x52, 0x61, 0x9d, 0xc3, 0xd1, 0xdf};
+
+/* ------------------------------------------------------------------------------------
+ * Workload vocabulary: API calls and kernels
+ * ---------------------------------------------------------------------------------- */
+
+enum api_id {
+    API_NONE, API_LAUNCH_KERNEL, API_CU_LAUNCH_KERNEL, API_CU_LAUNCH_KERNEL_EX, API_MEMCPY_ASYNC,
+    API_CU_MEMCPY_ASYNC, API_MEMSET_ASYNC, API_CU_MEMSET_ASYNC, API_STREAM_SYNC,
+    API_CU_STREAM_SYNC, API_EVENT_SYNC, API_DEVICE_SYNC, API_STREAM_WAIT_EVENT, API_GET_DEVICE,
+    API_EVENT_RECORD, API_STREAM_IS_CAPTURING, API_GET_LAST_ERROR, API_EVENT_QUERY,
+    API_CU_GET_PROC_ADDRESS, API_CU_KERNEL_GET_ATTRIBUTE, API_MALLOC, API_FREE, API__COUNT
+};
+
+struct api_def {
+    const char *name;
+    int event_class;
+    int64_t min_ns, max_ns; /* duration when the call does not block */
+    int misc_weight;        /* > 0: issued on its own, without GPU work */
+    enum api_id nested;     /* driver call sometimes traced inside this runtime call */
+};
+
+static const struct api_def api_defs[API__COUNT] = {
+    [API_LAUNCH_KERNEL] = {"cudaLaunchKernel_v7000", CLASS_CUDA_RUNTIME, 3000, 12000, 0, API_CU_LAUNCH_KERNEL},
+    [API_CU_LAUNCH_KERNEL] = {"cuLaunchKernel", CLASS_CUDA_DRIVER, 2500, 9000, 0, API_NONE},
+    [API_CU_LAUNCH_KERNEL_EX] = {"cuLaunchKernelEx", CLASS_CUDA_DRIVER, 3000, 11000, 0, API_NONE},
+    [API_MEMCPY_ASYNC] = {"cudaMemcpyAsync_v3020", CLASS_CUDA_RUNTIME, 3500, 15000, 0, API_CU_MEMCPY_ASYNC},
+    [API_CU_MEMCPY_ASYNC] = {"cuMemcpyAsync", CLASS_CUDA_DRIVER, 2500, 12000, 0, API_NONE},
+    [API_MEMSET_ASYNC] = {"cudaMemsetAsync_v3020", CLASS_CUDA_RUNTIME, 3000, 10000, 0, API_CU_MEMSET_ASYNC},
+    [API_CU_MEMSET_ASYNC] = {"cuMemsetD8Async", CLASS_CUDA_DRIVER, 2500, 8000, 0, API_NONE},
+    [API_STREAM_SYNC] = {"cudaStreamSynchronize_v3020", CLASS_CUDA_RUNTIME, 2000, 6000, 0, API_CU_STREAM_SYNC},
+    [API_CU_STREAM_SYNC] = {"cuStreamSynchronize", CLASS_CUDA_DRIVER, 1500, 5000, 0, API_NONE},
+    [API_EVENT_SYNC] = {"cudaEventSynchronize_v3020", CLASS_CUDA_RUNTIME, 2000, 6000, 0, API_NONE},
+    [API_DEVICE_SYNC] = {"cudaDeviceSynchronize_v3020", CLASS_CUDA_RUNTIME, 2000, 6000, 0, API_NONE},
+    [API_STREAM_WAIT_EVENT] = {"cudaStreamWaitEvent_v3020", CLASS_CUDA_RUNTIME, 1500, 4000, 0, API_NONE},
+    [API_GET_DEVICE] = {"cudaGetDevice_v3020", CLASS_CUDA_RUNTIME, 300, 900, 20, API_NONE},
+    [API_EVENT_RECORD] = {"cudaEventRecord_v3020", CLASS_CUDA_RUNTIME, 1500, 4000, 20, API_NONE},
+    [API_STREAM_IS_CAPTURING] = {"cudaStreamIsCapturing_v10000", CLASS_CUDA_RUNTIME, 400, 1500, 15, API_NONE},
+    [API_GET_LAST_ERROR] = {"cudaGetLastError_v3020", CLASS_CUDA_RUNTIME, 200, 600, 15, API_NONE},
+    [API_EVENT_QUERY] = {"cudaEventQuery_v3020", CLASS_CUDA_RUNTIME, 1000, 4000, 10, API_NONE},
+    [API_CU_GET_PROC_ADDRESS] = {"cuGetProcAddress_v2", CLASS_CUDA_DRIVER, 200, 800, 8, API_NONE},
+    [API_CU_KERNEL_GET_ATTRIBUTE] = {"cuKernelGetAttribute", CLASS_CUDA_DRIVER, 200, 600, 8, API_NONE},
+    [API_MALLOC] = {"cudaMalloc_v3020", CLASS_CUDA_RUNTIME, 5000, 200000, 2, API_NONE},
+    [API_FREE] = {"cudaFree_v3020", CLASS_CUDA_RUNTIME, 3000, 100000, 2, API_NONE},
+};
+
+#define CUDA_ERROR_NOT_READY 600 /* what cudaEventQuery returns while work is pending */
+
+struct kernel_def {
+    const char *short_name, *demangled, *mangled; /* extern "C" kernels: all three equal */
+    int weight;
+    enum api_id launch;
+    int64_t min_ns, max_ns;
+    int regs, grid[3], block[3];
+    int static_smem, dynamic_smem, smem_executed, smem_limit_config;
+    int cluster[3], max_cluster_size, max_active_clusters;
+    int64_t local_memory_total;
+};
+
+/* Names as nsys writes them (NVIDIA's demangler style); mostly taken from real PyTorch,
+ * cuBLAS, NCCL, flash-attention and Triton reports. */
+static const struct kernel_def kernel_defs[] = {
+    {"vectorized_elementwise_kernel",
+     "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<float>, "
+     "std::array<char *, (unsigned long)3>>(int, T2, T3)",
+     "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEEEviT0_T1_",
+     30, API_LAUNCH_KERNEL, 2000, 200000, 32, {46800, 1, 1}, {128, 1, 1}, 0, 0, 32768, 0,
+     {0, 0, 0}, 0, 0, 250871808},
+    {"elementwise_kernel",
+     "void at::native::elementwise_kernel<(int)128, (int)4, void at::native::gpu_kernel_impl<"
+     "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>>"
+     "(at::TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
+     "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implINS0_13BinaryFunctorIfffNS0_"
+     "15binary_internal10MulFunctorIfEEEEEEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+     15, API_LAUNCH_KERNEL, 4000, 300000, 32, {46800, 1, 1}, {128, 1, 1}, 0, 0, 32768, 0,
+     {0, 0, 0}, 0, 0, 250871808},
+    {"reduce_kernel",
+     "void at::native::reduce_kernel<(int)512, (int)1, at::native::ReduceOp<float, "
+     "at::native::MeanOps<float, float, float, float>, unsigned int, float, (int)4, (int)4>>(T3)",
+     "_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIfNS0_7MeanOpsIffffEEjfLi4ELi4EEEEEvT1_",
+     10, API_LAUNCH_KERNEL, 4000, 100000, 32, {975, 1, 1}, {32, 16, 1}, 16, 0, 32768, 0,
+     {0, 0, 0}, 0, 0, 250871808},
+    {"vectorized_layer_norm_kernel",
+     "void at::native::<unnamed>::vectorized_layer_norm_kernel<float, float, (bool)0>(int, T2, "
+     "const T1 *, const T1 *, const T1 *, T2 *, T2 *, T1 *)",
+     "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_"
+     "kernelIffLb0EEEviT0_PKT_S6_S6_PS3_S7_PS4_",
+     10, API_LAUNCH_KERNEL, 8000, 150000, 39, {15600, 1, 1}, {32, 4, 1}, 0, 24, 32768, 0,
+     {0, 0, 0}, 0, 0, 250871808},
+    {"gemm_kernel", "void gemm_kernel<float, (int)128>(const T1 *, const T1 *, T1 *, int, int, int)",
+     "_Z11gemm_kernelIfLi128EEvPKT_S2_PS0_iii", 10, API_LAUNCH_KERNEL, 40000, 1000000, 128,
+     {64, 32, 1}, {128, 1, 1}, 32768, 0, 65536, 0, {0, 0, 0}, 0, 0, 787218432},
+    {"flash_fwd_kernel",
+     "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<(int)128, (int)128, (int)64, (int)4, "
+     "(bool)0, (bool)0, cutlass::bfloat16_t, Flash_kernel_traits<(int)128, (int)128, (int)64, (int)4, "
+     "cutlass::bfloat16_t>>, (bool)0, (bool)0, (bool)0, (bool)0, (bool)0, (bool)1, (bool)0, (bool)0>"
+     "(flash::Flash_fwd_params)",
+     "_ZN5flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi128ELi128ELi64ELi4ELb0ELb0EN7cutlass10"
+     "bfloat16_tE19Flash_kernel_traitsILi128ELi128ELi64ELi4ES3_EELb0ELb0ELb0ELb0ELb0ELb1ELb0ELb0EEEvNS_"
+     "16Flash_fwd_paramsE",
+     4, API_LAUNCH_KERNEL, 200000, 2000000, 255, {122, 1, 12}, {128, 1, 1}, 0, 65536, 135168, 1,
+     {0, 0, 0}, 0, 0, 787218432},
+    {"nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", "nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN",
+     "nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", 8, API_CU_LAUNCH_KERNEL_EX, 20000, 1000000, 168,
+     {2, 66, 1}, {384, 1, 1}, 0, 213196, 233472, 1, {2, 1, 1}, 16, 66, 285474816},
+    {"triton_poi_fused_add_mul_0", "triton_poi_fused_add_mul_0", "triton_poi_fused_add_mul_0", 8,
+     API_CU_LAUNCH_KERNEL, 2000, 50000, 24, {1024, 1, 1}, {128, 1, 1}, 0, 0, 16384, 0, {0, 0, 0}, 0,
+     0, 250871808},
+    {"ncclDevKernel_SendRecv", "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>)",
+     "_Z22ncclDevKernel_SendRecv24ncclDevKernelArgsStorageILm4096EE", 4, API_LAUNCH_KERNEL, 20000,
+     2000000, 96, {32, 1, 1}, {640, 1, 1}, 21568, 82240, 135168, 1, {0, 0, 0}, 0, 0, 285474816},
+};
+
+/* Operation mix. Each GPU operation also produces its launching API row, so with these
+ * weights rows come out at about 28% kernels, 8% memcpy, 4% memset, 4% sync and 56%
+ * runtime/driver API (launches, nested driver calls and calls without GPU work). */
+enum op { OP_KERNEL, OP_MEMCPY, OP_MEMSET, OP_SYNC, OP_MISC, OP__COUNT };
+static const int op_weights[OP__COUNT] = {
+    [OP_KERNEL] = 56, [OP_MEMCPY] = 16, [OP_MEMSET] = 8, [OP_SYNC] = 8, [OP_MISC] = 12,
+};
+
+enum copy_choice { CP_HTOD, CP_DTOH, CP_DTOD, CP_PTOP, CP__COUNT };
+static const int copy_weights[CP__COUNT] = {[CP_HTOD] = 35, [CP_DTOH] = 25, [CP_DTOD] = 25, [CP_PTOP] = 15};
+
+enum sync_choice { SC_STREAM, SC_EVENT, SC_WAIT_EVENT, SC_DEVICE, SC__COUNT };
+static const int sync_weights[SC__COUNT] = {
+    [SC_STREAM] = 45, [SC_EVENT] = 20, [SC_WAIT_EVENT] = 25, [SC_DEVICE] = 10,
+};
+
+#define NESTED_DRIVER_PCT 15 /* runtime calls with a traced driver call inside */
+#define ORPHAN_PERMILLE 10   /* GPU rows whose launching call was not traced */
+#define HOME_DEVICE_PCT 85   /* operations a thread sends to its own device */
+#define MAX_BYTES (INT64_C(64) << 20)
+
+/* ------------------------------------------------------------------------------------
+ * Generator state
+ * ---------------------------------------------------------------------------------- */
+
+struct options {
+    uint64_t seed;
+    int64_t events, gpus, processes, threads, streams, overlap_pct;
+    enum schema schema;
+    bool negative_ts, verbose;
+    const char *out;
+};
+
+struct table {
+    const struct table_def *def;
+    sqlite3_stmt *insert; /* NULL until the first row: event tables are created lazily */
+    struct value vals[MAX_COLUMNS];
+    int64_t rows;
+};
+
+struct process {
+    int64_t pid, global_pid;
+    const char *name;
+    int64_t next_correlation_id, next_event_id, next_event_sync_id;
+    size_t first_stream; /* streams of device d: first_stream + d * streams .. + streams - 1 */
+};
+
+struct thread {
+    int64_t global_tid;
+    int64_t index_in_process; /* 0: main thread (tid == pid) */
+    size_t process;
+    int64_t home_device;
+    int64_t free_at; /* when its previous call returned and it may issue the next one */
+};
+
+struct stream {
+    int64_t id, device, context, priority;
+    size_t process;
+    bool null_stream;
+    int64_t busy_until;        /* end of the last operation queued on it */
+    bool last_was_kernel;
+    int64_t last_kernel_start, last_kernel_end;
+};
+
+enum row_kind { R_API, R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC };
+
+/* A row waiting in the heap until the simulation clock passes its start. */
+struct row {
+    int64_t start, end;
+    uint64_t seq; /* tie-break: equal starts keep generation order */
+    int64_t correlation_id;
+    enum row_kind kind;
+    uint32_t thread; /* R_API */
+    uint32_t stream; /* GPU rows: index into gen.streams */
+    union {
+        struct {
+            enum api_id api;
+            int32_t return_value;
+        } api;
+        struct {
+            uint32_t def;
+            int64_t grid_id;
+        } kernel;
+        struct {
+            int64_t bytes, peer_device; /* peer_device < 0 unless peer-to-peer */
+            int32_t copy_kind, src_kind, dst_kind;
+        } copy;
+        struct {
+            int64_t bytes;
+            int32_t value, mem_kind;
+        } fill;
+        struct {
+            int32_t type;
+            int64_t stream_id, event_id, event_sync_id;
+        } sync;
+    } u;
+};
+
+struct thread_key {
+    int64_t free_at;
+    size_t index;
+};
+
+struct string_table {
+    char **items; /* StringIds.id == index */
+    size_t count, capacity;
+};
+
+struct kernel_names {
+    int64_t short_name, demangled, mangled;
+};
+
+struct gen {
+    struct options opt;
+    const struct schema_info *info;
+    unsigned mask; /* S_* bit of opt.schema */
+    sqlite3 *db;
+    struct rng rng;
+    struct table tables[T__COUNT];
+    struct string_table strings;
+    int64_t api_name_ids[API__COUNT];
+    struct kernel_names kernel_name_ids[ARRAY_LEN(kernel_defs)];
+    int64_t launcher_pid;
+    struct process *processes;
+    struct thread *threads;
+    size_t nthreads;
+    struct stream *streams;
+    size_t nstreams;
+    int64_t *next_grid_id; /* per device */
+    struct heap ready_threads, pending_rows;
+    uint64_t next_seq;
+    int64_t rows_planned, max_end, overlapping_kernels;
+};
+
+/* ------------------------------------------------------------------------------------
+ * SQLite plumbing: CREATE TABLE text, lazily prepared INSERTs
+ * ---------------------------------------------------------------------------------- */
+
+static void check_sqlite(struct gen *g, int rc, const char *what)
+{
+    if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+        die("%s: %s", what, sqlite3_errmsg(g->db));
+}
+
+static void exec_sql(struct gen *g, const char *sql)
+{
+    check_sqlite(g, sqlite3_exec(g->db, sql, NULL, NULL, NULL), sql);
+}
+
+struct strbuf {
+    char text[8192];
+    size_t len;
+};
+
+static void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(sb->text + sb->len, sizeof sb->text - sb->len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof sb->text - sb->len)
+        die("SQL statement too long");
+    sb->len += (size_t)n;
+}
+
+static bool column_present(const struct gen *g, const struct column *c)
+{
+    return (c->schemas & g->mask) != 0;
+}
+
+/* nsys >= 2021 writes one aligned column per line; 2020.3 wrote a single line. */
+static void build_create_sql(const struct gen *g, const struct table_def *def, struct strbuf *sb)
+{
+    bool one_line = g->opt.schema == SCHEMA_LEGACY;
+    const char *sep = "";
+    sb_printf(sb, "CREATE TABLE %s (", def->name);
+    for (size_t i = 0; i < def->ncols; i++) {
+        const struct column *c = &def->cols[i];
+        if (!column_present(g, c))
+            continue;
+        if (one_line) {
+            sb_printf(sb, "%s%s %s%s%s", sep, c->name, c->type, c->flags & NN ? " NOT NULL" : "",
+                      c->flags & PK ? " PRIMARY KEY" : "");
+            sep = ", ";
+        } else {
+            sb_printf(sb, "%s\n    %-25s   %s", sep, c->name, c->type);
+            if (c->flags & NN) /* constraints start in a column 10 characters after the type */
+                sb_printf(sb, "%*sNOT NULL", (int)(10 - strlen(c->type)), "");
+            if (c->flags & PK)
+                sb_printf(sb, "   PRIMARY KEY");
+            sep = ",";
+        }
+    }
+    sb_printf(sb, one_line ? ")" : "\n)");
+}
+
+static void table_open(struct gen *g, struct table *t)
+{
+    struct strbuf sb = {.len = 0};
+    build_create_sql(g, t->def, &sb);
+    exec_sql(g, sb.text);
+
+    sb.len = 0;
+    sb_printf(&sb, "INSERT INTO %s VALUES (", t->def->name);
+    const char *sep = "";
+    for (size_t i = 0; i < t->def->ncols; i++) {
+        if (column_present(g, &t->def->cols[i])) {
+            sb_printf(&sb, "%s?", sep);
+            sep = ", ";
+        }
+    }
+    sb_printf(&sb, ")");
+    check_sqlite(g, sqlite3_prepare_v2(g->db, sb.text, -1, &t->insert, NULL), sb.text);
+}
+
+static void table_close(struct table *t)
+{
+    sqlite3_finalize(t->insert);
+    t->insert = NULL;
+}
+
+/* Starts a row: creates the table on first use and loads the column defaults. */
+static struct value *table_row(struct gen *g, struct table *t)
+{
+    if (!t->insert)
+        table_open(g, t);
+    for (size_t i = 0; i < t->def->ncols; i++)
+        t->vals[i] = t->def->cols[i].def;
+    return t->vals;
+}
+
+static void table_insert(struct gen *g, struct table *t)
+{
+    int param = 1;
+    for (size_t i = 0; i < t->def->ncols; i++) {
+        if (!column_present(g, &t->def->cols[i]))
+            continue;
+        const struct value *v = &t->vals[i];
+        int rc = v->type == V_INT    ? sqlite3_bind_int64(t->insert, param, v->i)
+                 : v->type == V_TEXT ? sqlite3_bind_text(t->insert, param, v->s, -1, SQLITE_STATIC)
+                                     : sqlite3_bind_null(t->insert, param);
+        check_sqlite(g, rc, "bind");
+        param++;
+    }
+    check_sqlite(g, sqlite3_step(t->insert), t->def->name);
+    sqlite3_reset(t->insert);
+    t->rows++;
+}
+
+static struct value *row_begin(struct gen *g, enum table_id id)
+{
+    return table_row(g, &g->tables[id]);
+}
+
+static void row_end(struct gen *g, enum table_id id)
+{
+    table_insert(g, &g->tables[id]);
+}
+
+/* ------------------------------------------------------------------------------------
+ * StringIds
+ * ---------------------------------------------------------------------------------- */
+
+/* Returns the StringIds id of s, adding it if new. Only used while setting up (a few
+ * hundred strings), so a linear search is enough. */
+static int64_t intern(struct gen *g, const char *s)
+{
+    struct string_table *st = &g->strings;
+    for (size_t i = 0; i < st->count; i++)
+        if (strcmp(st->items[i], s) == 0)
+            return (int64_t)i;
+    if (st->count == st->capacity) {
+        st->capacity = st->capacity ? 2 * st->capacity : 64;
+        st->items = xrealloc(st->items, st->capacity * sizeof *st->items);
+    }
+    st->items[st->count] = xstrdup(s);
+    return (int64_t)st->count++;
+}
+
+static void write_string_ids(struct gen *g)
+{
+    for (size_t i = 0; i < g->strings.count; i++) {
+        struct value *v = row_begin(g, T_STRING_IDS);
+        v[SID_ID] = vint((int64_t)i);
+        v[SID_VALUE] = vtext(g->strings.items[i]);
+        row_end(g, T_STRING_IDS);
+    }
+}
+
+/* ------------------------------------------------------------------------------------
+ * Setup: processes, threads, contexts, streams
+ * ---------------------------------------------------------------------------------- */
+
+static int64_t global_pid(int64_t pid)
+{
+    return (INT64_C(1) << 48) | (pid << 24);
+}
+
+static int64_t context_id(const struct gen *g, size_t process, int64_t device)
+{
+    return 1 + (int64_t)process * g->opt.gpus + device;
+}
+
+static struct stream *stream_of(const struct gen *g, size_t process, int64_t device, int64_t k)
+{
+    return &g->streams[g->processes[process].first_stream + (size_t)(device * g->opt.streams + k)];
+}
+
+static const char *const process_names[] = {"python3", "train.py", "pt_main_thread", "python"};
+
+static void setup_topology(struct gen *g)
+{
+    const struct options *o = &g->opt;
+    size_t nproc = (size_t)o->processes;
+    g->processes = xcalloc(nproc, sizeof *g->processes);
+    g->nthreads = nproc * (size_t)o->threads;
+    g->threads = xcalloc(g->nthreads, sizeof *g->threads);
+    g->nstreams = nproc * (size_t)(o->gpus * o->streams);
+    g->streams = xcalloc(g->nstreams, sizeof *g->streams);
+    g->next_grid_id = xcalloc((size_t)o->gpus, sizeof *g->next_grid_id);
+    for (int64_t d = 0; d < o->gpus; d++)
+        g->next_grid_id[d] = 1;
+
+    g->launcher_pid = 3900 + (int64_t)rng_below(&g->rng, 64);
+    /* A block of 128 pids per process leaves room for its tids (pid + k). */
+    size_t next_stream = 0;
+    for (size_t p = 0; p < nproc; p++) {
+        struct process *pr = &g->processes[p];
+        pr->pid = 4000 + 128 * (int64_t)p + (int64_t)rng_below(&g->rng, 32);
+        pr->global_pid = global_pid(pr->pid);
+        pr->name = process_names[p % ARRAY_LEN(process_names)];
+        pr->next_correlation_id = 1 + (int64_t)rng_below(&g->rng, 200);
+        pr->next_event_id = 1;
+        pr->next_event_sync_id = 1;
+        pr->first_stream = next_stream;
+        /* Stream ids are numbered per process, contexts one after another, starting
+         * with each context's null stream; 7 is the first id real exports show. */
+        int64_t stream_id = 7;
+        for (int64_t d = 0; d < o->gpus; d++) {
+            for (int64_t k = 0; k < o->streams; k++) {
+                struct stream *s = &g->streams[next_stream++];
+                s->id = stream_id++;
+                s->device = d;
+                s->context = context_id(g, p, d);
+                s->process = p;
+                s->null_stream = k == 0;
+                /* Like PyTorch, one high-priority stream when there are several. */
+                s->priority = k == o->streams - 1 && k >= 2 ? CUPTI_NONE : 0;
+                s->busy_until = INT64_MIN / 2;
+                s->last_kernel_end = INT64_MIN / 2;
+            }
+        }
+        for (int64_t k = 0; k < o->threads; k++) {
+            struct thread *t = &g->threads[p * (size_t)o->threads + (size_t)k];
+            t->global_tid = pr->global_pid | (pr->pid + k); /* main thread: tid == pid */
+            t->index_in_process = k;
+            t->process = p;
+            t->home_device = ((int64_t)p + k) % o->gpus;
+            /* Stagger the first calls; with --negative-ts they precede session start. */
+            t->free_at = o->negative_ts ? -200000 + rng_range(&g->rng, 0, 60000)
+                                        : rng_range(&g->rng, 1000, 50000);
+        }
+    }
+}
+
+/* ThreadNames rows: the CUDA threads of every process, the launcher's main thread and
+ * the threads the profiler injects into every traced process. */
+struct thread_name {
+    int64_t global_tid, priority;
+    const char *name;
+};
+
+static size_t thread_name_count(const struct gen *g)
+{
+    return 1 + g->nthreads + 2 * (size_t)g->opt.processes;
+}
+
+/* Entry i of the ThreadNames list; buf holds generated names. */
+static struct thread_name thread_name_at(const struct gen *g, size_t i, char *buf, size_t size)
+{
+    if (i == 0)
+        return (struct thread_name){global_pid(g->launcher_pid) | g->launcher_pid, 20, "bash"};
+    i--;
+    if (i < g->nthreads) {
+        const struct thread *t = &g->threads[i];
+        if (t->index_in_process == 0)
+            return (struct thread_name){t->global_tid, 20, g->processes[t->process].name};
+        snprintf(buf, size, "pt_autograd_%" PRId64, t->index_in_process - 1);
+        return (struct thread_name){t->global_tid, 20, buf};
+    }
+    i -= g->nthreads;
+    const struct process *p = &g->processes[i / 2];
+    int64_t tid = p->pid + g->opt.threads + (int64_t)(i % 2);
+    return (struct thread_name){p->global_pid | tid, 10, i % 2 ? "CUPTI worker thread" : "[NSys]"};
+}
+
+/* Every string gets its StringIds id here, before StringIds is written. */
+static void setup_strings(struct gen *g)
+{
+    char buf[48];
+    for (size_t i = 0; i < g->info->nbuiltin; i++)
+        intern(g, g->info->builtin_strings[i]);
+    for (size_t a = 0; a < API__COUNT; a++)
+        if (api_defs[a].name)
+            g->api_name_ids[a] = intern(g, api_defs[a].name);
+    for (size_t k = 0; k < ARRAY_LEN(kernel_defs); k++) {
+        g->kernel_name_ids[k].short_name = intern(g, kernel_defs[k].short_name);
+        g->kernel_name_ids[k].demangled = intern(g, kernel_defs[k].demangled);
+        g->kernel_name_ids[k].mangled = intern(g, kernel_defs[k].mangled);
+    }
+    for (size_t i = 0; i < thread_name_count(g); i++)
+        intern(g, thread_name_at(g, i, buf, sizeof buf).name);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Metadata and target-information tables (always written)
+ * ---------------------------------------------------------------------------------- */
+
+static void write_key_values(struct gen *g, enum table_id id, const struct key_value *kv, size_t n)
+{
+    if (!(table_defs[id].schemas & g->mask))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!(kv[i].schemas & g->mask))
+            continue;
+        struct value *v = row_begin(g, id);
+        v[KV_NAME] = vtext(kv[i].key);
+        v[KV_VALUE] = vtext(kv[i].value);
+        row_end(g, id);
+    }
+}
+
+static void write_metadata(struct gen *g)
+{
+    write_key_values(g, T_META_EXPORT, export_meta, ARRAY_LEN(export_meta));
+    write_key_values(g, T_EXPORT_META, export_meta, ARRAY_LEN(export_meta));
+    write_key_values(g, T_META_CAPTURE, capture_meta, ARRAY_LEN(capture_meta));
+}
+
+static void write_session_start(struct gen *g)
+{
+    if (!(table_defs[T_SESSION_START].schemas & g->mask))
+        return;
+    struct value *v = row_begin(g, T_SESSION_START);
+    v[SST_UTC_NS] = vint(g->info->utc_epoch_ns);
+    v[SST_UTC] = vtext(g->info->utc_time);
+    v[SST_LOCAL] = vtext(g->info->utc_time);
+    row_end(g, T_SESSION_START);
+}
+
+static void write_process(struct gen *g, int64_t pid, const char *name)
+{
+    struct value *v = row_begin(g, T_PROCESSES);
+    v[PR_GLOBAL_PID] = vint(global_pid(pid));
+    v[PR_PID] = vint(pid);
+    v[PR_NAME] = vtext(name);
+    row_end(g, T_PROCESSES);
+}
+
+static void write_processes(struct gen *g)
+{
+    if (!(table_defs[T_PROCESSES].schemas & g->mask))
+        return;
+    write_process(g, g->launcher_pid, "bash");
+    for (size_t p = 0; p < (size_t)g->opt.processes; p++)
+        write_process(g, g->processes[p].pid, g->processes[p].name);
+}
+
+static void write_thread_names(struct gen *g)
+{
+    char buf[48];
+    for (size_t i = 0; i < thread_name_count(g); i++) {
+        struct thread_name tn = thread_name_at(g, i, buf, sizeof buf);
+        int64_t name_id = intern(g, tn.name); /* already interned by setup_strings */
+        struct value *v = row_begin(g, T_THREAD_NAMES);
+        v[TN_NAME_ID] = vint(name_id);
+        v[TN_PRIORITY] = vint(tn.priority);
+        v[TN_GLOBAL_TID] = vint(tn.global_tid);
+        row_end(g, T_THREAD_NAMES);
+    }
+}
+
+static void format_bus(const struct gen *g, int64_t device, char *buf, size_t size)
+{
+    int bus = device < (int64_t)ARRAY_LEN(bus_numbers) ? bus_numbers[device] : (int)(0x20 + device) & 0xff;
+    snprintf(buf, size, g->info->bus_format, bus);
+}
+
+static void write_gpus(struct gen *g)
+{
+    const struct gpu_model *m = &g->info->gpu;
+    char bus[32], uuid[48];
+    for (int64_t d = 0; d < g->opt.gpus; d++) {
+        uint64_t a = rng_next(&g->rng), b = rng_next(&g->rng);
+        format_bus(g, d, bus, sizeof bus);
+        snprintf(uuid, sizeof uuid, "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
+                 a >> 32, (a >> 16) & 0xFFFF, a & 0xFFFF, b >> 48, b & UINT64_C(0xFFFFFFFFFFFF));
+        struct value *v = row_begin(g, T_GPU);
+        v[GPU_ID] = v[GPU_DEVICE_ID] = v[GPU_CU_DEVICE] = vint(d);
+        v[GPU_NAME] = vtext(m->name);
+        v[GPU_BUS] = vtext(bus);
+        v[GPU_L2] = vint(m->l2);
+        v[GPU_TOTAL_MEM] = vint(m->total_memory);
+        v[GPU_MEM_BW] = vint(m->memory_bandwidth);
+        v[GPU_CLOCK] = vint(m->clock_hz);
+        v[GPU_SMS] = vint(m->sms);
+        v[GPU_UUID] = vtext(uuid);
+        v[GPU_CHIP] = vtext(m->chip);
+        v[GPU_MAX_IPC] = vint(m->max_ipc);
+        v[GPU_SHMEM_OPTIN] = vint(m->shmem_optin);
+        v[GPU_SHMEM_SM] = vint(m->shmem_per_sm);
+        v[GPU_ASYNC] = vint(m->async_engines);
+        v[GPU_WARPS_SM] = vint(m->warps_per_sm);
+        v[GPU_BLOCKS_SM] = vint(m->blocks_per_sm);
+        v[GPU_CC_MAJOR] = v[GPU_SM_MAJOR] = vint(m->cc_major);
+        v[GPU_CC_MINOR] = v[GPU_SM_MINOR] = vint(m->cc_minor);
+        row_end(g, T_GPU);
+    }
+}
+
+/* 2020.3 repeats the device properties per (process, device). */
+static void write_cuda_gpus(struct gen *g)
+{
+    if (!(table_defs[T_CUDA_GPU].schemas & g->mask))
+        return;
+    const struct gpu_model *m = &g->info->gpu;
+    char bus[32];
+    for (size_t p = 0; p < (size_t)g->opt.processes; p++) {
+        for (int64_t d = 0; d < g->opt.gpus; d++) {
+            format_bus(g, d, bus, sizeof bus);
+            struct value *v = row_begin(g, T_CUDA_GPU);
+            v[CG_NAME] = vtext(m->name);
+            v[CG_PCI_BUS] = vtext(bus);
+            v[CG_MEM_SIZE] = vint(m->total_memory >> 20);
+            v[CG_L2] = vint(m->l2);
+            v[CG_CLOCK] = vint(m->clock_hz / 1000);
+            v[CG_COPY_ENGINES] = vint(m->async_engines);
+            v[CG_SMS] = vint(m->sms);
+            v[CG_MAX_IPC] = vint(m->max_ipc);
+            v[CG_WARPS_SM] = vint(m->warps_per_sm);
+            v[CG_BLOCKS_SM] = vint(m->blocks_per_sm);
+            v[CG_CC_MAJOR] = vint(m->cc_major);
+            v[CG_CC_MINOR] = vint(m->cc_minor);
+            v[CG_DEVICE_ID] = vint(d);
+            v[CG_PID] = vint(g->processes[p].pid);
+            v[CG_SHMEM_SM] = vint(m->shmem_per_sm);
+            row_end(g, T_CUDA_GPU);
+        }
+    }
+}
+
+static void write_streams(struct gen *g)
+{
+    for (size_t i = 0; i < g->nstreams; i++) {
+        const struct stream *s = &g->streams[i];
+        struct value *v = row_begin(g, T_CUDA_STREAM);
+        v[CS_STREAM_ID] = vint(s->id);
+        v[CS_PROCESS_ID] = vint(g->processes[s->process].pid);
+        v[CS_CONTEXT_ID] = vint(s->context);
+        v[CS_PRIORITY] = vint(s->priority);
+        v[CS_FLAG] = vint(g->opt.schema == SCHEMA_LEGACY ? STREAM_FLAG_UNKNOWN
+                          : s->null_stream              ? STREAM_FLAG_NULL
+                                                        : STREAM_FLAG_NON_BLOCKING);
+        row_end(g, T_CUDA_STREAM);
+    }
+}
+
+static void write_contexts(struct gen *g)
+{
+    enum table_id id = g->opt.schema == SCHEMA_MODERN ? T_CONTEXT_INFO : T_NULL_STREAM;
+    for (size_t i = 0; i < g->nstreams; i++) {
+        const struct stream *s = &g->streams[i];
+        if (!s->null_stream)
+            continue;
+        struct value *v = row_begin(g, id);
+        v[CX_NULL_STREAM] = vint(s->id);
+        v[CX_PROCESS_ID] = vint(g->processes[s->process].pid);
+        v[CX_DEVICE_ID] = vint(s->device);
+        v[CX_CONTEXT_ID] = vint(s->context);
+        row_end(g, id);
+    }
+}
+
+static void write_enums(struct gen *g)
+{
+    char name[96];
+    for (size_t e = 0; e < ARRAY_LEN(enum_defs); e++) {
+        const struct enum_def *ed = &enum_defs[e];
+        if (!(ed->schemas & g->mask))
+            continue;
+        const struct table_def def = {ed->table, ed->schemas, enum_cols, ARRAY_LEN(enum_cols)};
+        struct table t = {.def = &def};
+        for (size_t i = 0; i < ed->nrows; i++) {
+            if (!(ed->rows[i].schemas & g->mask))
+                continue;
+            snprintf(name, sizeof name, "%s%s", ed->prefix, ed->rows[i].name);
+            struct value *v = table_row(g, &t);
+            v[EN_ID] = vint(ed->rows[i].id);
+            v[EN_NAME] = vtext(name);
+            v[EN_LABEL] = vtext(ed->rows[i].label);
+            table_insert(g, &t);
+        }
+        table_close(&t);
+    }
+}
+
+/* The session starts at 0; events before it (--negative-ts) lie outside, as in real
+ * reports that captured activity from before the collection window. */
+static void write_analysis_details(struct gen *g)
+{
+    if (!(table_defs[T_ANALYSIS].schemas & g->mask))
+        return;
+    int64_t stop = max64(g->max_end, 0) + 1000000;
+    struct value *v = row_begin(g, T_ANALYSIS);
+    v[AD_DURATION] = vint(stop);
+    v[AD_START] = vint(0);
+    v[AD_STOP] = vint(stop);
+    row_end(g, T_ANALYSIS);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Event rows: written from the pending heap in start order
+ * ---------------------------------------------------------------------------------- */
+
+static void write_runtime(struct gen *g, const struct row *r)
+{
+    const struct api_def *a = &api_defs[r->u.api.api];
+    struct value *v = row_begin(g, T_RUNTIME);
+    v[RT_START] = vint(r->start);
+    v[RT_END] = vint(r->end);
+    v[RT_CLASS] = vint(a->event_class);
+    v[RT_GLOBAL_TID] = vint(g->threads[r->thread].global_tid);
+    v[RT_CORR] = vint(r->correlation_id);
+    v[RT_NAME_ID] = vint(g->api_name_ids[r->u.api.api]);
+    v[RT_RETURN] = vint(r->u.api.return_value);
+    row_end(g, T_RUNTIME);
+}
+
+static struct value *gpu_row_begin(struct gen *g, enum table_id id, const struct row *r)
+{
+    const struct stream *s = &g->streams[r->stream];
+    struct value *v = row_begin(g, id);
+    v[GPU_START] = vint(r->start);
+    v[GPU_END] = vint(r->end);
+    v[GPU_DEVICE] = vint(s->device);
+    v[GPU_CONTEXT] = vint(s->context);
+    v[GPU_STREAM] = vint(s->id);
+    v[GPU_CORR] = vint(r->correlation_id);
+    v[GPU_GLOBAL_PID] = vint(g->processes[s->process].global_pid);
+    return v;
+}
+
+static void write_kernel(struct gen *g, const struct row *r)
+{
+    const struct kernel_def *k = &kernel_defs[r->u.kernel.def];
+    const struct kernel_names *names = &g->kernel_name_ids[r->u.kernel.def];
+    struct value *v = gpu_row_begin(g, T_KERNEL, r);
+    v[K_DEMANGLED] = vint(names->demangled);
+    v[K_SHORT] = vint(names->short_name);
+    v[K_MANGLED] = vint(names->mangled);
+    v[K_REGS] = vint(k->regs);
+    v[K_GRID_X] = vint(k->grid[0]);
+    v[K_GRID_Y] = vint(k->grid[1]);
+    v[K_GRID_Z] = vint(k->grid[2]);
+    v[K_BLOCK_X] = vint(k->block[0]);
+    v[K_BLOCK_Y] = vint(k->block[1]);
+    v[K_BLOCK_Z] = vint(k->block[2]);
+    v[K_STATIC_SMEM] = vint(k->static_smem);
+    v[K_DYNAMIC_SMEM] = vint(k->dynamic_smem);
+    v[K_LOCAL_TOTAL] = vint(k->local_memory_total);
+    v[K_GRID_ID] = vint(r->u.kernel.grid_id);
+    v[K_SMEM_EXECUTED] = vint(k->smem_executed);
+    v[K_SMEM_LIMIT] = vint(k->smem_limit_config);
+    v[K_CLUSTER_X] = vint(k->cluster[0]);
+    v[K_CLUSTER_Y] = vint(k->cluster[1]);
+    v[K_CLUSTER_Z] = vint(k->cluster[2]);
+    v[K_MAX_CLUSTER_SIZE] = vint(k->max_cluster_size);
+    v[K_MAX_ACTIVE_CLUSTERS] = vint(k->max_active_clusters);
+    row_end(g, T_KERNEL);
+}
+
+static void write_memcpy(struct gen *g, const struct row *r)
+{
+    struct value *v = gpu_row_begin(g, T_MEMCPY, r);
+    v[MC_BYTES] = vint(r->u.copy.bytes);
+    v[MC_COPY_KIND] = vint(r->u.copy.copy_kind);
+    v[MC_SRC_KIND] = vint(r->u.copy.src_kind);
+    v[MC_DST_KIND] = vint(r->u.copy.dst_kind);
+    /* Real exports fill the device/context pairs only for peer-to-peer copies. */
+    if (r->u.copy.peer_device >= 0) {
+        const struct stream *s = &g->streams[r->stream];
+        v[MC_SRC_DEVICE] = vint(s->device);
+        v[MC_SRC_CONTEXT] = vint(s->context);
+        v[MC_DST_DEVICE] = vint(r->u.copy.peer_device);
+        v[MC_DST_CONTEXT] = vint(context_id(g, s->process, r->u.copy.peer_device));
+    }
+    row_end(g, T_MEMCPY);
+}
+
+static void write_memset(struct gen *g, const struct row *r)
+{
+    struct value *v = gpu_row_begin(g, T_MEMSET, r);
+    v[MS_VALUE] = vint(r->u.fill.value);
+    v[MS_BYTES] = vint(r->u.fill.bytes);
+    v[MS_MEM_KIND] = vint(r->u.fill.mem_kind);
+    row_end(g, T_MEMSET);
+}
+
+static void write_sync(struct gen *g, const struct row *r)
+{
+    struct value *v = gpu_row_begin(g, T_SYNC, r);
+    v[GPU_STREAM] = vint(r->u.sync.stream_id);
+    v[SY_TYPE] = vint(r->u.sync.type);
+    v[SY_EVENT_ID] = vint(r->u.sync.event_id);
+    v[SY_EVENT_SYNC_ID] = vint(r->u.sync.event_sync_id);
+    row_end(g, T_SYNC);
+}
+
+static void write_row(struct gen *g, const struct row *r)
+{
+    switch (r->kind) {
+    case R_API: write_runtime(g, r); break;
+    case R_KERNEL: write_kernel(g, r); break;
+    case R_MEMCPY: write_memcpy(g, r); break;
+    case R_MEMSET: write_memset(g, r); break;
+    case R_SYNC: write_sync(g, r); break;
+    }
+}
+
+static bool row_less(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    return x->start != y->start ? x->start < y->start : x->seq < y->seq;
+}
+
+static bool thread_less(const void *a, const void *b)
+{
+    const struct thread_key *x = a, *y = b;
+    return x->free_at != y->free_at ? x->free_at < y->free_at : x->index < y->index;
+}
+
+static void push_row(struct gen *g, struct row *r)
+{
+    r->seq = g->next_seq++;
+    g->max_end = max64(g->max_end, r->end);
+    g->rows_planned++;
+    heap_push(&g->pending_rows, r);
+}
+
+/* Every row generated from now on starts at or after `now`, so whatever is pending
+ * before it can be written without breaking start order. */
+static void flush_rows(struct gen *g, int64_t now)
+{
+    struct row r;
+    while (g->pending_rows.count && ((const struct row *)heap_at(&g->pending_rows, 0))->start <= now) {
+        heap_pop(&g->pending_rows, &r);
+        write_row(g, &r);
+    }
+}
+
+/* ------------------------------------------------------------------------------------
+ * Workload simulation
+ * ---------------------------------------------------------------------------------- */
+
+struct call {
+    enum api_id api;
+    int64_t start, end, correlation_id;
+};
+
+static int64_t next_correlation_id(struct gen *g, struct process *p)
+{
+    /* Calls nsys does not trace still consume ids, so real ids have small gaps. */
+    if (rng_percent(&g->rng, 5))
+        p->next_correlation_id += rng_range(&g->rng, 1, 3);
+    return p->next_correlation_id++;
+}
+
+static struct call call_begin(struct gen *g, const struct thread *t, enum api_id api)
+{
+    const struct api_def *a = &api_defs[api];
+    struct call c = {.api = api, .start = t->free_at};
+    c.end = c.start + rng_range(&g->rng, a->min_ns, a->max_ns);
+    c.correlation_id = next_correlation_id(g, &g->processes[t->process]);
+    return c;
+}
+
+/* When the driver hands the work to the GPU: late in the call, plus queueing latency. */
+static int64_t call_submit_time(struct gen *g, const struct call *c)
+{
+    return c->start + (c->end - c->start) * 3 / 5 + rng_range(&g->rng, 1000, 4000);
+}
+
+static void push_api_row(struct gen *g, const struct thread *t, enum api_id api, int64_t start,
+                         int64_t end, int64_t correlation_id, int32_t return_value)
+{
+    struct row r = {.kind = R_API, .start = start, .end = end, .correlation_id = correlation_id,
+                    .thread = (uint32_t)(t - g->threads)};
+    r.u.api.api = api;
+    r.u.api.return_value = return_value;
+    push_row(g, &r);
+}
+
+/* Writes the call, sometimes with the driver call the runtime made inside it (own
+ * correlation id, strictly inside the runtime call). */
+static void call_emit(struct gen *g, const struct thread *t, const struct call *c, int32_t return_value)
+{
+    push_api_row(g, t, c->api, c->start, c->end, c->correlation_id, return_value);
+    enum api_id inner = api_defs[c->api].nested;
+    if (inner == API_NONE || !rng_percent(&g->rng, NESTED_DRIVER_PCT))
+        return;
+    int64_t span = c->end - c->start;
+    int64_t start = c->start + 1 + rng_range(&g->rng, span / 10, span / 3);
+    int64_t end = c->end - 1 - rng_range(&g->rng, span / 10, span / 4);
+    int64_t correlation_id = next_correlation_id(g, &g->processes[t->process]);
+    push_api_row(g, t, inner, start, end, correlation_id, 0);
+}
+
+/* GPU rows with no API row: the launching call exists but was not traced. */
+static void call_emit_traced(struct gen *g, const struct thread *t, const struct call *c)
+{
+    if ((int64_t)rng_below(&g->rng, 1000) >= ORPHAN_PERMILLE)
+        call_emit(g, t, c, 0);
+}
+
+static struct stream *pick_stream(struct gen *g, const struct thread *t)
+{
+    int64_t device = rng_percent(&g->rng, HOME_DEVICE_PCT) ? t->home_device
+                                                           : (int64_t)rng_below(&g->rng, (uint64_t)g->opt.gpus);
+    return stream_of(g, t->process, device, (int64_t)rng_below(&g->rng, (uint64_t)g->opt.streams));
+}
+
+/* Start time of an operation queued on s: FIFO after the previous one, sometimes
+ * back to back (gap 0). A kernel may instead start while the previous kernel still
+ * runs (programmatic dependent launch), though never before that kernel started. */
+static int64_t stream_schedule(struct gen *g, struct stream *s, int64_t ready, int64_t duration, bool kernel)
+{
+    int64_t start;
+    int64_t overlap_lo = max64(ready, s->last_kernel_start + 1), overlap_hi = s->last_kernel_end - 1;
+    if (kernel && s->last_was_kernel && overlap_lo <= overlap_hi && rng_percent(&g->rng, g->opt.overlap_pct)) {
+        start = rng_range(&g->rng, overlap_lo, overlap_hi);
+        g->overlapping_kernels++;
+    } else {
+        int64_t gap = rng_percent(&g->rng, 25) ? 0 : rng_range(&g->rng, 300, 3000);
+        start = max64(ready, s->busy_until + gap);
+    }
+    s->busy_until = max64(s->busy_until, start + duration);
+    s->last_was_kernel = kernel;
+    if (kernel) {
+        s->last_kernel_start = start;
+        s->last_kernel_end = start + duration;
+    }
+    return start;
+}
+
+static struct row gpu_row(const struct gen *g, enum row_kind kind, const struct stream *s,
+                          const struct call *c, int64_t start, int64_t duration)
+{
+    return (struct row){.kind = kind, .start = start, .end = start + duration,
+                        .correlation_id = c->correlation_id, .stream = (uint32_t)(s - g->streams)};
+}
+
+static int64_t issue_kernel(struct gen *g, struct thread *t)
+{
+    int weights[ARRAY_LEN(kernel_defs)];
+    for (size_t i = 0; i < ARRAY_LEN(kernel_defs); i++)
+        weights[i] = kernel_defs[i].weight;
+    size_t k = rng_weighted(&g->rng, weights, ARRAY_LEN(kernel_defs));
+    const struct kernel_def *kd = &kernel_defs[k];
+
+    struct stream *s = pick_stream(g, t);
+    struct call c = call_begin(g, t, kd->launch);
+    int64_t duration = rng_log_range(&g->rng, kd->min_ns, kd->max_ns);
+    int64_t start = stream_schedule(g, s, call_submit_time(g, &c), duration, true);
+    struct row r = gpu_row(g, R_KERNEL, s, &c, start, duration);
+    r.u.kernel.def = (uint32_t)k;
+    r.u.kernel.grid_id = g->next_grid_id[s->device]++;
+    push_row(g, &r);
+    call_emit_traced(g, t, &c);
+    return c.end;
+}
+
+static int64_t issue_memcpy(struct gen *g, struct thread *t)
+{
+    enum copy_choice choice = (enum copy_choice)rng_weighted(&g->rng, copy_weights, CP__COUNT);
+    if (choice == CP_PTOP && g->opt.gpus < 2)
+        choice = CP_DTOD;
+    struct stream *s = pick_stream(g, t);
+    struct call c = call_begin(g, t, API_MEMCPY_ASYNC);
+    int64_t bytes = rng_log_range(&g->rng, 4, MAX_BYTES);
+    int32_t host_kind = rng_percent(&g->rng, 60) ? MEM_PINNED : MEM_PAGEABLE;
+    int32_t copy_kind = COPY_DTOD, src_kind = MEM_DEVICE, dst_kind = MEM_DEVICE;
+    int64_t peer_device = -1;
+    int64_t bytes_per_us = 1500000; /* achieved bandwidth */
+    switch (choice) {
+    case CP_HTOD:
+        copy_kind = COPY_HTOD;
+        src_kind = host_kind;
+        bytes_per_us = host_kind == MEM_PINNED ? 24000 : 10000;
+        break;
+    case CP_DTOH:
+        copy_kind = COPY_DTOH;
+        dst_kind = host_kind;
+        bytes_per_us = host_kind == MEM_PINNED ? 24000 : 10000;
+        break;
+    case CP_PTOP:
+        copy_kind = COPY_PTOP;
+        peer_device = (s->device + 1 + (int64_t)rng_below(&g->rng, (uint64_t)g->opt.gpus - 1)) % g->opt.gpus;
+        bytes_per_us = 150000;
+        break;
+    default:
+        break;
+    }
+    int64_t duration = rng_range(&g->rng, 1000, 2000) + bytes * 1000 / bytes_per_us;
+    int64_t start = stream_schedule(g, s, call_submit_time(g, &c), duration, false);
+    struct row r = gpu_row(g, R_MEMCPY, s, &c, start, duration);
+    r.u.copy.bytes = bytes;
+    r.u.copy.peer_device = peer_device;
+    r.u.copy.copy_kind = copy_kind;
+    r.u.copy.src_kind = src_kind;
+    r.u.copy.dst_kind = dst_kind;
+    push_row(g, &r);
+    call_emit_traced(g, t, &c);
+    return c.end;
+}
+
+static int64_t issue_memset(struct gen *g, struct thread *t)
+{
+    struct stream *s = pick_stream(g, t);
+    struct call c = call_begin(g, t, API_MEMSET_ASYNC);
+    int64_t bytes = rng_log_range(&g->rng, 4, MAX_BYTES);
+    int64_t duration = rng_range(&g->rng, 800, 1500) + bytes / 2000; /* ~2 TB/s */
+    int64_t start = stream_schedule(g, s, call_submit_time(g, &c), duration, false);
+    struct row r = gpu_row(g, R_MEMSET, s, &c, start, duration);
+    r.u.fill.bytes = bytes;
+    r.u.fill.value = rng_percent(&g->rng, 90) ? 0 : (int32_t)rng_below(&g->rng, 256);
+    r.u.fill.mem_kind = rng_percent(&g->rng, 95) ? MEM_DEVICE : MEM_MANAGED;
+    push_row(g, &r);
+    call_emit_traced(g, t, &c);
+    return c.end;
+}
+
+/* Blocking syncs keep the thread inside the call until the awaited work has finished;
+ * the SYNCHRONIZATION row lies strictly inside the call. */
+static int64_t issue_sync(struct gen *g, struct thread *t)
+{
+    static const enum api_id apis[SC__COUNT] = {
+        [SC_STREAM] = API_STREAM_SYNC, [SC_EVENT] = API_EVENT_SYNC,
+        [SC_WAIT_EVENT] = API_STREAM_WAIT_EVENT, [SC_DEVICE] = API_DEVICE_SYNC,
+    };
+    enum sync_choice choice = (enum sync_choice)rng_weighted(&g->rng, sync_weights, SC__COUNT);
+    struct process *p = &g->processes[t->process];
+    struct stream *s = pick_stream(g, t);
+    struct call c = call_begin(g, t, apis[choice]);
+    int32_t type = SYNC_CONTEXT;
+    int64_t stream_id = CUPTI_NONE, event_id = CUPTI_NONE, event_sync_id = 0;
+    int64_t wait_until = s->busy_until;
+    switch (choice) {
+    case SC_STREAM:
+        type = SYNC_STREAM;
+        stream_id = s->id;
+        break;
+    case SC_EVENT: /* the event was recorded at the tail of s */
+        type = SYNC_EVENT;
+        event_id = p->next_event_id++;
+        event_sync_id = p->next_event_sync_id++;
+        break;
+    case SC_WAIT_EVENT: /* makes the GPU wait, not the thread */
+        type = SYNC_STREAM_WAIT_EVENT;
+        stream_id = s->id;
+        event_id = p->next_event_id++;
+        event_sync_id = p->next_event_sync_id++;
+        wait_until = INT64_MIN / 2;
+        break;
+    default: /* cudaDeviceSynchronize waits for every stream of the context */
+        for (int64_t k = 0; k < g->opt.streams; k++)
+            wait_until = max64(wait_until, stream_of(g, t->process, s->device, k)->busy_until);
+        break;
+    }
+    int64_t sync_start = c.start + rng_range(&g->rng, 300, 700);
+    int64_t sync_end = max64(sync_start + rng_range(&g->rng, 300, 1500), wait_until + rng_range(&g->rng, 200, 900));
+    c.end = max64(c.end, sync_end + rng_range(&g->rng, 300, 900));
+    struct row r = gpu_row(g, R_SYNC, s, &c, sync_start, sync_end - sync_start);
+    r.u.sync.type = type;
+    r.u.sync.stream_id = stream_id;
+    r.u.sync.event_id = event_id;
+    r.u.sync.event_sync_id = event_sync_id;
+    push_row(g, &r);
+    call_emit(g, t, &c, 0);
+    return c.end;
+}
+
+/* API calls that launch no GPU work (their correlation ids match nothing). */
+static int64_t issue_misc(struct gen *g, struct thread *t)
+{
+    int weights[API__COUNT];
+    for (size_t a = 0; a < API__COUNT; a++)
+        weights[a] = api_defs[a].misc_weight;
+    enum api_id api = (enum api_id)rng_weighted(&g->rng, weights, API__COUNT);
+    struct call c = call_begin(g, t, api);
+    bool not_ready = api == API_EVENT_QUERY && rng_percent(&g->rng, 50);
+    call_emit(g, t, &c, not_ready ? CUDA_ERROR_NOT_READY : 0);
+    return c.end;
+}
+
+/* Mostly back-to-back calls from a host loop, sometimes host-side work in between. */
+static int64_t cpu_gap(struct gen *g)
+{
+    return rng_percent(&g->rng, 2) ? rng_log_range(&g->rng, 50000, 2000000) : rng_range(&g->rng, 300, 6000);
+}
+
+static void simulate(struct gen *g)
+{
+    heap_init(&g->ready_threads, sizeof(struct thread_key), thread_less);
+    heap_init(&g->pending_rows, sizeof(struct row), row_less);
+    for (size_t i = 0; i < g->nthreads; i++)
+        heap_push(&g->ready_threads, &(struct thread_key){g->threads[i].free_at, i});
+
+    /* Always advance the thread that is free earliest: its next call starts no earlier
+     * than anything still to be generated. */
+    while (g->rows_planned < g->opt.events) {
+        struct thread_key key;
+        heap_pop(&g->ready_threads, &key);
+        struct thread *t = &g->threads[key.index];
+        flush_rows(g, t->free_at);
+        int64_t returned;
+        switch ((enum op)rng_weighted(&g->rng, op_weights, OP__COUNT)) {
+        case OP_KERNEL: returned = issue_kernel(g, t); break;
+        case OP_MEMCPY: returned = issue_memcpy(g, t); break;
+        case OP_MEMSET: returned = issue_memset(g, t); break;
+        case OP_SYNC: returned = issue_sync(g, t); break;
+        default: returned = issue_misc(g, t); break;
+        }
+        t->free_at = returned + cpu_gap(g);
+        heap_push(&g->ready_threads, &(struct thread_key){t->free_at, key.index});
+    }
+    flush_rows(g, INT64_MAX);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Command line
+ * ---------------------------------------------------------------------------------- */
+
+enum opt_kind { OPT_INT, OPT_SEED, OPT_SCHEMA, OPT_FLAG, OPT_HELP };
+
+struct opt_def {
+    char short_name; /* 0: long form only */
+    const char *long_name;
+    enum opt_kind kind;
+    size_t offset; /* field in struct options */
+    int64_t min, max;
+};
+
+static const struct opt_def opt_defs[] = {
+    {'s', "seed", OPT_SEED, offsetof(struct options, seed), 0, 0},
+    {'n', "events", OPT_INT, offsetof(struct options, events), 1, INT64_C(1000000000000)},
+    {0, "schema", OPT_SCHEMA, offsetof(struct options, schema), 0, 0},
+    {0, "gpus", OPT_INT, offsetof(struct options, gpus), 1, 16},
+    {0, "processes", OPT_INT, offsetof(struct options, processes), 1, 64},
+    {0, "threads", OPT_INT, offsetof(struct options, threads), 1, 32},
+    {0, "streams", OPT_INT, offsetof(struct options, streams), 1, 32},
+    {0, "overlap-pct", OPT_INT, offsetof(struct options, overlap_pct), 0, 100},
+    {0, "negative-ts", OPT_FLAG, offsetof(struct options, negative_ts), 0, 0},
+    {'v', "verbose", OPT_FLAG, offsetof(struct options, verbose), 0, 0},
+    {'h', "help", OPT_HELP, 0, 0, 0},
+};
+
+static const struct opt_def *find_option(const char *arg, const char **inline_value)
+{
+    *inline_value = NULL;
+    for (size_t i = 0; i < ARRAY_LEN(opt_defs); i++) {
+        const struct opt_def *d = &opt_defs[i];
+        if (arg[1] == '-') {
+            size_t n = strlen(d->long_name);
+            if (strncmp(arg + 2, d->long_name, n) == 0 && (arg[2 + n] == '\0' || arg[2 + n] == '=')) {
+                if (arg[2 + n] == '=')
+                    *inline_value = arg + 3 + n;
+                return d;
+            }
+        } else if (d->short_name && arg[1] == d->short_name) {
+            if (arg[2])
+                *inline_value = arg + 2;
+            return d;
+        }
+    }
+    die("unknown option '%s' (try --help)", arg);
+}
+
+static void set_option(struct options *o, const struct opt_def *d, const char *value)
+{
+    void *field = (char *)o + d->offset;
+    char *end;
+    errno = 0;
+    switch (d->kind) {
+    case OPT_SEED: {
+        unsigned long long seed = strtoull(value, &end, 0);
+        if (errno || end == value || *end || value[0] == '-')
+            die("--%s: '%s' is not a non-negative integer", d->long_name, value);
+        *(uint64_t *)field = seed;
+        break;
+    }
+    case OPT_INT: {
+        long long n = strtoll(value, &end, 10);
+        if (errno || end == value || *end || n < d->min || n > d->max)
+            die("--%s: '%s' is not an integer in [%" PRId64 ", %" PRId64 "]", d->long_name, value, d->min, d->max);
+        *(int64_t *)field = n;
+        break;
+    }
+    case OPT_SCHEMA:
+        for (size_t i = 0; i < ARRAY_LEN(schemas); i++) {
+            if (strcmp(value, schemas[i].name) == 0) {
+                *(enum schema *)field = (enum schema)i;
+                return;
+            }
+        }
+        die("--schema: '%s' is not one of modern, 2022, legacy", value);
+    case OPT_FLAG:
+    case OPT_HELP:
+        break;
+    }
+}
+
+static struct options parse_options(int argc, char **argv)
+{
+    struct options o = {.seed = 1, .events = 10000, .gpus = 2, .processes = 2, .threads = 2,
+                        .streams = 3, .schema = SCHEMA_MODERN};
+    bool only_positional = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (only_positional || arg[0] != '-' || arg[1] == '\0') {
+            if (o.out)
+                die("more than one output file given");
+            o.out = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_positional = true;
+            continue;
+        }
+        const char *value;
+        const struct opt_def *d = find_option(arg, &value);
+        if (d->kind == OPT_HELP) {
+            fputs(usage_text, stdout);
+            exit(EXIT_SUCCESS);
+        }
+        if (d->kind == OPT_FLAG) {
+            if (value)
+                die("option '%s' takes no value", arg);
+            *(bool *)((char *)&o + d->offset) = true;
+            continue;
+        }
+        if (!value) {
+            if (i + 1 >= argc)
+                die("option '%s' needs a value", arg);
+            value = argv[++i];
+        }
+        set_option(&o, d, value);
+    }
+    if (!o.out)
+        die("no output file given (try --help)");
+    return o;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Main
+ * ---------------------------------------------------------------------------------- */
+
+static void open_output(struct gen *g)
+{
+    /* The output is ours: start from an empty file. */
+    errno = 0;
+    if (remove(g->opt.out) != 0 && errno != ENOENT)
+        die("cannot replace %s: %s", g->opt.out, strerror(errno));
+    if (sqlite3_open_v2(g->opt.out, &g->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+        die("cannot create %s: %s", g->opt.out, g->db ? sqlite3_errmsg(g->db) : "out of memory");
+    /* One transaction without journal or fsync: a failed run leaves garbage, which is
+     * fine for a generated file and makes 10M rows take seconds. */
+    exec_sql(g, "PRAGMA journal_mode=OFF");
+    exec_sql(g, "PRAGMA synchronous=OFF");
+    exec_sql(g, "PRAGMA locking_mode=EXCLUSIVE");
+    exec_sql(g, "PRAGMA cache_size=-65536");
+    exec_sql(g, "BEGIN");
+}
+
+static void close_output(struct gen *g)
+{
+    exec_sql(g, "COMMIT");
+    for (size_t i = 0; i < T__COUNT; i++)
+        table_close(&g->tables[i]);
+    if (sqlite3_close(g->db) != SQLITE_OK)
+        die("cannot close %s: %s", g->opt.out, sqlite3_errmsg(g->db));
+    g->db = NULL;
+}
+
+static void report(const struct gen *g, double seconds)
+{
+    fprintf(stderr, "nsys-fixture: %s schema, seed %" PRIu64 ", %.2f s\n", g->info->name, g->opt.seed, seconds);
+    for (size_t i = 0; i < T__COUNT; i++)
+        if (g->tables[i].rows)
+            fprintf(stderr, "  %-36s %12" PRId64 "\n", table_defs[i].name, g->tables[i].rows);
+    fprintf(stderr, "  event rows %" PRId64 ", overlapping kernels %" PRId64 ", last end %" PRId64 " ns\n",
+            g->rows_planned, g->overlapping_kernels, g->max_end);
+}
+
+static void gen_free(struct gen *g)
+{
+    for (size_t i = 0; i < g->strings.count; i++)
+        free(g->strings.items[i]);
+    free(g->strings.items);
+    free(g->processes);
+    free(g->threads);
+    free(g->streams);
+    free(g->next_grid_id);
+    heap_free(&g->ready_threads);
+    heap_free(&g->pending_rows);
+}
+
+int main(int argc, char **argv)
+{
+    struct gen g = {.opt = parse_options(argc, argv), .max_end = INT64_MIN};
+    clock_t t0 = clock();
+    g.info = &schemas[g.opt.schema];
+    g.mask = 1u << g.opt.schema;
+    g.rng.state = g.opt.seed;
+    for (size_t i = 0; i < T__COUNT; i++)
+        g.tables[i].def = &table_defs[i];
+
+    open_output(&g);
+    setup_topology(&g);
+    setup_strings(&g);
+    write_string_ids(&g);
+    write_metadata(&g);
+    write_session_start(&g);
+    write_processes(&g);
+    write_thread_names(&g);
+    write_gpus(&g);
+    write_cuda_gpus(&g);
+    write_streams(&g);
+    write_contexts(&g);
+    if (g.mask & S_NEW)
+        write_enums(&g);
+    simulate(&g);
+    write_analysis_details(&g);
+    close_output(&g);
+
+    if (g.opt.verbose)
+        report(&g, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    gen_free(&g);
+    return EXIT_SUCCESS;
+}
