@@ -6,6 +6,7 @@
  * Each source's rows come ordered by start; the sources are merged so that
  * every row reaches the model in global time order, which keeps memory flat
  * (only open slices are held) and the trace time-sorted. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,9 +155,22 @@ static void close_feeds(conversion *cv)
     cv->n_feeds = 0;
 }
 
+/* Refuses to write over the input itself (the rename would destroy it). */
+static int check_output_is_not_input(conversion *cv)
+{
+    char in[PATH_MAX], out[PATH_MAX];
+    if (realpath(cv->input, in) && realpath(cv->res->output_path, out) && strcmp(in, out) == 0) {
+        buf_printf(&cv->err, "%s: output path is the input report", cv->res->output_path);
+        return NSYSP_ERR_OUTPUT;
+    }
+    return NSYSP_OK;
+}
+
 static int convert(conversion *cv)
 {
-    int status;
+    int status = check_output_is_not_input(cv);
+    if (status != NSYSP_OK)
+        return status;
     cv->db = nsys_db_open(cv->input, &cv->err, &status);
     if (!cv->db)
         return status;

@@ -76,4 +76,11 @@ grep -qF "chosen.trace" "$dir/err" || { echo "FAIL: success message names the ou
 expect 6 "unwritable output dir" -- "$bin" -o "$dir/no/such/dir/x.perfetto-trace" "$dir/tiny.report.sqlite"
 one_line_naming "$dir/no/such/dir/x.perfetto-trace" "unwritable output"
 
+# Output path equal to the input: refused, input intact.
+cp "$dir/tiny.report.sqlite" "$dir/same.sqlite"
+sum_before=$(cksum < "$dir/same.sqlite")
+expect 6 "output is the input" -- "$bin" -o "$dir/same.sqlite" "$dir/same.sqlite"
+one_line_naming "$dir/same.sqlite" "output is the input"
+[ "$(cksum < "$dir/same.sqlite")" = "$sum_before" ] || { echo "FAIL: input modified"; fail=1; }
+
 exit $fail

@@ -1211,7 +1211,7 @@ struct gen {
     int64_t *next_grid_id; /* per device */
     struct heap ready_threads, pending_rows;
     uint64_t next_seq;
-    int64_t rows_planned, max_end, overlapping_kernels;
+    int64_t rows_planned, max_end, kernels, overlapping_kernels;
 };
 
 /* ------------------------------------------------------------------------------------
@@ -1913,12 +1913,16 @@ static struct stream *pick_stream(struct gen *g, const struct thread *t)
 
 /* Start time of an operation queued on s: FIFO after the previous one, sometimes
  * back to back (gap 0). A kernel may instead start while the previous kernel still
- * runs (programmatic dependent launch), though never before that kernel started. */
+ * runs (programmatic dependent launch), though never before that kernel started.
+ * That is only possible when it is launched before the previous kernel ends, so
+ * instead of a fixed probability, overlap whenever possible while the share of
+ * overlapping kernels is below --overlap-pct. */
 static int64_t stream_schedule(struct gen *g, struct stream *s, int64_t ready, int64_t duration, bool kernel)
 {
     int64_t start;
     int64_t overlap_lo = max64(ready, s->last_kernel_start + 1), overlap_hi = s->last_kernel_end - 1;
-    if (kernel && s->last_was_kernel && overlap_lo <= overlap_hi && rng_percent(&g->rng, g->opt.overlap_pct)) {
+    bool overlap_wanted = g->overlapping_kernels * 100 < g->opt.overlap_pct * g->kernels;
+    if (kernel && s->last_was_kernel && overlap_lo <= overlap_hi && overlap_wanted) {
         start = rng_range(&g->rng, overlap_lo, overlap_hi);
         g->overlapping_kernels++;
     } else {
@@ -1952,6 +1956,7 @@ static int64_t issue_kernel(struct gen *g, struct thread *t)
     struct stream *s = pick_stream(g, t);
     struct call c = call_begin(g, t, kd->launch);
     int64_t duration = rng_log_range(&g->rng, kd->min_ns, kd->max_ns);
+    g->kernels++;
     int64_t start = stream_schedule(g, s, call_submit_time(g, &c), duration, true);
     struct row r = gpu_row(g, R_KERNEL, s, &c, start, duration);
     r.u.kernel.def = (uint32_t)k;
