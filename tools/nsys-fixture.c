@@ -16,7 +16,9 @@
  *       --threads N       CPU threads per process issuing CUDA calls (default 2)
  *       --streams N       streams per (process, device), null stream included (default 3)
  *       --overlap-pct P   percent of kernels that start before the previous kernel on
- *                         the same stream ended (programmatic dependent launch); default 0
+ *                         the same stream ended (programmatic dependent launch); default 0.
+ *                         Only kernels launched while their predecessor still runs can
+ *                         overlap: about 40% of kernels with the default mix.
  *       --negative-ts     the first API calls and kernels start before 0 (session start)
  *   -v, --verbose         print row counts and timings to stderr
  *   -h, --help
@@ -147,7 +149,8 @@ static int64_t rng_log_range(struct rng *r, int64_t lo, int64_t hi)
     int octaves = 0;
     while (octaves < 62 && (lo << (octaves + 1)) <= hi)
         octaves++;
-    uint64_t a = rng_below(r, (uint64_t)octaves + 1), b = rng_below(r, (uint64_t)octaves + 1);
+    uint64_t a = rng_below(r, (uint64_t)octaves + 1);
+    uint64_t b = rng_below(r, (uint64_t)octaves + 1);
     int k = (int)(a < b ? a : b);
     int64_t first = lo << k;
     int64_t last = k < 62 && (lo << (k + 1)) - 1 < hi ? (lo << (k + 1)) - 1 : hi;
@@ -1278,6 +1281,8 @@ static void build_create_sql(const struct gen *g, const struct table_def *def, s
 
 static void table_open(struct gen *g, struct table *t)
 {
+    if (t->def->ncols > MAX_COLUMNS)
+        die("table %s has more than %d columns", t->def->name, MAX_COLUMNS);
     struct strbuf sb = {.len = 0};
     build_create_sql(g, t->def, &sb);
     exec_sql(g, sb.text);
@@ -1573,7 +1578,8 @@ static void write_gpus(struct gen *g)
     const struct gpu_model *m = &g->info->gpu;
     char bus[32], uuid[48];
     for (int64_t d = 0; d < g->opt.gpus; d++) {
-        uint64_t a = rng_next(&g->rng), b = rng_next(&g->rng);
+        uint64_t a = rng_next(&g->rng);
+        uint64_t b = rng_next(&g->rng);
         format_bus(g, d, bus, sizeof bus);
         snprintf(uuid, sizeof uuid, "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
                  a >> 32, (a >> 16) & 0xFFFF, a & 0xFFFF, b >> 48, b & UINT64_C(0xFFFFFFFFFFFF));
@@ -2064,7 +2070,9 @@ static int64_t issue_sync(struct gen *g, struct thread *t)
         break;
     }
     int64_t sync_start = c.start + rng_range(&g->rng, 300, 700);
-    int64_t sync_end = max64(sync_start + rng_range(&g->rng, 300, 1500), wait_until + rng_range(&g->rng, 200, 900));
+    /* One draw per statement: argument evaluation order would differ between compilers. */
+    int64_t min_end = sync_start + rng_range(&g->rng, 300, 1500);
+    int64_t sync_end = max64(min_end, wait_until + rng_range(&g->rng, 200, 900));
     c.end = max64(c.end, sync_end + rng_range(&g->rng, 300, 900));
     struct row r = gpu_row(g, R_SYNC, s, &c, sync_start, sync_end - sync_start);
     r.u.sync.type = type;
