@@ -16,6 +16,7 @@
 #include "nsys/nsys_db.h"
 #include "perfetto/pw_output.h"
 #include "perfetto/pw_writer.h"
+#include "nsys/nsys_links.h"
 #include "sources/source.h"
 
 /* An open source: its cursor and the row it is positioned on. */
@@ -60,6 +61,7 @@ typedef struct conversion {
     nsys_db *db;
     nsys_strings strings;
     nsys_meta meta;
+    nsys_enums enums;
     bool meta_loaded;
     pw_writer *writer;
     conv c;
@@ -155,6 +157,21 @@ static void close_feeds(conversion *cv)
     cv->n_feeds = 0;
 }
 
+/* Finds which API calls launched which GPU operations (see nsys_links.h). */
+static int build_links(conversion *cv)
+{
+    const char *api_table = NULL;
+    const char *gpu_tables[NSYSP_MAX_SOURCES];
+    size_t n = 0;
+    for (size_t i = 0; i < N_SOURCES; i++) {
+        if (SOURCES[i]->launched_by_api && n < NSYSP_MAX_SOURCES)
+            gpu_tables[n++] = SOURCES[i]->table->name;
+        else if (SOURCES[i] == &SOURCE_CUDA_API)
+            api_table = SOURCES[i]->table->name;
+    }
+    return api_table ? nsys_links_build(cv->db, api_table, gpu_tables, n, &cv->err) : NSYSP_OK;
+}
+
 /* Refuses to write over the input itself (the rename would destroy it). */
 static int check_output_is_not_input(conversion *cv)
 {
@@ -181,6 +198,10 @@ static int convert(conversion *cv)
     cv->meta_loaded = true;
     if ((status = nsys_meta_load(cv->db, &cv->strings, &cv->meta, &cv->err)) != NSYSP_OK)
         return status;
+    if ((status = nsys_enums_load(cv->db, &cv->enums, &cv->err)) != NSYSP_OK)
+        return status;
+    if ((status = build_links(cv)) != NSYSP_OK)
+        return status;
     if ((status = open_feeds(cv)) != NSYSP_OK)
         return status;
 
@@ -190,6 +211,7 @@ static int convert(conversion *cv)
     cv->writer = pw_writer_new(out);
     cv->c.strings = &cv->strings;
     cv->c.meta = &cv->meta;
+    cv->c.enums = &cv->enums;
     cv->c.opt = cv->opt;
     pw_seq *seq = pw_writer_sequence(cv->writer);
     if (pw_sequence_start(seq) < 0)
@@ -207,7 +229,9 @@ static int finish(conversion *cv, int status)
     close_feeds(cv);
     if (cv->model_ready) {
         cv->res->tracks = cv->c.model.tracks.written;
+        cv->res->flows = cv->c.flows.linked;
         model_free(&cv->c.model);
+        flows_free(&cv->c.flows);
     }
     if (cv->writer) {
         cv->res->packets = pw_writer_packets(cv->writer);
@@ -221,6 +245,7 @@ static int finish(conversion *cv, int status)
     buf_free(&cv->c.scratch);
     if (cv->meta_loaded) {
         nsys_meta_free(&cv->meta);
+        nsys_enums_free(&cv->enums);
         nsys_strings_free(&cv->strings);
     }
     nsys_db_close(cv->db);

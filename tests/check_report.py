@@ -2,11 +2,14 @@
 """check_report.py REPORT.sqlite TRACE TRACE_DUMP [PFTRACE_CHECK]
 
 End-to-end check of one conversion against the report's own SQL:
-  * pftrace-check (trace_processor's import rules) finds no error;
-  * every kernel row is a slice on its GPU's group with the exact name and
-    ns timestamps (shifted by the trace's one constant, if any);
+  * pftrace-check (trace_processor's import rules) finds no error or warning;
+  * every kernel, memcpy, memset and sync row is a slice in its GPU's group
+    (kernels with the exact name) with exact ns timestamps, shifted by the
+    trace's one constant, if any; one group per device;
   * every CUDA runtime/driver row is a slice on its thread's CUDA API row
     with the exact (suffix-stripped) name and timestamps;
+  * one flow arrow per GPU operation whose (process, correlationId) matches
+    an API call;
   * no slice is left unterminated or unmatched.
 Exit 0 when all hold, 1 otherwise (with what differs).
 """
@@ -42,10 +45,48 @@ def api_display(name):
     return m.group(1) if m and m.group(1) else name
 
 
+GPU_TABLES = {
+    'memcpy': 'CUPTI_ACTIVITY_KIND_MEMCPY',
+    'memset': 'CUPTI_ACTIVITY_KIND_MEMSET',
+    'sync': 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION',
+}
+
+
+def gpu_rows(db, table, starts):
+    """(start, dur, device) of the usable rows of a GPU table."""
+    rows = []
+    for start, end, dev, stream in db.execute(
+            f'SELECT start, "end", deviceId, streamId FROM {table}'):
+        if start is not None:
+            starts.append(start)
+        if start is None or end is None or end < start or dev is None or stream is None:
+            continue
+        rows.append((start, end - start, dev))
+    return rows
+
+
+def expected_flows(db, t):
+    """GPU operations whose (globalPid, correlationId) matches an API call."""
+    api = 'CUPTI_ACTIVITY_KIND_RUNTIME'
+    if api not in t or 'correlationId' not in columns(db, api):
+        return 0
+    keys = {(g - (g & 0xFFFFFF), c) for g, c in db.execute(
+        f'SELECT globalTid, correlationId FROM {api} WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL')}
+    n = 0
+    for table in ['CUPTI_ACTIVITY_KIND_KERNEL'] + list(GPU_TABLES.values()):
+        if table in t and {'globalPid', 'correlationId'} <= columns(db, table):
+            for gpid, corr, start, end, dev, stream in db.execute(
+                    f'SELECT globalPid, correlationId, start, "end", deviceId, streamId FROM {table}'):
+                usable = None not in (start, end, dev, stream) and end >= start
+                n += usable and (gpid, corr) in keys
+    return n
+
+
 def expected(db):
     t = tables(db)
     s = strings(db) if 'StringIds' in t else {}
     kernels, apis, starts = [], [], []
+    others = {cat: gpu_rows(db, table, starts) for cat, table in GPU_TABLES.items() if table in t}
     if 'CUPTI_ACTIVITY_KIND_KERNEL' in t:
         cols = columns(db, 'CUPTI_ACTIVITY_KIND_KERNEL')
         names = [c for c in ('shortName', 'demangledName', 'mangledName') if c in cols]
@@ -71,28 +112,35 @@ def expected(db):
             cat = 'cuda_driver' if klass == 1 else 'cuda_runtime'
             apis.append((start, end - start, name, cat, tid & 0xFFFFFF))
     shift = -min(starts) if starts and min(starts) < 0 else 0
-    return kernels, apis, shift
+    return kernels, apis, others, expected_flows(db, t), shift
 
 
 def dumped(trace, dump_bin):
     out = subprocess.run([dump_bin, trace], check=True, capture_output=True,
                          text=True, errors='replace').stdout
-    kernels, apis, problems = [], [], []
+    kernels, apis, others, problems = [], [], collections.defaultdict(list), []
+    flow_ids = collections.Counter()
     for line in out.splitlines():
         f = line.split('\t')
         if f[0] == 'X':
             problems.append(line)
+        if f[0] == 'F':
+            flow_ids[f[1]] += 1
         if f[0] != 'S':
             continue
         ts, dur, cat, name, path = int(f[1]), int(f[2]), f[3], f[4], f[5]
+        m = re.match(r'^GPU (\d+)', path)
+        device = int(m.group(1)) if m else None
         if cat == 'kernel':
-            m = re.match(r'^GPU (\d+)', path)
-            kernels.append((ts, dur, name, int(m.group(1)) if m else None))
+            kernels.append((ts, dur, name, device))
+        elif cat in GPU_TABLES:
+            others[cat].append((ts, dur, device))
         elif cat in ('cuda_runtime', 'cuda_driver'):
             if not path.endswith(' / CUDA API'):
                 problems.append(f'API slice on unexpected track {path!r}')
             apis.append((ts, dur, name, cat))
-    return kernels, apis, problems
+    arrows = sum(n - 1 for n in flow_ids.values())
+    return kernels, apis, others, arrows, problems
 
 
 def compare(what, want, got, problems):
@@ -118,21 +166,31 @@ def main():
         if r.returncode != 0 or res is None:
             problems.append(f'pftrace-check failed (exit {r.returncode}): {r.stdout[-2000:]}{r.stderr[-2000:]}')
         else:
-            errors = [s for s in res.get('stats', []) if s.get('severity') == 'error']
-            if errors:
-                problems.append(f'pftrace-check errors: {errors[:5]}')
+            bad = [s for s in res.get('stats', []) if s.get('severity') in ('error', 'warning')]
+            if bad:
+                problems.append(f'pftrace-check errors/warnings: {bad[:5]}')
     db = connect(report)
-    want_k, want_a, shift = expected(db)
-    got_k, got_a, more = dumped(trace, dump_bin)
+    want_k, want_a, want_o, want_flows, shift = expected(db)
+    got_k, got_a, got_o, got_flows, more = dumped(trace, dump_bin)
     problems += more
     compare('kernels', [(s + shift, d, n, dev) for s, d, n, dev in want_k], got_k, problems)
     compare('CUDA API calls', [(s + shift, d, n, c) for s, d, n, c, _ in want_a], got_a, problems)
+    for cat, rows in want_o.items():
+        compare(cat, [(s + shift, d, dev) for s, d, dev in rows], got_o.get(cat, []), problems)
+    if got_flows != want_flows:
+        problems.append(f'flows: {got_flows} arrows, expected {want_flows}')
+    devices = {r[-1] for r in want_k} | {r[-1] for rows in want_o.values() for r in rows}
+    got_devices = {r[-1] for r in got_k} | {r[-1] for rows in got_o.values() for r in rows}
+    if devices != got_devices:
+        problems.append(f'GPU groups for devices {sorted(got_devices)}, expected {sorted(devices)}')
     if problems:
         print(f'{report}:')
         for p in problems:
             print('  ' + p)
         return 1
-    print(f'ok: {len(got_k)} kernels, {len(got_a)} API calls, shift {shift}')
+    print(f'ok: {len(got_k)} kernels, {len(got_a)} API calls, '
+          + ', '.join(f'{len(v)} {k}' for k, v in got_o.items())
+          + f', {got_flows} flows, shift {shift}')
     return 0
 
 

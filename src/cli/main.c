@@ -64,8 +64,9 @@ static void print_stats(const nsysp_result *r)
                         nsysp_skip_reason_name((nsysp_skip_reason)k),
                         (unsigned long long)s->skipped[k]);
     }
-    fprintf(stderr, "tracks %llu, packets %llu, %llu bytes (%llu uncompressed)",
-            (unsigned long long)r->tracks, (unsigned long long)r->packets,
+    fprintf(stderr, "tracks %llu, flows %llu, packets %llu, %llu bytes (%llu uncompressed)",
+            (unsigned long long)r->tracks, (unsigned long long)r->flows,
+            (unsigned long long)r->packets,
             (unsigned long long)r->bytes_written, (unsigned long long)r->bytes_uncompressed);
     if (r->time_shift_ns)
         fprintf(stderr, ", timestamps shifted by +%lld ns", (long long)r->time_shift_ns);

@@ -15,7 +15,7 @@ typedef struct track_key {
     int64_t id[4];
 } track_key;
 
-enum { KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_THREAD_ROW };
+enum { KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_SYNC, KEY_THREAD_ROW };
 
 void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
 {
@@ -140,26 +140,52 @@ static const char *stream_kind_label(nsys_stream_kind kind)
     }
 }
 
-slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_t context,
-                            int64_t stream)
+/* CUPTI's "no stream" (event syncs wait on an event, not a stream). */
+#define CUPTI_INVALID_ID 4294967295LL
+
+/* A row of the GPU group: a stream's work, its synchronization, or the
+ * synchronization that belongs to no stream. */
+static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid, int64_t context,
+                          int64_t stream)
 {
-    track_key key = {KEY_STREAM, {device, global_pid, context, stream}};
+    track_key key = {tag, {device, global_pid, context, stream}};
     slice_row *row = find_row(m, &key);
     if (row)
         return row;
     int32_t pid = nsys_pid_of(global_pid);
+    bool no_stream = stream == CUPTI_INVALID_ID;
     char name[512];
-    int n = snprintf(name, sizeof name, "Stream %lld%s", (long long)stream,
-                     stream_kind_label(nsys_stream_kind_of(m->meta, pid, context, stream)));
+    int n;
+    if (no_stream)
+        n = snprintf(name, sizeof name, "Synchronization");
+    else
+        n = snprintf(name, sizeof name, "Stream %lld%s%s", (long long)stream,
+                     stream_kind_label(nsys_stream_kind_of(m->meta, pid, context, stream)),
+                     tag == KEY_SYNC ? " sync" : "");
     if (m->label_streams_with_process && n > 0 && (size_t)n < sizeof name) {
         const char *process = nsys_process_name(m->meta, global_pid);
         snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s [%d]", process ? process : "pid",
                  pid);
     }
-    /* Kernels on one stream never nest: any overlap is concurrency (PDL,
+    /* Streams in id order, each followed by its sync row. */
+    int32_t rank = no_stream || stream < 0 || stream > INT32_MAX / 2 - 1
+                       ? INT32_MAX
+                       : (int32_t)(stream * 2 + (tag == KEY_SYNC));
+    /* Work on one stream never nests: any overlap is concurrency (PDL,
      * clock skew) and goes to another lane. */
-    row = slicer_row(&m->slices, gpu_track(m, device), name, false, true,
-                     stream > INT32_MAX ? INT32_MAX : (int32_t)stream);
+    row = slicer_row(&m->slices, gpu_track(m, device), name, false, true, rank);
     remember_row(m, &key, row);
     return row;
+}
+
+slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_t context,
+                            int64_t stream)
+{
+    return gpu_row(m, KEY_STREAM, device, global_pid, context, stream);
+}
+
+slice_row *model_sync_row(model *m, int64_t device, int64_t global_pid, int64_t context,
+                          int64_t stream)
+{
+    return gpu_row(m, KEY_SYNC, device, global_pid, context, stream);
 }

@@ -49,6 +49,11 @@ slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind);
 slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_t context,
                             int64_t stream);
 
+/* The row of a stream's CUDA synchronization events, beside the stream;
+ * syncs on no stream (event syncs) share one row per context. */
+slice_row *model_sync_row(model *m, int64_t device, int64_t global_pid, int64_t context,
+                          int64_t stream);
+
 static inline int model_slice(model *m, slice_row *row, int64_t start, int64_t end, pw_event *ev)
 {
     return slicer_slice(&m->slices, row, start, end, ev);

@@ -24,6 +24,18 @@ static void quote_ident(buf *sql, const char *name)
     buf_append_byte(sql, '"');
 }
 
+static bool needs_met(nsys_db *db, const nsys_table *t, const nsys_column *col)
+{
+    for (size_t i = 0; i < sizeof col->needs / sizeof col->needs[0] && col->needs[i]; i++) {
+        const char *need = col->needs[i];
+        bool met = strncmp(need, "temp.", 5) == 0 ? nsys_db_has_table(db, need)
+                                                  : nsys_db_has_column(db, t->name, need);
+        if (!met)
+            return false;
+    }
+    return true;
+}
+
 int nsys_cursor_open(nsys_db *db, const nsys_table *t, nsys_cursor **out, buf *err)
 {
     *out = NULL;
@@ -33,7 +45,13 @@ int nsys_cursor_open(nsys_db *db, const nsys_table *t, nsys_cursor **out, buf *e
         const nsys_column *col = &t->columns[i];
         if (i)
             buf_append_str(&sql, ", ");
-        if (nsys_db_has_column(db, t->name, col->name)) {
+        if (col->expr) {
+            if (needs_met(db, t, col))
+                buf_printf(&sql, "(%s)", col->expr);
+            else
+                buf_append_str(&sql, "NULL");
+        } else if (nsys_db_has_column(db, t->name, col->name)) {
+            buf_append_str(&sql, "t.");
             quote_ident(&sql, col->name);
         } else if (col->required) {
             buf_printf(err, "%s: table %s has no column '%s' (unsupported nsys schema)",
@@ -46,6 +64,7 @@ int nsys_cursor_open(nsys_db *db, const nsys_table *t, nsys_cursor **out, buf *e
     }
     buf_append_str(&sql, " FROM ");
     quote_ident(&sql, t->name);
+    buf_append_str(&sql, " AS t");
     if (t->order_by)
         buf_printf(&sql, " ORDER BY %s", t->order_by);
 

@@ -26,6 +26,11 @@ typedef struct nsys_column {
     nsys_type type;
     size_t offset;          /* of the field in the row struct */
     bool required;          /* the table is unusable without it */
+    /* A value computed by fixed SQL instead of read from column name; the
+     * row's table is aliased "t". It reads as NULL unless every entry of
+     * needs (columns of the table, or "temp.<table>") exists. */
+    const char *expr;
+    const char *needs[3];
 } nsys_column;
 
 typedef struct nsys_table {
@@ -40,6 +45,8 @@ typedef struct nsys_table {
     { column, type, offsetof(row_type, field), false }
 #define NSYS_COL_REQ(row_type, field, column, type) \
     { column, type, offsetof(row_type, field), true }
+#define NSYS_COL_EXPR(row_type, field, type, sql, ...) \
+    { #field, type, offsetof(row_type, field), false, sql, { __VA_ARGS__ } }
 
 typedef struct nsys_cursor nsys_cursor;
 

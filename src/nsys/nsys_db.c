@@ -239,6 +239,20 @@ bool nsys_db_has_table(const nsys_db *db, const char *table)
     return hmap_find(&db->tables, table, strlen(table)) != NULL;
 }
 
+int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db->sql, sql, NULL, NULL, &msg);
+    sqlite3_free(msg);
+    if (rc != SQLITE_OK) {
+        char what[128];
+        snprintf(what, sizeof what, "building %s", table);
+        return nsys_db_error(db, rc, what, err);
+    }
+    *hmap_upsert(&db->tables, table, strlen(table), NULL) = 1;
+    return NSYSP_OK;
+}
+
 bool nsys_db_has_column(nsys_db *db, const char *table, const char *column)
 {
     if (!nsys_db_has_table(db, table))

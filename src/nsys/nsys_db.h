@@ -28,6 +28,9 @@ sqlite3 *nsys_db_sqlite(const nsys_db *db);
 const char *nsys_db_path(const nsys_db *db);
 
 bool nsys_db_has_table(const nsys_db *db, const char *table);
+/* Runs fixed SQL that creates table (e.g. "temp.flow_links") and records
+ * it, so cursors may use it. Returns an nsysp_status. */
+int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err);
 bool nsys_db_has_column(nsys_db *db, const char *table, const char *column);
 
 nsys_meta_form nsys_db_meta_form(const nsys_db *db);

@@ -2,16 +2,10 @@
  * context, stream), named by the short, demangled or mangled name. */
 #include <stdio.h>
 
-#include "source.h"
+#include "gpu_op.h"
 
 typedef struct kernel_row {
-    int64_t start;
-    int64_t end;
-    int64_t device;
-    int64_t context;
-    int64_t stream;
-    int64_t correlation_id;
-    int64_t global_pid;
+    gpu_op op;
     int64_t short_name;
     int64_t demangled_name;
     int64_t mangled_name;
@@ -27,15 +21,8 @@ typedef struct kernel_row {
 } kernel_row;
 
 #define COL(field, name) NSYS_COL(kernel_row, field, name, NSYS_INT)
-#define REQ(field, name) NSYS_COL_REQ(kernel_row, field, name, NSYS_INT)
 static const nsys_column COLUMNS[] = {
-    REQ(start, "start"),
-    REQ(end, "end"),
-    REQ(device, "deviceId"),
-    COL(context, "contextId"),
-    REQ(stream, "streamId"),
-    COL(correlation_id, "correlationId"),
-    COL(global_pid, "globalPid"),
+    GPU_OP_COLUMNS(kernel_row),
     COL(short_name, "shortName"),
     COL(demangled_name, "demangledName"),
     COL(mangled_name, "mangledName"),
@@ -54,11 +41,9 @@ static const nsys_column COLUMNS[] = {
     COL(graph_id, "graphId"),
 };
 #undef COL
-#undef REQ
 
 static const nsys_table TABLE = {
-    "CUPTI_ACTIVITY_KIND_KERNEL", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
-    "start, \"end\" DESC",
+    "CUPTI_ACTIVITY_KIND_KERNEL", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], GPU_OP_ORDER,
 };
 
 /* The name asked for, falling back through the others: some exports lack
@@ -93,13 +78,11 @@ static void dims(char *out, size_t size, int64_t x, int64_t y, int64_t z)
 static int emit(conv *c, const void *r)
 {
     const kernel_row *row = r;
-    int check = source_check_interval(row->start, row->end);
+    int check = gpu_op_check(&row->op);
     if (check != SOURCE_EMITTED)
         return check;
-    if (row->device == NSYS_NULL || row->stream == NSYS_NULL)
-        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
 
-    pw_arg args[16];
+    pw_arg args[GPU_OP_MAX_ARGS];
     size_t n = 0;
     char grid[80], block[80];
     const char *demangled = nsys_string(c->strings, row->demangled_name);
@@ -121,31 +104,21 @@ static int emit(conv *c, const void *r)
         {"static shared memory", row->static_shared},
         {"dynamic shared memory", row->dynamic_shared},
         {"local memory per thread", row->local_memory},
-        {"launch type", row->launch_type},
-        {"correlation id", row->correlation_id},
-        {"device", row->device},
-        {"context", row->context},
-        {"stream", row->stream},
         {"graph node id", row->graph_node},
         {"graph id", row->graph_id},
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (ints[i].value != NSYS_NULL)
             args[n++] = arg_int(ints[i].name, ints[i].value);
+    const char *launch = nsys_enum_label(c->enums, NSYS_ENUM_LAUNCH_TYPE, row->launch_type);
+    if (launch)
+        args[n++] = arg_str("launch type", launch);
+    n = gpu_op_args(&row->op, args, n);
 
-    pw_event ev = {
-        .name = kernel_name(c, row),
-        .category = "kernel",
-        .args = args,
-        .n_args = n,
-    };
-    int64_t context = row->context == NSYS_NULL ? 0 : row->context;
-    int64_t global_pid = row->global_pid == NSYS_NULL ? 0 : row->global_pid;
-    slice_row *dest = model_stream_row(&c->model, row->device, global_pid, context, row->stream);
-    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    pw_event ev = {.name = kernel_name(c, row), .category = "kernel", .args = args, .n_args = n};
+    return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev);
 }
 
 const source SOURCE_KERNEL = {
-    "kernel", &TABLE, sizeof(kernel_row), offsetof(kernel_row, start), emit,
+    "kernel", &TABLE, sizeof(kernel_row), offsetof(kernel_row, op.start), emit, true,
 };

@@ -3,10 +3,16 @@
 
 extern const source SOURCE_CUDA_API;
 extern const source SOURCE_KERNEL;
+extern const source SOURCE_MEMCPY;
+extern const source SOURCE_MEMSET;
+extern const source SOURCE_SYNC;
 
 const source *const SOURCES[] = {
     &SOURCE_CUDA_API, /* CUPTI_ACTIVITY_KIND_RUNTIME */
     &SOURCE_KERNEL,   /* CUPTI_ACTIVITY_KIND_KERNEL */
+    &SOURCE_MEMCPY,   /* CUPTI_ACTIVITY_KIND_MEMCPY */
+    &SOURCE_MEMSET,   /* CUPTI_ACTIVITY_KIND_MEMSET */
+    &SOURCE_SYNC,     /* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION */
 };
 
 const size_t N_SOURCES = sizeof SOURCES / sizeof SOURCES[0];

@@ -4,21 +4,26 @@
 #ifndef NSYSP_SOURCES_SOURCE_H
 #define NSYSP_SOURCES_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nsys_perfetto.h"
 #include "../common/buf.h"
+#include "../model/flows.h"
 #include "../model/model.h"
 #include "../nsys/nsys_cursor.h"
+#include "../nsys/nsys_enums.h"
 #include "../nsys/nsys_meta.h"
 #include "../nsys/nsys_strings.h"
 
 /* What a source's emit sees: the track builder and the report's lookups. */
 typedef struct conv {
     model model;
+    flows flows;
     const nsys_strings *strings;
     const nsys_meta *meta;
+    const nsys_enums *enums;
     const nsysp_options *opt;
     buf scratch;
 } conv;
@@ -36,11 +41,14 @@ typedef struct source {
     size_t start_offset;         /* of the int64_t start in the row; rows
                                     arrive ordered by it */
     int (*emit)(conv *c, const void *row);
+    bool launched_by_api;        /* rows link to CUDA API calls (flows) */
 } source;
 
 /* Every source, in a fixed order (ties at equal start go to the earlier). */
 extern const source *const SOURCES[];
 extern const size_t N_SOURCES;
+/* The CUDA API source, which GPU sources link their flows to. */
+extern const source SOURCE_CUDA_API;
 
 /* Checks a row's interval; 0 when usable, else SOURCE_SKIPPED(reason). */
 static inline int source_check_interval(int64_t start, int64_t end)

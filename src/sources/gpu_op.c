@@ -1,0 +1,45 @@
+#include "gpu_op.h"
+
+int gpu_op_check(const gpu_op *op)
+{
+    int check = source_check_interval(op->start, op->end);
+    if (check != SOURCE_EMITTED)
+        return check;
+    if (op->device == NSYS_NULL || op->stream == NSYS_NULL)
+        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
+    return SOURCE_EMITTED;
+}
+
+size_t gpu_op_args(const gpu_op *op, pw_arg *args, size_t n)
+{
+    const struct {
+        const char *name;
+        int64_t value;
+    } ints[] = {
+        {"correlation id", op->correlation_id},
+        {"device", op->device},
+        {"context", op->context},
+        {"stream", op->stream},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (ints[i].value != NSYS_NULL)
+            args[n++] = arg_int(ints[i].name, ints[i].value);
+    return n;
+}
+
+int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev)
+{
+    int64_t context = op->context == NSYS_NULL ? 0 : op->context;
+    int64_t gpid = op->global_pid == NSYS_NULL ? 0 : op->global_pid;
+    slice_row *dest = row == GPU_ROW_SYNC
+                          ? model_sync_row(&c->model, op->device, gpid, context, op->stream)
+                          : model_stream_row(&c->model, op->device, gpid, context, op->stream);
+    uint64_t flow;
+    if (op->launch_ops != NSYS_NULL && op->launch_ops > 0) {
+        flow = flows_of_gpu_op(&c->flows, gpid, op->correlation_id, op->launch_ops);
+        ev->flow_ids = &flow;
+        ev->n_flow_ids = 1;
+    }
+    return model_slice(&c->model, dest, op->start, op->end, ev) < 0 ? SOURCE_FAILED
+                                                                    : SOURCE_EMITTED;
+}
