@@ -48,6 +48,9 @@ typedef struct nsysp_options {
     /* zlib level 1..9; 0 writes an uncompressed trace. */
     int compress_level;
     nsysp_kernel_names kernel_names;
+    /* Hide CUDA streams whose work adds up to less than this percentage of
+     * the report's duration (0: hide nothing). */
+    double min_stream_activity;
     /* When non-NULL and set non-zero (e.g. by a signal handler), the
      * conversion stops, removes its temporary file and returns
      * NSYSP_ERR_INTERRUPTED. */
@@ -60,6 +63,7 @@ typedef enum nsysp_skip_reason {
     NSYSP_SKIP_NULL_TIMESTAMP,   /* start or end is NULL */
     NSYSP_SKIP_END_BEFORE_START,
     NSYSP_SKIP_MISSING_VALUE,    /* another required value is NULL */
+    NSYSP_SKIP_HIDDEN_STREAM,    /* on a stream hidden by min_stream_activity */
     NSYSP_SKIP_REASONS
 } nsysp_skip_reason;
 
@@ -81,6 +85,7 @@ typedef struct nsysp_result {
     uint64_t tracks;             /* track descriptors written */
     uint64_t packets;
     uint64_t flows;
+    uint64_t hidden_streams;     /* hidden by min_stream_activity */
     uint64_t bytes_uncompressed;
     uint64_t bytes_written;
     int64_t time_shift_ns;       /* added to every timestamp (negative ones) */

@@ -36,6 +36,8 @@ const char *nsysp_skip_reason_name(nsysp_skip_reason reason)
         return "end before start";
     case NSYSP_SKIP_MISSING_VALUE:
         return "missing value";
+    case NSYSP_SKIP_HIDDEN_STREAM:
+        return "hidden stream";
     default:
         return "?";
     }

@@ -16,6 +16,7 @@
 #include "nsys/nsys_db.h"
 #include "perfetto/pw_output.h"
 #include "perfetto/pw_writer.h"
+#include "nsys/nsys_activity.h"
 #include "nsys/nsys_links.h"
 #include "sources/source.h"
 
@@ -157,19 +158,37 @@ static void close_feeds(conversion *cv)
     cv->n_feeds = 0;
 }
 
+/* The tables of the sources of the given kinds; returns how many. */
+static size_t tables_of(const char **tables, bool work, bool sync)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < N_SOURCES && n < NSYSP_MAX_SOURCES; i++)
+        if ((work && SOURCES[i]->kind == SOURCE_GPU_WORK) ||
+            (sync && SOURCES[i]->kind == SOURCE_GPU_SYNC))
+            tables[n++] = SOURCES[i]->table->name;
+    return n;
+}
+
+/* --min-stream-activity: marks the streams to leave out (nsys_activity.h). */
+static int hide_idle_streams(conversion *cv)
+{
+    if (cv->opt->min_stream_activity <= 0)
+        return NSYSP_OK;
+    const char *tables[NSYSP_MAX_SOURCES];
+    size_t n = tables_of(tables, true, false); /* waiting is not being busy */
+    int64_t span = cv->meta.session_start != NSYS_NULL && cv->meta.session_end != NSYS_NULL
+                       ? cv->meta.session_end - cv->meta.session_start
+                       : 0;
+    return nsys_hide_idle_streams(cv->db, tables, n, cv->opt->min_stream_activity / 100.0, span,
+                                  &cv->res->hidden_streams, &cv->err);
+}
+
 /* Finds which API calls launched which GPU operations (see nsys_links.h). */
 static int build_links(conversion *cv)
 {
-    const char *api_table = NULL;
-    const char *gpu_tables[NSYSP_MAX_SOURCES];
-    size_t n = 0;
-    for (size_t i = 0; i < N_SOURCES; i++) {
-        if (SOURCES[i]->launched_by_api && n < NSYSP_MAX_SOURCES)
-            gpu_tables[n++] = SOURCES[i]->table->name;
-        else if (SOURCES[i] == &SOURCE_CUDA_API)
-            api_table = SOURCES[i]->table->name;
-    }
-    return api_table ? nsys_links_build(cv->db, api_table, gpu_tables, n, &cv->err) : NSYSP_OK;
+    const char *tables[NSYSP_MAX_SOURCES];
+    size_t n = tables_of(tables, true, true);
+    return nsys_links_build(cv->db, SOURCE_CUDA_API.table->name, tables, n, &cv->err);
 }
 
 /* Refuses to write over the input itself (the rename would destroy it). */
@@ -199,6 +218,8 @@ static int convert(conversion *cv)
     if ((status = nsys_meta_load(cv->db, &cv->strings, &cv->meta, &cv->err)) != NSYSP_OK)
         return status;
     if ((status = nsys_enums_load(cv->db, &cv->enums, &cv->err)) != NSYSP_OK)
+        return status;
+    if ((status = hide_idle_streams(cv)) != NSYSP_OK)
         return status;
     if ((status = build_links(cv)) != NSYSP_OK)
         return status;

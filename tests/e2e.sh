@@ -36,3 +36,6 @@ trace=$out/$(basename "$report" .sqlite).perfetto-trace
 rm -f "$trace"
 "$bin" -q -o "$trace" "$report"
 python3 "$here/check_report.py" "$report" "$trace" "$dump" $check
+if [ "$mode" != corpus ]; then
+  python3 "$here/check_cuda_details.py" "$report" "$trace" "$dump"
+fi

@@ -27,6 +27,9 @@ static void usage(FILE *to)
           "  -o, --output PATH        write the trace to PATH\n"
           "                           (default: REPORT.perfetto-trace beside the input)\n"
           "      --kernel-names KIND  short | demangled | mangled (default: short)\n"
+          "      --min-stream-activity PCT\n"
+          "                           hide CUDA streams busy less than PCT%% of the report\n"
+          "                           (default 0: hide nothing)\n"
           "      --compress-level N   gzip level 1-9 (default: 6)\n"
           "      --no-compress        write an uncompressed trace\n"
           "      --stats              print per-source row accounting to stderr\n"
@@ -75,7 +78,8 @@ static void print_stats(const nsysp_result *r)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS };
+    enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
+           OPT_MIN_STREAM_ACTIVITY };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -85,6 +89,7 @@ int main(int argc, char **argv)
         {"compress-level", required_argument, NULL, OPT_LEVEL},
         {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
         {"stats", no_argument, NULL, OPT_STATS},
+        {"min-stream-activity", required_argument, NULL, OPT_MIN_STREAM_ACTIVITY},
         {NULL, 0, NULL, 0},
     };
 
@@ -129,6 +134,17 @@ int main(int argc, char **argv)
             opt.compress_level = (int)level;
             break;
         }
+        case OPT_MIN_STREAM_ACTIVITY: {
+            char *end;
+            double pct = strtod(optarg, &end);
+            if (*end || !(pct >= 0 && pct <= 100)) {
+                fprintf(stderr, "nsys-perfetto: --min-stream-activity: expected a percentage "
+                                "0-100, got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            opt.min_stream_activity = pct;
+            break;
+        }
         case OPT_NO_COMPRESS:
             opt.compress_level = 0;
             break;
@@ -162,6 +178,10 @@ int main(int argc, char **argv)
     }
     if (stats)
         print_stats(&res);
+    if (res.hidden_streams && !quiet)
+        fprintf(stderr, "nsys-perfetto: hid %llu CUDA streams busy less than %g%% of the report "
+                        "(--min-stream-activity)\n",
+                (unsigned long long)res.hidden_streams, opt.min_stream_activity);
     if (!quiet)
         fprintf(stderr, "nsys-perfetto: wrote %s\n", res.output_path);
     return 0;

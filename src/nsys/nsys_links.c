@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 
+#include "nsys_activity.h"
 #include "nsys_perfetto.h"
 
 static bool linkable(nsys_db *db, const char *table, const char *process_column)
@@ -20,8 +21,12 @@ int nsys_links_build(nsys_db *db, const char *api_table, const char *const *gpu_
     for (size_t i = 0; i < n_gpu_tables; i++) {
         if (!linkable(db, gpu_tables[i], "globalPid"))
             continue;
-        buf_printf(&ops, "%sSELECT globalPid AS gpid, correlationId AS corr FROM \"%s\"",
+        buf_printf(&ops, "%sSELECT globalPid AS gpid, correlationId AS corr FROM \"%s\" AS t",
                    ops.len ? " UNION ALL " : "", gpu_tables[i]);
+        /* Work on hidden streams is not written, so it gets no flow. */
+        if (nsys_db_has_table(db, NSYS_HIDDEN_STREAMS_TABLE) &&
+            nsys_db_has_column(db, gpu_tables[i], "contextId"))
+            buf_printf(&ops, " WHERE NOT EXISTS (%s)", NSYS_HIDDEN_FROM_GPU);
     }
     if (!ops.len)
         return NSYSP_OK;

@@ -94,5 +94,5 @@ static int emit(conv *c, const void *r)
 }
 
 const source SOURCE_CUDA_API = {
-    "cuda-api", &TABLE, sizeof(cuda_api_row), offsetof(cuda_api_row, start), emit, false,
+    "cuda-api", &TABLE, sizeof(cuda_api_row), offsetof(cuda_api_row, start), emit, SOURCE_CPU,
 };

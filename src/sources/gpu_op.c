@@ -7,6 +7,8 @@ int gpu_op_check(const gpu_op *op)
         return check;
     if (op->device == NSYS_NULL || op->stream == NSYS_NULL)
         return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
+    if (op->hidden == 1)
+        return SOURCE_SKIPPED(NSYSP_SKIP_HIDDEN_STREAM);
     return SOURCE_EMITTED;
 }
 

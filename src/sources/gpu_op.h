@@ -5,6 +5,7 @@
 #define NSYSP_SOURCES_GPU_OP_H
 
 #include "source.h"
+#include "../nsys/nsys_activity.h"
 #include "../nsys/nsys_links.h"
 
 typedef struct gpu_op {
@@ -16,6 +17,7 @@ typedef struct gpu_op {
     int64_t correlation_id;
     int64_t global_pid;
     int64_t launch_ops;      /* GPU operations of the launching call, or NULL */
+    int64_t hidden;          /* 1 when --min-stream-activity hides the stream */
 } gpu_op;
 
 /* The columns of gpu_op, for a row type whose first member is "op". */
@@ -28,7 +30,9 @@ typedef struct gpu_op {
     NSYS_COL(row_type, op.correlation_id, "correlationId", NSYS_INT),                   \
     NSYS_COL(row_type, op.global_pid, "globalPid", NSYS_INT),                           \
     NSYS_COL_EXPR(row_type, op.launch_ops, NSYS_INT, NSYS_LINK_FROM_GPU, "globalPid",   \
-                  "correlationId", NSYS_LINKS_TABLE)
+                  "correlationId", NSYS_LINKS_TABLE),                                     \
+    NSYS_COL_EXPR(row_type, op.hidden, NSYS_INT, NSYS_HIDDEN_FROM_GPU, "globalPid",     \
+                  "contextId", NSYS_HIDDEN_STREAMS_TABLE)
 
 /* GPU tables are ordered like every source. */
 #define GPU_OP_ORDER "start, \"end\" DESC"

@@ -120,5 +120,5 @@ static int emit(conv *c, const void *r)
 }
 
 const source SOURCE_KERNEL = {
-    "kernel", &TABLE, sizeof(kernel_row), offsetof(kernel_row, op.start), emit, true,
+    "kernel", &TABLE, sizeof(kernel_row), offsetof(kernel_row, op.start), emit, SOURCE_GPU_WORK,
 };

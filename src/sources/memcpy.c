@@ -76,5 +76,5 @@ static int emit(conv *c, const void *r)
 }
 
 const source SOURCE_MEMCPY = {
-    "memcpy", &TABLE, sizeof(memcpy_row), offsetof(memcpy_row, op.start), emit, true,
+    "memcpy", &TABLE, sizeof(memcpy_row), offsetof(memcpy_row, op.start), emit, SOURCE_GPU_WORK,
 };

@@ -46,5 +46,5 @@ static int emit(conv *c, const void *r)
 }
 
 const source SOURCE_MEMSET = {
-    "memset", &TABLE, sizeof(memset_row), offsetof(memset_row, op.start), emit, true,
+    "memset", &TABLE, sizeof(memset_row), offsetof(memset_row, op.start), emit, SOURCE_GPU_WORK,
 };

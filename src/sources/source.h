@@ -34,6 +34,13 @@ typedef struct conv {
 #define SOURCE_FAILED (-1)
 #define SOURCE_SKIPPED(reason) (1 + (int)(reason))
 
+/* What a source's rows are, for the passes that look across tables. */
+typedef enum source_kind {
+    SOURCE_CPU,                  /* CPU-side rows */
+    SOURCE_GPU_WORK,             /* GPU work launched by API calls (flows, busy time) */
+    SOURCE_GPU_SYNC,             /* GPU synchronization launched by API calls (flows) */
+} source_kind;
+
 typedef struct source {
     const char *name;            /* for --stats and filters: "kernel" */
     const nsys_table *table;
@@ -41,7 +48,7 @@ typedef struct source {
     size_t start_offset;         /* of the int64_t start in the row; rows
                                     arrive ordered by it */
     int (*emit)(conv *c, const void *row);
-    bool launched_by_api;        /* rows link to CUDA API calls (flows) */
+    source_kind kind;
 } source;
 
 /* Every source, in a fixed order (ties at equal start go to the earlier). */

@@ -43,5 +43,5 @@ static int emit(conv *c, const void *r)
 }
 
 const source SOURCE_SYNC = {
-    "sync", &TABLE, sizeof(sync_row), offsetof(sync_row, op.start), emit, true,
+    "sync", &TABLE, sizeof(sync_row), offsetof(sync_row, op.start), emit, SOURCE_GPU_SYNC,
 };
