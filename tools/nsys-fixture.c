@@ -20,6 +20,15 @@
  *                         Only kernels launched while their predecessor still runs can
  *                         overlap: about 40% of kernels with the default mix.
  *       --negative-ts     the first API calls and kernels start before 0 (session start)
+ *       --graphs N        CUDA graph launches per process (default 0), spread through the
+ *                         timeline; see "CUDA graphs" below
+ *       --graph-trace     also write CUPTI_ACTIVITY_KIND_GRAPH_TRACE, one whole-graph row per
+ *                         graph launch (modern schema, needs --graphs). nsys writes either
+ *                         these rows (--cuda-graph-trace=graph) or per-node kernel rows
+ *                         (=node); this fixture then writes both.
+ *       --nvtx-stream-names  name the devices, contexts and some streams as nvtxNameCudaDeviceA,
+ *                         nvtxNameCuContextA and nvtxNameCudaStreamA would:
+ *                         TARGET_INFO_NVTX_CUDA_{DEVICE,CONTEXT,STREAM} (modern and 2022 schemas)
  *   -v, --verbose         print row counts and timings to stderr
  *   -h, --help
  *
@@ -32,12 +41,33 @@
  *           TARGET_INFO_GPU keyed by deviceId (+ TARGET_INFO_CUDA_GPU), no kernel
  *           mangledName, no runtime callchainId, one-line CREATE TABLE statements.
  *   Column comments of the real CREATE TABLE statements are not reproduced.
+ *   Tables none of the real exports at hand have (CUDA_GRAPH_EVENTS, CUDA_GRAPH_NODE_EVENTS,
+ *   CUPTI_ACTIVITY_KIND_GRAPH_TRACE, TARGET_INFO_NVTX_CUDA_DEVICE/CONTEXT) follow NVIDIA's
+ *   "SQLite Schema Reference" (2026.4, schema 3.28.1), whose column lists for them match the
+ *   2024-era reference; TARGET_INFO_NVTX_CUDA_STREAM also matches a real 2023.1 (3.1.2) export.
  *
  * Workload model: every CPU thread issues CUDA API calls back to back. GPU work is
  * queued FIFO per stream and starts after its launching call began; blocking syncs
  * keep the calling thread busy until the GPU work they wait for has finished. Rows
  * are kept in a min-heap and written once the simulation clock has passed their
  * start, so every table is filled in start order.
+ *
+ * CUDA graphs (--graphs N): each process owns a few graphs (N/4 rounded up, at most 4)
+ * of 3-8 kernel nodes and launches them in turn, N launches in all, at evenly spaced
+ * points of the run. Before its first launch a graph is built on the launching thread:
+ * cudaGraphCreate, one cudaGraphAddKernelNode per node, cudaGraphInstantiate. A launch
+ * is one cudaGraphLaunch_v10000 call; its kernels run back to back, never overlapping,
+ * on one stream of the graph's device, after the call began, and all carry the call's
+ * correlationId. Graph ids are per process, like CUPTI's: graphs and executable graphs
+ * draw from one counter starting at 1, and graphNodeId = owner id << 32 | node index,
+ * owner being the graph for the nodes added to it and the executable graph for the
+ * copies cudaGraphInstantiate makes. Kernels carry the executable graph's node ids
+ * (graphNodeId) and, modern schema, the source graph's id (graphId); GRAPH_TRACE rows
+ * carry both graphId and graphExecId. Modern schema only: CUDA_GRAPH_EVENTS (graph
+ * created, eventClass 95; executable graph created, 94) and CUDA_GRAPH_NODE_EVENTS
+ * (node created, eventClass 77, and its copy in the executable graph with
+ * originalGraphNodeId set) are instants (start == end) inside the API call that caused
+ * them, on its thread, named (nameId) after that call.
  *
  * Build: cc -std=c11 -O2 -o nsys-fixture nsys-fixture.c -lsqlite3
  */
@@ -69,6 +99,14 @@ static const char *const usage_text =
     "      --overlap-pct P   percent of kernels starting before the previous kernel on\n"
     "                        their stream ended (default 0)\n"
     "      --negative-ts     first API calls and kernels start before 0\n"
+    "      --graphs N        CUDA graph launches per process (default 0): each a\n"
+    "                        cudaGraphLaunch whose 3-8 kernels share its correlationId\n"
+    "      --graph-trace     also write CUPTI_ACTIVITY_KIND_GRAPH_TRACE rows (modern\n"
+    "                        schema, needs --graphs). Real exports have either these\n"
+    "                        (--cuda-graph-trace=graph) or per-node kernel rows (=node);\n"
+    "                        the fixture then has both\n"
+    "      --nvtx-stream-names  name devices, contexts and some streams through NVTX\n"
+    "                        (TARGET_INFO_NVTX_CUDA_*; modern and 2022 schemas)\n"
     "  -v, --verbose         print row counts and timings to stderr\n"
     "  -h, --help            show this help\n";
 
@@ -579,10 +617,77 @@ static const struct column sync_cols[] = {
     [SY_EVENT_SYNC_ID] = COL("eventSyncId", INT, 0, S_MODERN),
 };
 
+/* Whole-graph GPU range of one graph launch (--cuda-graph-trace=graph): the common GPU
+ * columns (the stream the graph was launched on, the launch call's correlationId and the
+ * process's globalPid), then the launched graph and executable graph. */
+enum { GT_GRAPH_ID = GPU__COMMON, GT_GRAPH_EXEC_ID, GT__N };
+static const struct column graph_trace_cols[] = {
+    GPU_COMMON_COLUMNS(COLI("greenContextId", INT, 0, S_MODERN, 0)),
+    [GT_GRAPH_ID] = COL("graphId", INT, NN, S_MODERN),
+    [GT_GRAPH_EXEC_ID] = COL("graphExecId", INT, NN, S_MODERN),
+};
+
+/* Host-side graph and graph-node creation: instants inside the API call that caused
+ * them, on its thread (globalTid), nameId naming that call. */
+enum { GE_START, GE_END, GE_CLASS, GE_GLOBAL_TID, GE_NAME_ID, GE_GRAPH_ID, GE_ORIGINAL, GE_EXEC_ID, GE__N };
+static const struct column graph_event_cols[] = {
+    [GE_START] = COL("start", INT, NN, S_MODERN),
+    [GE_END] = COL("end", INT, NN, S_MODERN),
+    [GE_CLASS] = COL("eventClass", INT, NN, S_MODERN),
+    [GE_GLOBAL_TID] = COL("globalTid", INT, 0, S_MODERN),
+    [GE_NAME_ID] = COL("nameId", INT, NN, S_MODERN),
+    [GE_GRAPH_ID] = COL("graphId", INT, 0, S_MODERN),
+    [GE_ORIGINAL] = COL("originalGraphId", INT, 0, S_MODERN), /* set for cloned graphs only */
+    [GE_EXEC_ID] = COL("graphExecId", INT, 0, S_MODERN),      /* set for instantiations only */
+};
+
+enum { GN_START, GN_END, GN_CLASS, GN_GLOBAL_TID, GN_NAME_ID, GN_NODE_ID, GN_ORIGINAL, GN__N };
+static const struct column graph_node_event_cols[] = {
+    [GN_START] = COL("start", INT, NN, S_MODERN),
+    [GN_END] = COL("end", INT, NN, S_MODERN),
+    [GN_CLASS] = COL("eventClass", INT, NN, S_MODERN),
+    [GN_GLOBAL_TID] = COL("globalTid", INT, 0, S_MODERN),
+    [GN_NAME_ID] = COL("nameId", INT, NN, S_MODERN),
+    [GN_NODE_ID] = COL("graphNodeId", INT, NN, S_MODERN),
+    [GN_ORIGINAL] = COL("originalGraphNodeId", INT, 0, S_MODERN), /* set for node copies only */
+};
+_Static_assert((int)GE_NAME_ID == (int)GN_NAME_ID, "graph tables share their first five columns");
+
+/* Names given through NVTX resource naming. Keys as in TARGET_INFO_CUDA_STREAM and
+ * TARGET_INFO_CUDA_CONTEXT_INFO: hwId/vmId of the machine, processId the plain pid (not
+ * a globalPid), contextId/streamId the CUPTI ids of the activity tables. Device names
+ * are not per process. The three tables share one enum: the entries a table lacks stay
+ * zeroed, which no schema has. */
+enum { NV_NAME, NV_HW_ID, NV_VM_ID, NV_PROCESS_ID, NV_DEVICE_ID, NV_CONTEXT_ID, NV_STREAM_ID, NV__N };
+static const struct column nvtx_device_cols[] = {
+    [NV_NAME] = COL("name", TXT, NN, S_NEW),
+    [NV_HW_ID] = COLI("hwId", INT, NN, S_NEW, 0),
+    [NV_VM_ID] = COLI("vmId", INT, NN, S_NEW, 1),
+    [NV_DEVICE_ID] = COL("deviceId", INT, NN, S_NEW),
+};
+static const struct column nvtx_context_cols[] = {
+    [NV_NAME] = COL("name", TXT, NN, S_NEW),
+    [NV_HW_ID] = COLI("hwId", INT, NN, S_NEW, 0),
+    [NV_VM_ID] = COLI("vmId", INT, NN, S_NEW, 1),
+    [NV_PROCESS_ID] = COL("processId", INT, NN, S_NEW),
+    [NV_DEVICE_ID] = COL("deviceId", INT, NN, S_NEW),
+    [NV_CONTEXT_ID] = COL("contextId", INT, NN, S_NEW),
+};
+static const struct column nvtx_stream_cols[] = {
+    [NV_NAME] = COL("name", TXT, NN, S_NEW),
+    [NV_HW_ID] = COLI("hwId", INT, NN, S_NEW, 0),
+    [NV_VM_ID] = COLI("vmId", INT, NN, S_NEW, 1),
+    [NV_PROCESS_ID] = COL("processId", INT, NN, S_NEW),
+    [NV_DEVICE_ID] = COL("deviceId", INT, NN, S_NEW),
+    [NV_CONTEXT_ID] = COL("contextId", INT, NN, S_NEW),
+    [NV_STREAM_ID] = COL("streamId", INT, NN, S_NEW),
+};
+
 enum table_id {
     T_STRING_IDS, T_META_EXPORT, T_META_CAPTURE, T_EXPORT_META, T_ANALYSIS, T_SESSION_START,
     T_PROCESSES, T_THREAD_NAMES, T_GPU, T_CUDA_GPU, T_CUDA_STREAM, T_NULL_STREAM, T_CONTEXT_INFO,
-    T_RUNTIME, T_KERNEL, T_MEMCPY, T_MEMSET, T_SYNC, T__COUNT
+    T_RUNTIME, T_KERNEL, T_MEMCPY, T_MEMSET, T_SYNC, T_NVTX_DEVICE, T_NVTX_CONTEXT, T_NVTX_STREAM,
+    T_GRAPH_TRACE, T_GRAPH_EVENTS, T_GRAPH_NODE_EVENTS, T__COUNT
 };
 
 #define TABLE(name, schemas, cols) {name, schemas, cols, ARRAY_LEN(cols)}
@@ -605,6 +710,12 @@ static const struct table_def table_defs[T__COUNT] = {
     [T_MEMCPY] = TABLE("CUPTI_ACTIVITY_KIND_MEMCPY", S_ALL, memcpy_cols),
     [T_MEMSET] = TABLE("CUPTI_ACTIVITY_KIND_MEMSET", S_ALL, memset_cols),
     [T_SYNC] = TABLE("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", S_ALL, sync_cols),
+    [T_NVTX_DEVICE] = TABLE("TARGET_INFO_NVTX_CUDA_DEVICE", S_NEW, nvtx_device_cols),
+    [T_NVTX_CONTEXT] = TABLE("TARGET_INFO_NVTX_CUDA_CONTEXT", S_NEW, nvtx_context_cols),
+    [T_NVTX_STREAM] = TABLE("TARGET_INFO_NVTX_CUDA_STREAM", S_NEW, nvtx_stream_cols),
+    [T_GRAPH_TRACE] = TABLE("CUPTI_ACTIVITY_KIND_GRAPH_TRACE", S_MODERN, graph_trace_cols),
+    [T_GRAPH_EVENTS] = TABLE("CUDA_GRAPH_EVENTS", S_MODERN, graph_event_cols),
+    [T_GRAPH_NODE_EVENTS] = TABLE("CUDA_GRAPH_NODE_EVENTS", S_MODERN, graph_node_event_cols),
 };
 
 /* ------------------------------------------------------------------------------------
@@ -712,8 +823,11 @@ static const struct enum_row migration_rows[] = {
     {S_NEW, 5, "ACCESS_COUNTERS", "Access counters"},
 };
 
-/* ENUM_NSYS_EVENT_CLASS ids (RUNTIME.eventClass) */
-enum { CLASS_CUDA_RUNTIME = 0, CLASS_CUDA_DRIVER = 1 };
+/* ENUM_NSYS_EVENT_CLASS ids (RUNTIME.eventClass, CUDA_GRAPH_[NODE_]EVENTS.eventClass) */
+enum {
+    CLASS_CUDA_RUNTIME = 0, CLASS_CUDA_DRIVER = 1, CLASS_GRAPH_NODE_CREATION = 77,
+    CLASS_GRAPHEXEC_CREATION = 94, CLASS_GRAPH_CREATION = 95
+};
 static const struct enum_row event_class_rows[] = {
     {S_NEW, 0, "CUDA_RUNTIME", "CUDA runtime"},
     {S_NEW, 1, "CUDA_DRIVER", "CUDA driver"},
@@ -981,8 +1095,11 @@ enum api_id {
     API_CU_MEMCPY_ASYNC, API_MEMSET_ASYNC, API_CU_MEMSET_ASYNC, API_STREAM_SYNC,
     API_CU_STREAM_SYNC, API_EVENT_SYNC, API_DEVICE_SYNC, API_STREAM_WAIT_EVENT, API_GET_DEVICE,
     API_EVENT_RECORD, API_STREAM_IS_CAPTURING, API_GET_LAST_ERROR, API_EVENT_QUERY,
-    API_CU_GET_PROC_ADDRESS, API_CU_KERNEL_GET_ATTRIBUTE, API_MALLOC, API_FREE, API__COUNT
+    API_CU_GET_PROC_ADDRESS, API_CU_KERNEL_GET_ATTRIBUTE, API_MALLOC, API_FREE,
+    /* Only with --graphs, and interned last, so that other StringIds keep their ids. */
+    API_GRAPH_CREATE, API_GRAPH_ADD_KERNEL_NODE, API_GRAPH_INSTANTIATE, API_GRAPH_LAUNCH, API__COUNT
 };
+#define API_FIRST_GRAPH API_GRAPH_CREATE
 
 struct api_def {
     const char *name;
@@ -1014,6 +1131,10 @@ static const struct api_def api_defs[API__COUNT] = {
     [API_CU_KERNEL_GET_ATTRIBUTE] = {"cuKernelGetAttribute", CLASS_CUDA_DRIVER, 200, 600, 8, API_NONE},
     [API_MALLOC] = {"cudaMalloc_v3020", CLASS_CUDA_RUNTIME, 5000, 200000, 2, API_NONE},
     [API_FREE] = {"cudaFree_v3020", CLASS_CUDA_RUNTIME, 3000, 100000, 2, API_NONE},
+    [API_GRAPH_CREATE] = {"cudaGraphCreate_v10000", CLASS_CUDA_RUNTIME, 1500, 5000, 0, API_NONE},
+    [API_GRAPH_ADD_KERNEL_NODE] = {"cudaGraphAddKernelNode_v10000", CLASS_CUDA_RUNTIME, 1500, 6000, 0, API_NONE},
+    [API_GRAPH_INSTANTIATE] = {"cudaGraphInstantiate_v10000", CLASS_CUDA_RUNTIME, 20000, 200000, 0, API_NONE},
+    [API_GRAPH_LAUNCH] = {"cudaGraphLaunch_v10000", CLASS_CUDA_RUNTIME, 4000, 25000, 0, API_NONE},
 };
 
 #define CUDA_ERROR_NOT_READY 600 /* what cudaEventQuery returns while work is pending */
@@ -1110,9 +1231,9 @@ static const int sync_weights[SC__COUNT] = {
 
 struct options {
     uint64_t seed;
-    int64_t events, gpus, processes, threads, streams, overlap_pct;
+    int64_t events, gpus, processes, threads, streams, overlap_pct, graphs;
     enum schema schema;
-    bool negative_ts, verbose;
+    bool negative_ts, graph_trace, nvtx_stream_names, verbose;
     const char *out;
 };
 
@@ -1128,6 +1249,21 @@ struct process {
     const char *name;
     int64_t next_correlation_id, next_event_id, next_event_sync_id;
     size_t first_stream; /* streams of device d: first_stream + d * streams .. + streams - 1 */
+    size_t first_graph, ngraphs; /* its graphs: gen.graphs[first_graph ..] */
+    int64_t next_graph_id;       /* graphs and executable graphs, as CUPTI numbers them */
+    int64_t graph_launches;      /* done so far */
+};
+
+#define MAX_GRAPH_NODES 8
+#define MAX_GRAPHS_PER_PROCESS 4
+
+/* A CUDA graph of kernel nodes and its one executable graph, built before its first launch. */
+struct graph {
+    bool built;
+    int64_t device;
+    int64_t graph_id, exec_id;
+    size_t nnodes;
+    uint32_t kernel[MAX_GRAPH_NODES]; /* index into kernel_defs */
 };
 
 struct thread {
@@ -1147,7 +1283,7 @@ struct stream {
     int64_t last_kernel_start, last_kernel_end;
 };
 
-enum row_kind { R_API, R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC };
+enum row_kind { R_API, R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC, R_GRAPH_TRACE, R_GRAPH_EVENT, R_GRAPH_NODE_EVENT };
 
 /* A row waiting in the heap until the simulation clock passes its start. */
 struct row {
@@ -1165,7 +1301,16 @@ struct row {
         struct {
             uint32_t def;
             int64_t grid_id;
+            int64_t graph_node_id, graph_id; /* 0 unless launched by a graph */
         } kernel;
+        struct {
+            int64_t graph_id, exec_id;
+        } graph_trace;
+        struct { /* R_GRAPH_EVENT: ids of graphs; R_GRAPH_NODE_EVENT: ids of nodes */
+            enum api_id api; /* the call it happened in */
+            int32_t event_class;
+            int64_t id, original_id, exec_id; /* 0: NULL */
+        } graph_event;
         struct {
             int64_t bytes, peer_device; /* peer_device < 0 unless peer-to-peer */
             int32_t copy_kind, src_kind, dst_kind;
@@ -1211,6 +1356,9 @@ struct gen {
     size_t nthreads;
     struct stream *streams;
     size_t nstreams;
+    struct graph *graphs;
+    size_t ngraphs;
+    int64_t graph_launches_left; /* all processes */
     int64_t *next_grid_id; /* per device */
     struct heap ready_threads, pending_rows;
     uint64_t next_seq;
@@ -1395,6 +1543,13 @@ static struct stream *stream_of(const struct gen *g, size_t process, int64_t dev
 
 static const char *const process_names[] = {"python3", "train.py", "pt_main_thread", "python"};
 
+/* Distinct graphs a process launches in turn: one per 4 launches, at most 4. */
+static size_t graphs_per_process(int64_t launches)
+{
+    int64_t n = (launches + 3) / 4;
+    return (size_t)(n < MAX_GRAPHS_PER_PROCESS ? n : MAX_GRAPHS_PER_PROCESS);
+}
+
 static void setup_topology(struct gen *g)
 {
     const struct options *o = &g->opt;
@@ -1407,6 +1562,10 @@ static void setup_topology(struct gen *g)
     g->next_grid_id = xcalloc((size_t)o->gpus, sizeof *g->next_grid_id);
     for (int64_t d = 0; d < o->gpus; d++)
         g->next_grid_id[d] = 1;
+    size_t graphs_each = graphs_per_process(o->graphs);
+    g->ngraphs = nproc * graphs_each;
+    g->graphs = xcalloc(g->ngraphs, sizeof *g->graphs);
+    g->graph_launches_left = o->graphs * o->processes;
 
     g->launcher_pid = 3900 + (int64_t)rng_below(&g->rng, 64);
     /* A block of 128 pids per process leaves room for its tids (pid + k). */
@@ -1420,6 +1579,9 @@ static void setup_topology(struct gen *g)
         pr->next_event_id = 1;
         pr->next_event_sync_id = 1;
         pr->first_stream = next_stream;
+        pr->first_graph = p * graphs_each;
+        pr->ngraphs = graphs_each;
+        pr->next_graph_id = 1;
         /* Stream ids are numbered per process, contexts one after another, starting
          * with each context's null stream; 7 is the first id real exports show. */
         int64_t stream_id = 7;
@@ -1487,7 +1649,7 @@ static void setup_strings(struct gen *g)
     char buf[48];
     for (size_t i = 0; i < g->info->nbuiltin; i++)
         intern(g, g->info->builtin_strings[i]);
-    for (size_t a = 0; a < API__COUNT; a++)
+    for (size_t a = 0; a < API_FIRST_GRAPH; a++)
         if (api_defs[a].name)
             g->api_name_ids[a] = intern(g, api_defs[a].name);
     for (size_t k = 0; k < ARRAY_LEN(kernel_defs); k++) {
@@ -1497,6 +1659,9 @@ static void setup_strings(struct gen *g)
     }
     for (size_t i = 0; i < thread_name_count(g); i++)
         intern(g, thread_name_at(g, i, buf, sizeof buf).name);
+    if (g->opt.graphs > 0)
+        for (size_t a = API_FIRST_GRAPH; a < API__COUNT; a++)
+            g->api_name_ids[a] = intern(g, api_defs[a].name);
 }
 
 /* ------------------------------------------------------------------------------------
@@ -1669,6 +1834,50 @@ static void write_contexts(struct gen *g)
     }
 }
 
+/* Names for streams 1..4 of every (process, device); the null stream and any further
+ * streams stay unnamed. Names repeat across processes and devices, as in real reports. */
+static const char *const nvtx_stream_names[] = {NULL, "compute", "h2d copies", "d2h copies", "nccl"};
+
+/* What nvtxNameCudaDeviceA, nvtxNameCuContextA and nvtxNameCudaStreamA calls leave in an
+ * export (--nvtx-stream-names). */
+static void write_nvtx_names(struct gen *g)
+{
+    char name[64];
+    if (!g->opt.nvtx_stream_names)
+        return;
+    for (int64_t d = 0; d < g->opt.gpus; d++) {
+        snprintf(name, sizeof name, "cuda:%" PRId64, d);
+        struct value *v = row_begin(g, T_NVTX_DEVICE);
+        v[NV_NAME] = vtext(name);
+        v[NV_DEVICE_ID] = vint(d);
+        row_end(g, T_NVTX_DEVICE);
+    }
+    for (size_t p = 0; p < (size_t)g->opt.processes; p++) {
+        for (int64_t d = 0; d < g->opt.gpus; d++) {
+            snprintf(name, sizeof name, "rank %zu cuda:%" PRId64, p, d);
+            struct value *v = row_begin(g, T_NVTX_CONTEXT);
+            v[NV_NAME] = vtext(name);
+            v[NV_PROCESS_ID] = vint(g->processes[p].pid);
+            v[NV_DEVICE_ID] = vint(d);
+            v[NV_CONTEXT_ID] = vint(context_id(g, p, d));
+            row_end(g, T_NVTX_CONTEXT);
+        }
+    }
+    for (size_t i = 0; i < g->nstreams; i++) {
+        const struct stream *s = &g->streams[i];
+        size_t k = i - g->processes[s->process].first_stream - (size_t)(s->device * g->opt.streams);
+        if (k >= ARRAY_LEN(nvtx_stream_names) || !nvtx_stream_names[k])
+            continue;
+        struct value *v = row_begin(g, T_NVTX_STREAM);
+        v[NV_NAME] = vtext(nvtx_stream_names[k]);
+        v[NV_PROCESS_ID] = vint(g->processes[s->process].pid);
+        v[NV_DEVICE_ID] = vint(s->device);
+        v[NV_CONTEXT_ID] = vint(s->context);
+        v[NV_STREAM_ID] = vint(s->id);
+        row_end(g, T_NVTX_STREAM);
+    }
+}
+
 static void write_enums(struct gen *g)
 {
     char name[96];
@@ -1764,6 +1973,10 @@ static void write_kernel(struct gen *g, const struct row *r)
     v[K_CLUSTER_Z] = vint(k->cluster[2]);
     v[K_MAX_CLUSTER_SIZE] = vint(k->max_cluster_size);
     v[K_MAX_ACTIVE_CLUSTERS] = vint(k->max_active_clusters);
+    if (r->u.kernel.graph_node_id) {
+        v[K_GRAPH_NODE] = vint(r->u.kernel.graph_node_id);
+        v[K_GRAPH_ID] = vint(r->u.kernel.graph_id);
+    }
     row_end(g, T_KERNEL);
 }
 
@@ -1804,6 +2017,40 @@ static void write_sync(struct gen *g, const struct row *r)
     row_end(g, T_SYNC);
 }
 
+static void write_graph_trace(struct gen *g, const struct row *r)
+{
+    struct value *v = gpu_row_begin(g, T_GRAPH_TRACE, r);
+    v[GT_GRAPH_ID] = vint(r->u.graph_trace.graph_id);
+    v[GT_GRAPH_EXEC_ID] = vint(r->u.graph_trace.exec_id);
+    row_end(g, T_GRAPH_TRACE);
+}
+
+static struct value vid(int64_t id)
+{
+    return id ? vint(id) : (struct value){.type = V_NULL};
+}
+
+/* CUDA_GRAPH_EVENTS and CUDA_GRAPH_NODE_EVENTS share their first five columns. */
+static void write_graph_event(struct gen *g, const struct row *r)
+{
+    enum table_id id = r->kind == R_GRAPH_EVENT ? T_GRAPH_EVENTS : T_GRAPH_NODE_EVENTS;
+    struct value *v = row_begin(g, id);
+    v[GE_START] = vint(r->start);
+    v[GE_END] = vint(r->end);
+    v[GE_CLASS] = vint(r->u.graph_event.event_class);
+    v[GE_GLOBAL_TID] = vint(g->threads[r->thread].global_tid);
+    v[GE_NAME_ID] = vint(g->api_name_ids[r->u.graph_event.api]);
+    if (id == T_GRAPH_EVENTS) {
+        v[GE_GRAPH_ID] = vid(r->u.graph_event.id);
+        v[GE_ORIGINAL] = vid(r->u.graph_event.original_id);
+        v[GE_EXEC_ID] = vid(r->u.graph_event.exec_id);
+    } else {
+        v[GN_NODE_ID] = vint(r->u.graph_event.id);
+        v[GN_ORIGINAL] = vid(r->u.graph_event.original_id);
+    }
+    row_end(g, id);
+}
+
 static void write_row(struct gen *g, const struct row *r)
 {
     switch (r->kind) {
@@ -1812,6 +2059,9 @@ static void write_row(struct gen *g, const struct row *r)
     case R_MEMCPY: write_memcpy(g, r); break;
     case R_MEMSET: write_memset(g, r); break;
     case R_SYNC: write_sync(g, r); break;
+    case R_GRAPH_TRACE: write_graph_trace(g, r); break;
+    case R_GRAPH_EVENT:
+    case R_GRAPH_NODE_EVENT: write_graph_event(g, r); break;
     }
 }
 
@@ -2097,6 +2347,127 @@ static int64_t issue_misc(struct gen *g, struct thread *t)
     return c.end;
 }
 
+/* ------------------------------------------------------------------------------------
+ * CUDA graphs (--graphs)
+ * ---------------------------------------------------------------------------------- */
+
+static int64_t node_id(int64_t owner_id, size_t node)
+{
+    return owner_id << 32 | (int64_t)(node + 1);
+}
+
+/* Instant row of CUDA_GRAPH_EVENTS or CUDA_GRAPH_NODE_EVENTS (modern schema only). */
+static void push_graph_event(struct gen *g, const struct thread *t, enum row_kind kind, enum api_id api,
+                             int32_t event_class, int64_t at, int64_t id, int64_t original_id, int64_t exec_id)
+{
+    if (!(table_defs[T_GRAPH_EVENTS].schemas & g->mask))
+        return;
+    struct row r = {.kind = kind, .start = at, .end = at, .thread = (uint32_t)(t - g->threads)};
+    r.u.graph_event.api = api;
+    r.u.graph_event.event_class = event_class;
+    r.u.graph_event.id = id;
+    r.u.graph_event.original_id = original_id;
+    r.u.graph_event.exec_id = exec_id;
+    push_row(g, &r);
+}
+
+/* Next call of a sequence on t: after the previous one returned and a short gap. */
+static struct call graph_call(struct gen *g, struct thread *t, enum api_id api)
+{
+    struct call c = call_begin(g, t, api);
+    push_api_row(g, t, api, c.start, c.end, c.correlation_id, 0);
+    t->free_at = c.end + rng_range(&g->rng, 300, 2000);
+    return c;
+}
+
+/* cudaGraphCreate, one cudaGraphAddKernelNode per node and cudaGraphInstantiate, back
+ * to back on t from t->free_at on; leaves t->free_at after the last. */
+static void build_graph(struct gen *g, struct thread *t, struct graph *gr)
+{
+    struct process *p = &g->processes[t->process];
+    int weights[ARRAY_LEN(kernel_defs)];
+    for (size_t i = 0; i < ARRAY_LEN(kernel_defs); i++)
+        weights[i] = kernel_defs[i].weight;
+    gr->built = true;
+    gr->device = t->home_device;
+    gr->nnodes = (size_t)rng_range(&g->rng, 3, MAX_GRAPH_NODES);
+    gr->graph_id = p->next_graph_id++;
+
+    struct call c = graph_call(g, t, API_GRAPH_CREATE);
+    push_graph_event(g, t, R_GRAPH_EVENT, c.api, CLASS_GRAPH_CREATION, c.start + (c.end - c.start) * 2 / 3,
+                     gr->graph_id, 0, 0);
+    for (size_t k = 0; k < gr->nnodes; k++) {
+        gr->kernel[k] = (uint32_t)rng_weighted(&g->rng, weights, ARRAY_LEN(kernel_defs));
+        c = graph_call(g, t, API_GRAPH_ADD_KERNEL_NODE);
+        push_graph_event(g, t, R_GRAPH_NODE_EVENT, c.api, CLASS_GRAPH_NODE_CREATION,
+                         c.start + (c.end - c.start) * 2 / 3, node_id(gr->graph_id, k), 0, 0);
+    }
+    /* Instantiation creates the executable graph, then copies every node into it. */
+    gr->exec_id = p->next_graph_id++;
+    c = graph_call(g, t, API_GRAPH_INSTANTIATE);
+    int64_t span = c.end - c.start;
+    push_graph_event(g, t, R_GRAPH_EVENT, c.api, CLASS_GRAPHEXEC_CREATION, c.start + span / 10, gr->graph_id,
+                     0, gr->exec_id);
+    for (size_t k = 0; k < gr->nnodes; k++)
+        push_graph_event(g, t, R_GRAPH_NODE_EVENT, c.api, CLASS_GRAPH_NODE_CREATION,
+                         c.start + span * (int64_t)(k + 2) / (int64_t)(gr->nnodes + 3), node_id(gr->exec_id, k),
+                         node_id(gr->graph_id, k), 0);
+}
+
+/* Launch j of every process is due once this share of the requested rows is written;
+ * processes take turns, so launches of different processes do not bunch up. */
+static bool graph_launch_due(const struct gen *g, size_t process)
+{
+    const struct process *p = &g->processes[process];
+    if (p->graph_launches >= g->opt.graphs)
+        return false;
+    int64_t slots = g->opt.graphs * g->opt.processes + 1;
+    int64_t slot = p->graph_launches * g->opt.processes + (int64_t)process + 1;
+    return g->rows_planned >= g->opt.events * slot / slots;
+}
+
+/* One cudaGraphLaunch: its kernels run back to back on one stream of the graph's device,
+ * after the call began and after the work already queued there, and never overlap. */
+static int64_t issue_graph_launch(struct gen *g, struct thread *t)
+{
+    struct process *p = &g->processes[t->process];
+    struct graph *gr = &g->graphs[p->first_graph + (size_t)p->graph_launches % p->ngraphs];
+    p->graph_launches++;
+    g->graph_launches_left--;
+    if (!gr->built)
+        build_graph(g, t, gr);
+
+    struct stream *s = stream_of(g, t->process, gr->device, (int64_t)rng_below(&g->rng, (uint64_t)g->opt.streams));
+    struct call c = call_begin(g, t, API_GRAPH_LAUNCH);
+    push_api_row(g, t, c.api, c.start, c.end, c.correlation_id, 0);
+    int64_t ready = call_submit_time(g, &c);
+    int64_t gap = rng_percent(&g->rng, 25) ? 0 : rng_range(&g->rng, 300, 3000);
+    int64_t start = max64(ready, s->busy_until + gap), first_start = start, end = start;
+    for (size_t k = 0; k < gr->nnodes; k++) {
+        const struct kernel_def *kd = &kernel_defs[gr->kernel[k]];
+        if (k > 0)
+            start = end + rng_range(&g->rng, 0, 1200);
+        int64_t duration = rng_log_range(&g->rng, kd->min_ns, kd->max_ns);
+        struct row r = gpu_row(g, R_KERNEL, s, &c, start, duration);
+        r.u.kernel.def = gr->kernel[k];
+        r.u.kernel.grid_id = g->next_grid_id[s->device]++;
+        r.u.kernel.graph_node_id = node_id(gr->exec_id, k);
+        r.u.kernel.graph_id = gr->graph_id;
+        push_row(g, &r);
+        g->kernels++;
+        end = start + duration;
+    }
+    s->busy_until = end;
+    s->last_was_kernel = false; /* no programmatic dependent launch into a graph's range */
+    if (g->opt.graph_trace) {
+        struct row r = gpu_row(g, R_GRAPH_TRACE, s, &c, first_start, end - first_start);
+        r.u.graph_trace.graph_id = gr->graph_id;
+        r.u.graph_trace.exec_id = gr->exec_id;
+        push_row(g, &r);
+    }
+    return c.end;
+}
+
 /* Mostly back-to-back calls from a host loop, sometimes host-side work in between. */
 static int64_t cpu_gap(struct gen *g)
 {
@@ -2112,13 +2483,19 @@ static void simulate(struct gen *g)
 
     /* Always advance the thread that is free earliest: its next call starts no earlier
      * than anything still to be generated. */
-    while (g->rows_planned < g->opt.events) {
+    while (g->rows_planned < g->opt.events || g->graph_launches_left > 0) {
         struct thread_key key;
         heap_pop(&g->ready_threads, &key);
         struct thread *t = &g->threads[key.index];
         flush_rows(g, t->free_at);
         int64_t returned;
-        switch ((enum op)rng_weighted(&g->rng, op_weights, OP__COUNT)) {
+        /* Past the requested row count, only graph launches are left to issue (and then
+         * all are due): threads of processes that have none left retire. */
+        if (graph_launch_due(g, t->process))
+            returned = issue_graph_launch(g, t);
+        else if (g->rows_planned >= g->opt.events)
+            continue;
+        else switch ((enum op)rng_weighted(&g->rng, op_weights, OP__COUNT)) {
         case OP_KERNEL: returned = issue_kernel(g, t); break;
         case OP_MEMCPY: returned = issue_memcpy(g, t); break;
         case OP_MEMSET: returned = issue_memset(g, t); break;
@@ -2155,6 +2532,9 @@ static const struct opt_def opt_defs[] = {
     {0, "streams", OPT_INT, offsetof(struct options, streams), 1, 32},
     {0, "overlap-pct", OPT_INT, offsetof(struct options, overlap_pct), 0, 100},
     {0, "negative-ts", OPT_FLAG, offsetof(struct options, negative_ts), 0, 0},
+    {0, "graphs", OPT_INT, offsetof(struct options, graphs), 0, 10000},
+    {0, "graph-trace", OPT_FLAG, offsetof(struct options, graph_trace), 0, 0},
+    {0, "nvtx-stream-names", OPT_FLAG, offsetof(struct options, nvtx_stream_names), 0, 0},
     {'v', "verbose", OPT_FLAG, offsetof(struct options, verbose), 0, 0},
     {'h', "help", OPT_HELP, 0, 0, 0},
 };
@@ -2252,6 +2632,12 @@ static struct options parse_options(int argc, char **argv)
     }
     if (!o.out)
         die("no output file given (try --help)");
+    if (o.graph_trace && o.schema != SCHEMA_MODERN)
+        die("--graph-trace needs --schema modern");
+    if (o.graph_trace && o.graphs == 0)
+        die("--graph-trace needs --graphs N with N > 0");
+    if (o.nvtx_stream_names && o.schema == SCHEMA_LEGACY)
+        die("--nvtx-stream-names needs --schema modern or 2022");
     return o;
 }
 
@@ -2294,6 +2680,9 @@ static void report(const struct gen *g, double seconds)
             fprintf(stderr, "  %-36s %12" PRId64 "\n", table_defs[i].name, g->tables[i].rows);
     fprintf(stderr, "  event rows %" PRId64 ", overlapping kernels %" PRId64 ", last end %" PRId64 " ns\n",
             g->rows_planned, g->overlapping_kernels, g->max_end);
+    if (g->opt.graphs)
+        fprintf(stderr, "  graph launches %" PRId64 " per process, %zu graphs per process\n", g->opt.graphs,
+                g->processes[0].ngraphs);
 }
 
 static void gen_free(struct gen *g)
@@ -2304,6 +2693,7 @@ static void gen_free(struct gen *g)
     free(g->processes);
     free(g->threads);
     free(g->streams);
+    free(g->graphs);
     free(g->next_grid_id);
     heap_free(&g->ready_threads);
     heap_free(&g->pending_rows);
@@ -2331,6 +2721,7 @@ int main(int argc, char **argv)
     write_cuda_gpus(&g);
     write_streams(&g);
     write_contexts(&g);
+    write_nvtx_names(&g);
     if (g.mask & S_NEW)
         write_enums(&g);
     simulate(&g);
