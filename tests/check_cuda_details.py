@@ -33,6 +33,8 @@ def slices(trace, dump_bin):
     by_cat = collections.defaultdict(list)
     for line in out.splitlines():
         f = line.split('\t')
+        if f[0] == 'T':
+            by_cat['track names'].append(f[4])
         if f[0] == 'S':
             args = dict(a.split('=', 1) for a in f[6].split(';') if '=' in a) if len(f) > 6 else {}
             by_cat[f[3]].append((int(f[1]), int(f[2]), f[4], args))
@@ -87,6 +89,16 @@ def main():
         have = [(ts, a.get('full name', name), a.get('return value'))
                 for cat in ('cuda_runtime', 'cuda_driver') for ts, _, name, a in got[cat]]
         check('API full names and return values', want, have)
+    if 'TARGET_INFO_NVTX_CUDA_STREAM' in t:
+        names = set(got['track names'])
+        for name, stream in db.execute('SELECT name, streamId FROM TARGET_INFO_NVTX_CUDA_STREAM'):
+            if not any(n.startswith(f'{name} (Stream {stream})') for n in names):
+                problems.append(f'no row named {name!r} for NVTX-named stream {stream}')
+    graph_events = sum(db.execute(f'SELECT count(*) FROM {g}').fetchone()[0]
+                       for g in ('CUDA_GRAPH_EVENTS', 'CUDA_GRAPH_NODE_EVENTS') if g in t)
+    if len(got['cuda_graph']) != graph_events:
+        problems.append(f'{len(got["cuda_graph"])} graph creation events, expected {graph_events}')
+    got.pop('track names', None)
     if problems:
         print('\n'.join(problems))
         return 1

@@ -49,6 +49,7 @@ GPU_TABLES = {
     'memcpy': 'CUPTI_ACTIVITY_KIND_MEMCPY',
     'memset': 'CUPTI_ACTIVITY_KIND_MEMSET',
     'sync': 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION',
+    'graph': 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE',
 }
 
 
@@ -140,6 +141,11 @@ def dumped(trace, dump_bin):
                 problems.append(f'API slice on unexpected track {path!r}')
             apis.append((ts, dur, name, cat))
     arrows = sum(n - 1 for n in flow_ids.values())
+    # Each id joins one call to one GPU operation: a graph launch fans out
+    # to all its kernels instead of chaining them.
+    odd = [i for i, n in flow_ids.items() if n != 2]
+    if odd:
+        problems.append(f'{len(odd)} flow ids not used exactly twice, e.g. {odd[:3]}')
     return kernels, apis, others, arrows, problems
 
 

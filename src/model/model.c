@@ -15,7 +15,7 @@ typedef struct track_key {
     int64_t id[4];
 } track_key;
 
-enum { KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_SYNC, KEY_THREAD_ROW };
+enum { KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_SYNC, KEY_GRAPH, KEY_THREAD_ROW };
 
 void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
 {
@@ -110,8 +110,11 @@ static track *gpu_track(model *m, int64_t device)
     if (t)
         return t;
     const nsys_gpu *gpu = nsys_gpu_info(m->meta, device);
-    char name[256];
+    const char *nvtx_name = nsys_nvtx_device_name(m->meta, device);
+    char name[512];
     int n = snprintf(name, sizeof name, "GPU %lld", (long long)device);
+    if (nvtx_name && n > 0 && (size_t)n < sizeof name)
+        n += snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s", nvtx_name);
     if (gpu && gpu->name && n > 0 && (size_t)n < sizeof name)
         n += snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s", gpu->name);
     if (gpu && gpu->bus && n > 0 && (size_t)n < sizeof name)
@@ -154,23 +157,27 @@ static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid,
         return row;
     int32_t pid = nsys_pid_of(global_pid);
     bool no_stream = stream == CUPTI_INVALID_ID;
+    const char *nvtx_name = nsys_nvtx_stream_name(m->meta, pid, context, stream);
+    static const char *const SUFFIX[] = {[KEY_SYNC] = " sync", [KEY_GRAPH] = " graphs"};
+    const char *suffix = tag == KEY_SYNC || tag == KEY_GRAPH ? SUFFIX[tag] : "";
     char name[512];
     int n;
     if (no_stream)
         n = snprintf(name, sizeof name, "Synchronization");
+    else if (nvtx_name) /* named with nvtxNameCudaStream */
+        n = snprintf(name, sizeof name, "%s (Stream %lld)%s", nvtx_name, (long long)stream, suffix);
     else
         n = snprintf(name, sizeof name, "Stream %lld%s%s", (long long)stream,
-                     stream_kind_label(nsys_stream_kind_of(m->meta, pid, context, stream)),
-                     tag == KEY_SYNC ? " sync" : "");
+                     stream_kind_label(nsys_stream_kind_of(m->meta, pid, context, stream)), suffix);
     if (m->label_streams_with_process && n > 0 && (size_t)n < sizeof name) {
         const char *process = nsys_process_name(m->meta, global_pid);
         snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s [%d]", process ? process : "pid",
                  pid);
     }
-    /* Streams in id order, each followed by its sync row. */
-    int32_t rank = no_stream || stream < 0 || stream > INT32_MAX / 2 - 1
+    /* Streams in id order, each followed by its graph and sync rows. */
+    int32_t rank = no_stream || stream < 0 || stream > INT32_MAX / 4 - 1
                        ? INT32_MAX
-                       : (int32_t)(stream * 2 + (tag == KEY_SYNC));
+                       : (int32_t)(stream * 4 + (tag == KEY_GRAPH) + 2 * (tag == KEY_SYNC));
     /* Work on one stream never nests: any overlap is concurrency (PDL,
      * clock skew) and goes to another lane. */
     row = slicer_row(&m->slices, gpu_track(m, device), name, false, true, rank);
@@ -188,4 +195,10 @@ slice_row *model_sync_row(model *m, int64_t device, int64_t global_pid, int64_t 
                           int64_t stream)
 {
     return gpu_row(m, KEY_SYNC, device, global_pid, context, stream);
+}
+
+slice_row *model_graph_row(model *m, int64_t device, int64_t global_pid, int64_t context,
+                           int64_t stream)
+{
+    return gpu_row(m, KEY_GRAPH, device, global_pid, context, stream);
 }

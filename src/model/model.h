@@ -54,6 +54,11 @@ slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_
 slice_row *model_sync_row(model *m, int64_t device, int64_t global_pid, int64_t context,
                           int64_t stream);
 
+/* The row of whole-graph GPU ranges launched on a stream, beside it: a
+ * graph's range covers its kernels, which stay on the stream's row. */
+slice_row *model_graph_row(model *m, int64_t device, int64_t global_pid, int64_t context,
+                           int64_t stream);
+
 static inline int model_slice(model *m, slice_row *row, int64_t start, int64_t end, pw_event *ev)
 {
     return slicer_slice(&m->slices, row, start, end, ev);

@@ -188,6 +188,54 @@ static int count_kernel_processes(nsys_db *db, nsys_meta *m, buf *err)
     return rc == SQLITE_ROW ? NSYSP_OK : nsys_db_error(db, rc, "counting CUDA processes", err);
 }
 
+/* ---- TARGET_INFO_NVTX_CUDA_STREAM / _DEVICE: names given through NVTX ---- */
+
+typedef struct nvtx_name_row {
+    const char *name;
+    int64_t pid;         /* plain pid */
+    int64_t device;
+    int64_t context;
+    int64_t stream;
+} nvtx_name_row;
+
+static const nsys_column NVTX_STREAM_COLUMNS[] = {
+    NSYS_COL_REQ(nvtx_name_row, name, "name", NSYS_TEXT),
+    NSYS_COL_REQ(nvtx_name_row, pid, "processId", NSYS_INT),
+    NSYS_COL_REQ(nvtx_name_row, context, "contextId", NSYS_INT),
+    NSYS_COL_REQ(nvtx_name_row, stream, "streamId", NSYS_INT),
+};
+static const nsys_table NVTX_STREAM_TABLE = {"TARGET_INFO_NVTX_CUDA_STREAM", NVTX_STREAM_COLUMNS,
+                                             4, NULL};
+
+static const nsys_column NVTX_DEVICE_COLUMNS[] = {
+    NSYS_COL_REQ(nvtx_name_row, name, "name", NSYS_TEXT),
+    NSYS_COL_REQ(nvtx_name_row, device, "deviceId", NSYS_INT),
+};
+static const nsys_table NVTX_DEVICE_TABLE = {"TARGET_INFO_NVTX_CUDA_DEVICE", NVTX_DEVICE_COLUMNS,
+                                             2, NULL};
+
+static void on_nvtx_stream(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const nvtx_name_row *row = r;
+    if (!row->name || !*row->name)
+        return;
+    int64_t key[3] = {row->pid, row->context, row->stream};
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&m->nvtx_streams, key, sizeof key, &inserted);
+    if (inserted) {
+        keep_name(m, row->name);
+        *slot = m->n_names;
+    }
+}
+
+static void on_nvtx_device(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const nvtx_name_row *row = r;
+    map_name(m, &m->nvtx_devices, row->device, row->name);
+}
+
 /* ---- ANALYSIS_DETAILS --------------------------------------------------- */
 
 typedef struct session_row {
@@ -219,6 +267,8 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     hmap_init(&m->streams);
     hmap_init(&m->gpu_index);
     hmap_init(&m->cuda_pids);
+    hmap_init(&m->nvtx_streams);
+    hmap_init(&m->nvtx_devices);
     m->session_start = m->session_end = NSYS_NULL;
 
     process_row pr;
@@ -226,6 +276,7 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     gpu_row gr;
     stream_row sr;
     session_row ar;
+    nvtx_name_row nr;
     int status = for_each_row(db, &PROCESS_TABLE, &pr, err, on_process, m, strings);
     if (status == NSYSP_OK)
         status = for_each_row(db, &THREAD_TABLE, &tr, err, on_thread, m, strings);
@@ -235,6 +286,10 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
         status = for_each_row(db, &STREAM_TABLE, &sr, err, on_stream, m, strings);
     if (status == NSYSP_OK)
         status = for_each_row(db, &SESSION_TABLE, &ar, err, on_session, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &NVTX_STREAM_TABLE, &nr, err, on_nvtx_stream, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &NVTX_DEVICE_TABLE, &nr, err, on_nvtx_device, m, strings);
     if (status == NSYSP_OK)
         status = count_kernel_processes(db, m, err);
     return status;
@@ -247,6 +302,8 @@ void nsys_meta_free(nsys_meta *m)
     hmap_free(&m->streams);
     hmap_free(&m->gpu_index);
     hmap_free(&m->cuda_pids);
+    hmap_free(&m->nvtx_streams);
+    hmap_free(&m->nvtx_devices);
     for (size_t i = 0; i < m->n_names; i++)
         free(m->names[i]);
     free(m->names);
@@ -285,4 +342,16 @@ nsys_stream_kind nsys_stream_kind_of(const nsys_meta *m, int32_t pid, int64_t co
     int64_t key[3] = {pid, context, stream};
     uint64_t *slot = hmap_find(&m->streams, key, sizeof key);
     return slot ? (nsys_stream_kind)(*slot - 1) : NSYS_STREAM_UNKNOWN;
+}
+
+const char *nsys_nvtx_stream_name(const nsys_meta *m, int32_t pid, int64_t context, int64_t stream)
+{
+    int64_t key[3] = {pid, context, stream};
+    uint64_t *slot = hmap_find(&m->nvtx_streams, key, sizeof key);
+    return slot ? m->names[*slot - 1] : NULL;
+}
+
+const char *nsys_nvtx_device_name(const nsys_meta *m, int64_t device_id)
+{
+    return lookup_name(m, &m->nvtx_devices, device_id);
 }

@@ -36,6 +36,8 @@ typedef struct nsys_meta {
     int64_t session_start;   /* ANALYSIS_DETAILS.startTime, or NSYS_NULL */
     int64_t session_end;     /* ANALYSIS_DETAILS.stopTime, or NSYS_NULL */
     hmap cuda_pids;          /* pids that own CUDA streams */
+    hmap nvtx_streams;       /* (pid, context, stream) -> name index + 1 */
+    hmap nvtx_devices;       /* device id -> name index + 1 */
     int cuda_processes;      /* how many processes use CUDA */
 } nsys_meta;
 
@@ -46,6 +48,10 @@ const char *nsys_process_name(const nsys_meta *m, int64_t global_pid);
 const char *nsys_thread_name(const nsys_meta *m, int64_t global_tid);
 /* NULL when the report does not describe device id. */
 const nsys_gpu *nsys_gpu_info(const nsys_meta *m, int64_t device_id);
+/* Names given with nvtxNameCudaStream / nvtxNameCudaDevice, or NULL. */
+const char *nsys_nvtx_stream_name(const nsys_meta *m, int32_t pid, int64_t context, int64_t stream);
+const char *nsys_nvtx_device_name(const nsys_meta *m, int64_t device_id);
+
 nsys_stream_kind nsys_stream_kind_of(const nsys_meta *m, int32_t pid, int64_t context,
                                      int64_t stream);
 

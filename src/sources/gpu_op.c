@@ -33,9 +33,10 @@ int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev)
 {
     int64_t context = op->context == NSYS_NULL ? 0 : op->context;
     int64_t gpid = op->global_pid == NSYS_NULL ? 0 : op->global_pid;
-    slice_row *dest = row == GPU_ROW_SYNC
-                          ? model_sync_row(&c->model, op->device, gpid, context, op->stream)
-                          : model_stream_row(&c->model, op->device, gpid, context, op->stream);
+    slice_row *(*row_of)(model *, int64_t, int64_t, int64_t, int64_t) =
+        row == GPU_ROW_SYNC ? model_sync_row : row == GPU_ROW_GRAPH ? model_graph_row
+                                                                    : model_stream_row;
+    slice_row *dest = row_of(&c->model, op->device, gpid, context, op->stream);
     uint64_t flow;
     if (op->launch_ops != NSYS_NULL && op->launch_ops > 0) {
         flow = flows_of_gpu_op(&c->flows, gpid, op->correlation_id, op->launch_ops);

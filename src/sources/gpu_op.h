@@ -40,6 +40,7 @@ typedef struct gpu_op {
 typedef enum gpu_row {
     GPU_ROW_STREAM,          /* kernels, memcpy, memset */
     GPU_ROW_SYNC,            /* the stream's synchronization row */
+    GPU_ROW_GRAPH,           /* the stream's whole-graph row */
 } gpu_row;
 
 /* Room for the common args plus a source's own. */

@@ -6,6 +6,9 @@ extern const source SOURCE_KERNEL;
 extern const source SOURCE_MEMCPY;
 extern const source SOURCE_MEMSET;
 extern const source SOURCE_SYNC;
+extern const source SOURCE_GRAPH_TRACE;
+extern const source SOURCE_CUDA_GRAPH_EVENTS;
+extern const source SOURCE_CUDA_GRAPH_NODE_EVENTS;
 
 const source *const SOURCES[] = {
     &SOURCE_CUDA_API, /* CUPTI_ACTIVITY_KIND_RUNTIME */
@@ -13,6 +16,9 @@ const source *const SOURCES[] = {
     &SOURCE_MEMCPY,   /* CUPTI_ACTIVITY_KIND_MEMCPY */
     &SOURCE_MEMSET,   /* CUPTI_ACTIVITY_KIND_MEMSET */
     &SOURCE_SYNC,     /* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION */
+    &SOURCE_GRAPH_TRACE,            /* CUPTI_ACTIVITY_KIND_GRAPH_TRACE */
+    &SOURCE_CUDA_GRAPH_EVENTS,      /* CUDA_GRAPH_EVENTS */
+    &SOURCE_CUDA_GRAPH_NODE_EVENTS, /* CUDA_GRAPH_NODE_EVENTS */
 };
 
 const size_t N_SOURCES = sizeof SOURCES / sizeof SOURCES[0];
