@@ -191,6 +191,30 @@ static int build_links(conversion *cv)
     return nsys_links_build(cv->db, SOURCE_CUDA_API.table->name, tables, n, &cv->err);
 }
 
+/* Where ranges still open at the end of the report close: the session's
+ * end, else the last end time of any table the sources read. */
+static int64_t report_end(conversion *cv)
+{
+    int64_t end = cv->meta.session_end;
+    for (size_t i = 0; i < N_SOURCES; i++) {
+        const char *table = SOURCES[i]->table->name;
+        if (!nsys_db_has_column(cv->db, table, "end"))
+            continue;
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT max(\"end\") FROM \"%s\"", table);
+        sqlite3_stmt *st;
+        if (end != NSYS_NULL ||
+            sqlite3_prepare_v2(nsys_db_sqlite(cv->db), sql, -1, &st, NULL) != SQLITE_OK)
+            continue;
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+            int64_t v = sqlite3_column_int64(st, 0);
+            end = end == NSYS_NULL || v > end ? v : end;
+        }
+        sqlite3_finalize(st);
+    }
+    return end == NSYS_NULL ? 0 : end;
+}
+
 /* Refuses to write over the input itself (the rename would destroy it). */
 static int check_output_is_not_input(conversion *cv)
 {
@@ -233,6 +257,7 @@ static int convert(conversion *cv)
     cv->c.strings = &cv->strings;
     cv->c.meta = &cv->meta;
     cv->c.enums = &cv->enums;
+    cv->c.report_end = report_end(cv);
     cv->c.opt = cv->opt;
     pw_seq *seq = pw_writer_sequence(cv->writer);
     if (pw_sequence_start(seq) < 0)

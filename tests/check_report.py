@@ -10,6 +10,9 @@ End-to-end check of one conversion against the report's own SQL:
     with the exact (suffix-stripped) name and timestamps;
   * one flow arrow per GPU operation whose (process, correlationId) matches
     an API call;
+  * every NVTX push/pop and start/end range is a slice and every mark an
+    instant, with the exact name (text or registered string) and start, and
+    the exact duration unless the range was left open;
   * no slice is left unterminated or unmatched.
 Exit 0 when all hold, 1 otherwise (with what differs).
 """
@@ -112,14 +115,28 @@ def expected(db):
             name = api_display(s.get(name_id, NULL_NAME_API))
             cat = 'cuda_driver' if klass == 1 else 'cuda_runtime'
             apis.append((start, end - start, name, cat, tid & 0xFFFFFF))
+    nvtx = []
+    if 'NVTX_EVENTS' in t:
+        text_id = 'textId' if 'textId' in columns(db, 'NVTX_EVENTS') else 'NULL'
+        for start, end, kind, text, tid in db.execute(
+                f'SELECT start, "end", eventType, text, {text_id} FROM NVTX_EVENTS'
+                ' WHERE eventType IN (34, 59, 60, 70, 71)'):
+            if start is not None:
+                starts.append(start)
+            if start is None or (end is not None and end < start):
+                continue
+            name = text if text is not None else s.get(tid, '')
+            # Open ranges close at the report's end, which this check does not model.
+            dur = 0 if kind == 34 else (end - start if end is not None else None)
+            nvtx.append((start, dur, name))
     shift = -min(starts) if starts and min(starts) < 0 else 0
-    return kernels, apis, others, expected_flows(db, t), shift
+    return kernels, apis, others, nvtx, expected_flows(db, t), shift
 
 
 def dumped(trace, dump_bin):
     out = subprocess.run([dump_bin, trace], check=True, capture_output=True,
                          text=True, errors='replace').stdout
-    kernels, apis, others, problems = [], [], collections.defaultdict(list), []
+    kernels, apis, others, nvtx, problems = [], [], collections.defaultdict(list), [], []
     flow_ids = collections.Counter()
     for line in out.splitlines():
         f = line.split('\t')
@@ -127,9 +144,13 @@ def dumped(trace, dump_bin):
             problems.append(line)
         if f[0] == 'F':
             flow_ids[f[1]] += 1
+        if f[0] == 'I' and f[2] == 'nvtx':
+            nvtx.append((int(f[1]), 0, f[3], 'unterminated=true' in f[5]))
         if f[0] != 'S':
             continue
         ts, dur, cat, name, path = int(f[1]), int(f[2]), f[3], f[4], f[5]
+        if cat == 'nvtx':
+            nvtx.append((ts, dur, name, 'unterminated=true' in f[6]))
         m = re.match(r'^GPU (\d+)', path)
         device = int(m.group(1)) if m else None
         if cat == 'kernel':
@@ -146,7 +167,7 @@ def dumped(trace, dump_bin):
     odd = [i for i, n in flow_ids.items() if n != 2]
     if odd:
         problems.append(f'{len(odd)} flow ids not used exactly twice, e.g. {odd[:3]}')
-    return kernels, apis, others, arrows, problems
+    return kernels, apis, others, nvtx, arrows, problems
 
 
 def compare(what, want, got, problems):
@@ -176,13 +197,15 @@ def main():
             if bad:
                 problems.append(f'pftrace-check errors/warnings: {bad[:5]}')
     db = connect(report)
-    want_k, want_a, want_o, want_flows, shift = expected(db)
-    got_k, got_a, got_o, got_flows, more = dumped(trace, dump_bin)
+    want_k, want_a, want_o, want_n, want_flows, shift = expected(db)
+    got_k, got_a, got_o, got_n, got_flows, more = dumped(trace, dump_bin)
     problems += more
     compare('kernels', [(s + shift, d, n, dev) for s, d, n, dev in want_k], got_k, problems)
     compare('CUDA API calls', [(s + shift, d, n, c) for s, d, n, c, _ in want_a], got_a, problems)
     for cat, rows in want_o.items():
         compare(cat, [(s + shift, d, dev) for s, d, dev in rows], got_o.get(cat, []), problems)
+    compare('NVTX ranges and marks', [(s + shift, d, n) for s, d, n in want_n],
+            [(s, None if open_ else d, n) for s, d, n, open_ in got_n], problems)
     if got_flows != want_flows:
         problems.append(f'flows: {got_flows} arrows, expected {want_flows}')
     devices = {r[-1] for r in want_k} | {r[-1] for rows in want_o.values() for r in rows}
@@ -196,7 +219,7 @@ def main():
         return 1
     print(f'ok: {len(got_k)} kernels, {len(got_a)} API calls, '
           + ', '.join(f'{len(v)} {k}' for k, v in got_o.items())
-          + f', {got_flows} flows, shift {shift}')
+          + f', {len(got_n)} NVTX, {got_flows} flows, shift {shift}')
     return 0
 
 

@@ -7,6 +7,7 @@
 
 static const char *const THREAD_ROW_NAMES[ROW_KINDS] = {
     [ROW_CUDA_API] = "CUDA API",
+    [ROW_NVTX] = "NVTX",
 };
 
 /* Keys of the track tree: a tag and up to four ids. */
@@ -15,7 +16,10 @@ typedef struct track_key {
     int64_t id[4];
 } track_key;
 
-enum { KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_SYNC, KEY_GRAPH, KEY_THREAD_ROW };
+enum {
+    KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_SYNC, KEY_GRAPH, KEY_THREAD_ROW,
+    KEY_PROCESS_ROW, KEY_GPU_ROW,
+};
 
 void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
 {
@@ -24,6 +28,7 @@ void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
     slicer_init(&m->slices, &m->tracks);
     m->meta = meta;
     hmap_init(&m->rows);
+    hmap_init(&m->labels);
     /* With one CUDA process a stream id is unambiguous on its GPU; with
      * several, rows say whose stream they are. */
     m->label_streams_with_process = meta->cuda_processes > 1;
@@ -34,6 +39,30 @@ void model_free(model *m)
     slicer_free(&m->slices);
     tracks_free(&m->tracks);
     hmap_free(&m->rows);
+    hmap_free(&m->labels);
+}
+
+/* A small id per distinct label, 0 for none, so labels can be part of
+ * fixed-size row keys. */
+static int64_t label_id(model *m, const char *label)
+{
+    if (!label)
+        return 0;
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&m->labels, label, strlen(label), &inserted);
+    if (inserted)
+        *slot = m->labels.count;
+    return (int64_t)*slot;
+}
+
+/* "NVTX" or "NVTX · NCCL". */
+static const char *row_name(char *out, size_t size, const char *name, const char *label)
+{
+    if (label)
+        snprintf(out, size, "%s \xC2\xB7 %s", name, label);
+    else
+        snprintf(out, size, "%s", name);
+    return out;
 }
 
 void model_set_shift(model *m, int64_t shift)
@@ -89,14 +118,32 @@ static track *thread_track(model *m, int64_t global_tid)
     return tracks_add(&m->tracks, &key, sizeof key, process, &desc);
 }
 
-slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind)
+slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind,
+                            const char *label)
 {
-    track_key key = {KEY_THREAD_ROW, {global_tid, kind}};
+    int64_t label_key = label_id(m, label);
+    track_key key = {KEY_THREAD_ROW, {global_tid, kind, label_key}};
     slice_row *row = find_row(m, &key);
     if (row)
         return row;
-    row = slicer_row(&m->slices, thread_track(m, global_tid), THREAD_ROW_NAMES[kind], true, true,
-                     (int32_t)kind);
+    char name[512];
+    /* Rows of a kind together, unlabelled (default NVTX domain) first. */
+    int32_t rank = (int32_t)kind * (1 << 20) + (int32_t)(label_key & 0xFFFFF);
+    row = slicer_row(&m->slices, thread_track(m, global_tid),
+                     row_name(name, sizeof name, THREAD_ROW_NAMES[kind], label), true, true, rank);
+    remember_row(m, &key, row);
+    return row;
+}
+
+slice_row *model_process_row(model *m, int64_t global_pid, const char *name, const char *label)
+{
+    track_key key = {KEY_PROCESS_ROW, {global_pid, label_id(m, name), label_id(m, label)}};
+    slice_row *row = find_row(m, &key);
+    if (row)
+        return row;
+    char full[512];
+    row = slicer_row(&m->slices, process_track(m, global_pid),
+                     row_name(full, sizeof full, name, label), false, false, 0);
     remember_row(m, &key, row);
     return row;
 }
@@ -189,6 +236,20 @@ slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_
                             int64_t stream)
 {
     return gpu_row(m, KEY_STREAM, device, global_pid, context, stream);
+}
+
+slice_row *model_gpu_row(model *m, int64_t device, const char *name, const char *label)
+{
+    track_key key = {KEY_GPU_ROW, {device, label_id(m, name), label_id(m, label)}};
+    slice_row *row = find_row(m, &key);
+    if (row)
+        return row;
+    char full[512];
+    /* After the streams; nested ranges stay nested, overlaps get lanes. */
+    row = slicer_row(&m->slices, gpu_track(m, device), row_name(full, sizeof full, name, label),
+                     true, true, INT32_MAX - 1);
+    remember_row(m, &key, row);
+    return row;
 }
 
 slice_row *model_sync_row(model *m, int64_t device, int64_t global_pid, int64_t context,

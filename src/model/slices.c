@@ -183,6 +183,20 @@ int slicer_slice(slicer *s, slice_row *r, int64_t start, int64_t end, pw_event *
     return 0;
 }
 
+int slicer_instant(slicer *s, slice_row *r, int64_t ts, pw_event *ev)
+{
+    if (slicer_advance(s, ts) < 0)
+        return -1;
+    lane *l = NULL;
+    for (size_t i = 0; i < r->n_lanes && !l; i++)
+        if (fits(r, r->lanes[i], ts))
+            l = r->lanes[i];
+    if (!l)
+        l = new_lane(s, r);
+    ev->type = PW_INSTANT;
+    return slicer_event(s, l->track, ts, ev);
+}
+
 int slicer_event(slicer *s, track *tr, int64_t ts, pw_event *ev)
 {
     if (slicer_advance(s, ts) < 0)

@@ -71,6 +71,9 @@ int slicer_advance(slicer *s, int64_t ts);
  * precede the start of earlier slices. */
 int slicer_slice(slicer *s, slice_row *row, int64_t start, int64_t end, pw_event *ev);
 
+/* Writes an instant on row at ts, on the first lane where it fits. */
+int slicer_instant(slicer *s, slice_row *row, int64_t ts, pw_event *ev);
+
 /* Writes an instant or counter event on a single track at ts. */
 int slicer_event(slicer *s, track *tr, int64_t ts, pw_event *ev);
 

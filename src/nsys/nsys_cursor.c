@@ -1,5 +1,6 @@
 #include "nsys_cursor.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,8 @@ int nsys_cursor_open(nsys_db *db, const nsys_table *t, nsys_cursor **out, buf *e
     buf_append_str(&sql, " FROM ");
     quote_ident(&sql, t->name);
     buf_append_str(&sql, " AS t");
+    if (t->where)
+        buf_printf(&sql, " WHERE %s", t->where);
     if (t->order_by)
         buf_printf(&sql, " ORDER BY %s", t->order_by);
 
@@ -101,6 +104,9 @@ int nsys_cursor_next(nsys_cursor *c, void *row, buf *err, int *status)
         int kind = sqlite3_column_type(c->stmt, (int)i);
         if (col->type == NSYS_INT) {
             int64_t v = kind == SQLITE_NULL ? NSYS_NULL : sqlite3_column_int64(c->stmt, (int)i);
+            memcpy(base + col->offset, &v, sizeof v);
+        } else if (col->type == NSYS_REAL) {
+            double v = kind == SQLITE_NULL ? NAN : sqlite3_column_double(c->stmt, (int)i);
             memcpy(base + col->offset, &v, sizeof v);
         } else {
             const char *v =

@@ -19,6 +19,7 @@
 typedef enum nsys_type {
     NSYS_INT,    /* int64_t field */
     NSYS_TEXT,   /* const char * field; valid until the next row */
+    NSYS_REAL,   /* double field; NaN when NULL */
 } nsys_type;
 
 typedef struct nsys_column {
@@ -39,6 +40,7 @@ typedef struct nsys_table {
     size_t n_columns;
     /* Fixed SQL fragments (never built from user input). */
     const char *order_by;   /* e.g. "start, \"end\" DESC"; NULL for none */
+    const char *where;      /* e.g. "eventType IN (59, 60)"; NULL for all rows */
 } nsys_table;
 
 #define NSYS_COL(row_type, field, column, type) \

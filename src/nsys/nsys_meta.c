@@ -236,6 +236,64 @@ static void on_nvtx_device(nsys_meta *m, const void *r, const nsys_strings *s)
     map_name(m, &m->nvtx_devices, row->device, row->name);
 }
 
+/* ---- NVTX_EVENTS naming rows: domains (75), categories (33), threads (39) -- */
+
+typedef struct nvtx_meta_row {
+    int64_t event_type;
+    int64_t global_tid;
+    int64_t domain;
+    int64_t category;
+    const char *text;
+    int64_t text_id;
+} nvtx_meta_row;
+
+static const nsys_column NVTX_META_COLUMNS[] = {
+    NSYS_COL_REQ(nvtx_meta_row, event_type, "eventType", NSYS_INT),
+    NSYS_COL_REQ(nvtx_meta_row, global_tid, "globalTid", NSYS_INT),
+    NSYS_COL(nvtx_meta_row, domain, "domainId", NSYS_INT),
+    NSYS_COL(nvtx_meta_row, category, "category", NSYS_INT),
+    NSYS_COL(nvtx_meta_row, text, "text", NSYS_TEXT),
+    NSYS_COL(nvtx_meta_row, text_id, "textId", NSYS_INT),
+};
+static const nsys_table NVTX_META_TABLE = {"NVTX_EVENTS", NVTX_META_COLUMNS, 6, "start",
+                                           "eventType IN (33, 39, 75)"};
+
+enum { NVTX_CATEGORY = 33, NVTX_THREAD_NAME = 39, NVTX_DOMAIN_CREATE = 75 };
+
+static void map_name_key(nsys_meta *m, hmap *map, const int64_t *key, size_t n, const char *name)
+{
+    if (!name || !*name)
+        return;
+    bool inserted;
+    uint64_t *slot = hmap_upsert(map, key, n * sizeof *key, &inserted);
+    keep_name(m, name);
+    *slot = m->n_names; /* a later naming wins, as in nsys-ui */
+    (void)inserted;
+}
+
+static void on_nvtx_meta(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    const nvtx_meta_row *row = r;
+    const char *text = row->text ? row->text : nsys_string(s, row->text_id);
+    int64_t gpid = nsys_global_pid_of(row->global_tid);
+    int64_t domain = row->domain == NSYS_NULL ? 0 : row->domain;
+    switch (row->event_type) {
+    case NVTX_DOMAIN_CREATE: {
+        int64_t key[2] = {gpid, domain};
+        map_name_key(m, &m->nvtx_domains, key, 2, text);
+        break;
+    }
+    case NVTX_CATEGORY: {
+        int64_t key[3] = {gpid, domain, row->category};
+        map_name_key(m, &m->nvtx_categories, key, 3, text);
+        break;
+    }
+    case NVTX_THREAD_NAME: /* the name given in code beats the OS name */
+        map_name_key(m, &m->threads, &row->global_tid, 1, text);
+        break;
+    }
+}
+
 /* ---- ANALYSIS_DETAILS --------------------------------------------------- */
 
 typedef struct session_row {
@@ -269,6 +327,8 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     hmap_init(&m->cuda_pids);
     hmap_init(&m->nvtx_streams);
     hmap_init(&m->nvtx_devices);
+    hmap_init(&m->nvtx_domains);
+    hmap_init(&m->nvtx_categories);
     m->session_start = m->session_end = NSYS_NULL;
 
     process_row pr;
@@ -277,6 +337,7 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     stream_row sr;
     session_row ar;
     nvtx_name_row nr;
+    nvtx_meta_row vr;
     int status = for_each_row(db, &PROCESS_TABLE, &pr, err, on_process, m, strings);
     if (status == NSYSP_OK)
         status = for_each_row(db, &THREAD_TABLE, &tr, err, on_thread, m, strings);
@@ -291,6 +352,8 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     if (status == NSYSP_OK)
         status = for_each_row(db, &NVTX_DEVICE_TABLE, &nr, err, on_nvtx_device, m, strings);
     if (status == NSYSP_OK)
+        status = for_each_row(db, &NVTX_META_TABLE, &vr, err, on_nvtx_meta, m, strings);
+    if (status == NSYSP_OK)
         status = count_kernel_processes(db, m, err);
     return status;
 }
@@ -304,6 +367,8 @@ void nsys_meta_free(nsys_meta *m)
     hmap_free(&m->cuda_pids);
     hmap_free(&m->nvtx_streams);
     hmap_free(&m->nvtx_devices);
+    hmap_free(&m->nvtx_domains);
+    hmap_free(&m->nvtx_categories);
     for (size_t i = 0; i < m->n_names; i++)
         free(m->names[i]);
     free(m->names);
@@ -354,4 +419,19 @@ const char *nsys_nvtx_stream_name(const nsys_meta *m, int32_t pid, int64_t conte
 const char *nsys_nvtx_device_name(const nsys_meta *m, int64_t device_id)
 {
     return lookup_name(m, &m->nvtx_devices, device_id);
+}
+
+const char *nsys_nvtx_domain_name(const nsys_meta *m, int64_t global_pid, int64_t domain_id)
+{
+    int64_t key[2] = {global_pid, domain_id};
+    uint64_t *slot = hmap_find(&m->nvtx_domains, key, sizeof key);
+    return slot ? m->names[*slot - 1] : NULL;
+}
+
+const char *nsys_nvtx_category_name(const nsys_meta *m, int64_t global_pid, int64_t domain_id,
+                                    int64_t category)
+{
+    int64_t key[3] = {global_pid, domain_id, category};
+    uint64_t *slot = hmap_find(&m->nvtx_categories, key, sizeof key);
+    return slot ? m->names[*slot - 1] : NULL;
 }

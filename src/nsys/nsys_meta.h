@@ -38,6 +38,8 @@ typedef struct nsys_meta {
     hmap cuda_pids;          /* pids that own CUDA streams */
     hmap nvtx_streams;       /* (pid, context, stream) -> name index + 1 */
     hmap nvtx_devices;       /* device id -> name index + 1 */
+    hmap nvtx_domains;       /* (globalPid, domainId) -> name index + 1 */
+    hmap nvtx_categories;    /* (globalPid, domainId, category) -> name index + 1 */
     int cuda_processes;      /* how many processes use CUDA */
 } nsys_meta;
 
@@ -51,6 +53,12 @@ const nsys_gpu *nsys_gpu_info(const nsys_meta *m, int64_t device_id);
 /* Names given with nvtxNameCudaStream / nvtxNameCudaDevice, or NULL. */
 const char *nsys_nvtx_stream_name(const nsys_meta *m, int32_t pid, int64_t context, int64_t stream);
 const char *nsys_nvtx_device_name(const nsys_meta *m, int64_t device_id);
+
+/* NVTX domain names (nvtxDomainCreate) and category names
+ * (nvtxNameCategory), both scoped by process; NULL when unnamed. */
+const char *nsys_nvtx_domain_name(const nsys_meta *m, int64_t global_pid, int64_t domain_id);
+const char *nsys_nvtx_category_name(const nsys_meta *m, int64_t global_pid, int64_t domain_id,
+                                    int64_t category);
 
 nsys_stream_kind nsys_stream_kind_of(const nsys_meta *m, int32_t pid, int64_t context,
                                      int64_t stream);

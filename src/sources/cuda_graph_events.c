@@ -93,7 +93,7 @@ static int emit(conv *c, const void *r)
         args[n++] = arg_str("call", call);
     pw_event ev = {.name = event_name(row->event_class), .category = "cuda_graph", .args = args,
                    .n_args = n};
-    slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_CUDA_API);
+    slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_CUDA_API, NULL);
     return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
                                                                        : SOURCE_EMITTED;
 }

@@ -9,6 +9,7 @@ extern const source SOURCE_SYNC;
 extern const source SOURCE_GRAPH_TRACE;
 extern const source SOURCE_CUDA_GRAPH_EVENTS;
 extern const source SOURCE_CUDA_GRAPH_NODE_EVENTS;
+extern const source SOURCE_NVTX;
 
 const source *const SOURCES[] = {
     &SOURCE_CUDA_API, /* CUPTI_ACTIVITY_KIND_RUNTIME */
@@ -19,6 +20,7 @@ const source *const SOURCES[] = {
     &SOURCE_GRAPH_TRACE,            /* CUPTI_ACTIVITY_KIND_GRAPH_TRACE */
     &SOURCE_CUDA_GRAPH_EVENTS,      /* CUDA_GRAPH_EVENTS */
     &SOURCE_CUDA_GRAPH_NODE_EVENTS, /* CUDA_GRAPH_NODE_EVENTS */
+    &SOURCE_NVTX,                   /* NVTX_EVENTS */
 };
 
 const size_t N_SOURCES = sizeof SOURCES / sizeof SOURCES[0];

@@ -25,6 +25,7 @@ typedef struct conv {
     const nsys_meta *meta;
     const nsys_enums *enums;
     const nsysp_options *opt;
+    int64_t report_end;      /* where ranges still open at the end close */
     buf scratch;
 } conv;
 
