@@ -51,6 +51,13 @@ typedef struct nsysp_options {
     /* Hide CUDA streams whose work adds up to less than this percentage of
      * the report's duration (0: hide nothing). */
     double min_stream_activity;
+    /* Keep only NVTX ranges and marks of these domains ("default" names the
+     * default domain); none given keeps all. */
+    const char *const *nvtx_domains;
+    size_t n_nvtx_domains;
+    /* Keep only NVTX ranges and marks whose name matches this POSIX extended
+     * regular expression (NULL keeps all). */
+    const char *nvtx_filter;
     /* When non-NULL and set non-zero (e.g. by a signal handler), the
      * conversion stops, removes its temporary file and returns
      * NSYSP_ERR_INTERRUPTED. */
@@ -64,6 +71,7 @@ typedef enum nsysp_skip_reason {
     NSYSP_SKIP_END_BEFORE_START,
     NSYSP_SKIP_MISSING_VALUE,    /* another required value is NULL */
     NSYSP_SKIP_HIDDEN_STREAM,    /* on a stream hidden by min_stream_activity */
+    NSYSP_SKIP_FILTERED,         /* left out by nvtx_domains / nvtx_filter */
     NSYSP_SKIP_REASONS
 } nsysp_skip_reason;
 

@@ -38,6 +38,8 @@ const char *nsysp_skip_reason_name(nsysp_skip_reason reason)
         return "missing value";
     case NSYSP_SKIP_HIDDEN_STREAM:
         return "hidden stream";
+    case NSYSP_SKIP_FILTERED:
+        return "filtered out";
     default:
         return "?";
     }

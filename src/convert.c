@@ -18,6 +18,7 @@
 #include "perfetto/pw_writer.h"
 #include "nsys/nsys_activity.h"
 #include "nsys/nsys_links.h"
+#include "nsys/nsys_nvtx_gpu.h"
 #include "sources/source.h"
 
 /* An open source: its cursor and the row it is positioned on. */
@@ -63,6 +64,8 @@ typedef struct conversion {
     nsys_strings strings;
     nsys_meta meta;
     nsys_enums enums;
+    regex_t nvtx_filter;
+    bool has_nvtx_filter;
     bool meta_loaded;
     pw_writer *writer;
     conv c;
@@ -215,6 +218,15 @@ static int64_t report_end(conversion *cv)
     return end == NSYS_NULL ? 0 : end;
 }
 
+/* NVTX ranges onto the GPU (nsys_nvtx_gpu.h), over the GPU work only. */
+static int project_nvtx(conversion *cv)
+{
+    const char *tables[NSYSP_MAX_SOURCES];
+    size_t n = tables_of(tables, true, false);
+    return nsys_nvtx_gpu_build(cv->db, SOURCE_CUDA_API.table->name, tables, n,
+                               cv->c.report_end, &cv->err);
+}
+
 /* Refuses to write over the input itself (the rename would destroy it). */
 static int check_output_is_not_input(conversion *cv)
 {
@@ -226,9 +238,29 @@ static int check_output_is_not_input(conversion *cv)
     return NSYSP_OK;
 }
 
+/* --nvtx-filter: compiled once; matched in C, never pasted into SQL. */
+static int compile_filters(conversion *cv)
+{
+    if (!cv->opt->nvtx_filter)
+        return NSYSP_OK;
+    int rc = regcomp(&cv->nvtx_filter, cv->opt->nvtx_filter, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[256];
+        regerror(rc, &cv->nvtx_filter, why, sizeof why);
+        buf_printf(&cv->err, "--nvtx-filter '%s': %s", cv->opt->nvtx_filter, why);
+        return NSYSP_ERR_USAGE;
+    }
+    cv->has_nvtx_filter = true;
+    cv->c.nvtx_filter = &cv->nvtx_filter;
+    return NSYSP_OK;
+}
+
 static int convert(conversion *cv)
 {
-    int status = check_output_is_not_input(cv);
+    int status = compile_filters(cv);
+    if (status != NSYSP_OK)
+        return status;
+    status = check_output_is_not_input(cv);
     if (status != NSYSP_OK)
         return status;
     cv->db = nsys_db_open(cv->input, &cv->err, &status);
@@ -247,6 +279,9 @@ static int convert(conversion *cv)
         return status;
     if ((status = build_links(cv)) != NSYSP_OK)
         return status;
+    cv->c.report_end = report_end(cv);
+    if ((status = project_nvtx(cv)) != NSYSP_OK)
+        return status;
     if ((status = open_feeds(cv)) != NSYSP_OK)
         return status;
 
@@ -257,7 +292,6 @@ static int convert(conversion *cv)
     cv->c.strings = &cv->strings;
     cv->c.meta = &cv->meta;
     cv->c.enums = &cv->enums;
-    cv->c.report_end = report_end(cv);
     cv->c.opt = cv->opt;
     pw_seq *seq = pw_writer_sequence(cv->writer);
     if (pw_sequence_start(seq) < 0)
@@ -295,6 +329,8 @@ static int finish(conversion *cv, int status)
         nsys_strings_free(&cv->strings);
     }
     nsys_db_close(cv->db);
+    if (cv->has_nvtx_filter)
+        regfree(&cv->nvtx_filter);
     if (status != NSYSP_OK)
         snprintf(cv->res->message, sizeof cv->res->message, "%s",
                  cv->err.len ? buf_cstr(&cv->err) : "conversion failed");

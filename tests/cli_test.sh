@@ -37,6 +37,7 @@ expect 2 "two inputs" -- "$bin" a.sqlite b.sqlite
 expect 2 "unknown option" -- "$bin" --bogus x.sqlite
 expect 2 "bad --kernel-names" -- "$bin" --kernel-names long x.sqlite
 expect 2 "bad --compress-level" -- "$bin" --compress-level 12 x.sqlite
+expect 2 "bad --min-stream-activity" -- "$bin" --min-stream-activity 120 x.sqlite
 
 expect 3 "missing file" -- "$bin" "$dir/missing.sqlite"
 one_line_naming "$dir/missing.sqlite" "missing file"
@@ -71,6 +72,10 @@ expect 0 "minimal nsys file" -- "$bin" -q "$dir/tiny.report.sqlite"
 expect 0 "-o" -- "$bin" -o "$dir/chosen.trace" "$dir/tiny.report.sqlite"
 [ -s "$dir/chosen.trace" ] || { echo "FAIL: -o path"; fail=1; }
 grep -qF "chosen.trace" "$dir/err" || { echo "FAIL: success message names the output"; fail=1; }
+
+# A bad --nvtx-filter regex is a usage error naming the pattern.
+expect 2 "bad --nvtx-filter" -- "$bin" --nvtx-filter '(' "$dir/tiny.report.sqlite"
+grep -q "nvtx-filter" "$dir/err" || { echo "FAIL: bad regex message"; fail=1; }
 
 # Unwritable destination: status 6, nothing left behind.
 expect 6 "unwritable output dir" -- "$bin" -o "$dir/no/such/dir/x.perfetto-trace" "$dir/tiny.report.sqlite"

@@ -2,8 +2,8 @@
  * the project's own protobuf-c bindings and prints what trace_processor
  * would import, one line per item, for tests to compare with SQL:
  *
- *   S <ts> <dur> <category> <name> <track path> <args>   a slice
- *   I <ts> <category> <name> <track path> <args>         an instant
+ *   S <ts> <dur> <category> <name> <track path> <args> <track uuid>   a slice
+ *   I <ts> <category> <name> <track path> <args> <track uuid>         an instant
  *   T <uuid> <parent> <kind> <name>                       a track
  *   F <flow id> <begin|end>                                a flow endpoint
  *
@@ -211,7 +211,7 @@ static void on_event(seqstate *s, uint64_t ts, const Pftrace__TrackEvent *te)
                            ? strtab_get(&s->tab[NAMES], te->name_iid)
                            : (te->name_field_case ? te->name : "");
     const char *cat = te->n_category_iids ? strtab_get(&s->tab[CATS], te->category_iids[0]) : "";
-    snprintf(line, sizeof line, "%s\t%s\t%s\t%s", cat, name, path, args);
+    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%" PRIu64, cat, name, path, args, te->track_uuid);
     if (te->type == PFTRACE__TRACK_EVENT__TYPE__TYPE_INSTANT) {
         printf("I\t%" PRIu64 "\t%s\n", ts, line);
         return;

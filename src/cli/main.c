@@ -30,6 +30,10 @@ static void usage(FILE *to)
           "      --min-stream-activity PCT\n"
           "                           hide CUDA streams busy less than PCT%% of the report\n"
           "                           (default 0: hide nothing)\n"
+          "      --nvtx-domain NAME   keep only NVTX ranges/marks of domain NAME; repeatable\n"
+          "                           (the default domain is called 'default')\n"
+          "      --nvtx-filter REGEX  keep only NVTX ranges/marks whose name matches REGEX\n"
+          "                           (POSIX extended)\n"
           "      --compress-level N   gzip level 1-9 (default: 6)\n"
           "      --no-compress        write an uncompressed trace\n"
           "      --stats              print per-source row accounting to stderr\n"
@@ -79,7 +83,7 @@ static void print_stats(const nsysp_result *r)
 int main(int argc, char **argv)
 {
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
-           OPT_MIN_STREAM_ACTIVITY };
+           OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -90,11 +94,16 @@ int main(int argc, char **argv)
         {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
         {"stats", no_argument, NULL, OPT_STATS},
         {"min-stream-activity", required_argument, NULL, OPT_MIN_STREAM_ACTIVITY},
+        {"nvtx-domain", required_argument, NULL, OPT_NVTX_DOMAIN},
+        {"nvtx-filter", required_argument, NULL, OPT_NVTX_FILTER},
         {NULL, 0, NULL, 0},
     };
 
     nsysp_options opt;
     nsysp_options_init(&opt);
+    /* argv outlives the conversion, so domain names can point into it. */
+    static const char *domains[64];
+    size_t n_domains = 0;
     int quiet = 0, stats = 0, c;
     while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
         switch (c) {
@@ -145,6 +154,16 @@ int main(int argc, char **argv)
             opt.min_stream_activity = pct;
             break;
         }
+        case OPT_NVTX_DOMAIN:
+            if (n_domains == sizeof domains / sizeof domains[0]) {
+                fprintf(stderr, "nsys-perfetto: --nvtx-domain: at most 64 domains\n");
+                return NSYSP_ERR_USAGE;
+            }
+            domains[n_domains++] = optarg;
+            break;
+        case OPT_NVTX_FILTER:
+            opt.nvtx_filter = optarg;
+            break;
         case OPT_NO_COMPRESS:
             opt.compress_level = 0;
             break;
@@ -162,6 +181,8 @@ int main(int argc, char **argv)
         return NSYSP_ERR_USAGE;
     }
     const char *input = argv[optind];
+    opt.nvtx_domains = domains;
+    opt.n_nvtx_domains = n_domains;
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "source.h"
+#include "nvtx_common.h"
 #include "../nsys/nsys_ids.h"
 
 typedef struct nvtx_row {
@@ -116,14 +116,15 @@ static int emit(conv *c, const void *r)
     }
 
     int64_t gpid = nsys_global_pid_of(row->global_tid);
-    int64_t domain = row->domain == NSYS_NULL ? 0 : row->domain;
-    const char *domain_name = domain ? nsys_nvtx_domain_name(c->meta, gpid, domain) : NULL;
     char unnamed_domain[48];
-    if (domain && !domain_name) {
-        snprintf(unnamed_domain, sizeof unnamed_domain, "domain %" PRId64, domain);
-        domain_name = unnamed_domain;
-    }
+    const char *domain_name =
+        nvtx_domain_label(c, gpid, row->domain, unnamed_domain, sizeof unnamed_domain);
     const char *name = row->text ? row->text : nsys_string(c->strings, row->text_id);
+    if (!name)
+        name = "";
+    if (!nvtx_selected(c, domain_name, name))
+        return SOURCE_SKIPPED(NSYSP_SKIP_FILTERED);
+    int64_t domain = row->domain == NSYS_NULL ? 0 : row->domain;
 
     pw_arg args[8];
     size_t n = 0;
@@ -144,7 +145,7 @@ static int emit(conv *c, const void *r)
     if (row->end_global_tid != NSYS_NULL && row->end_global_tid != row->global_tid)
         args[n++] = arg_int("end thread", nsys_tid_of(row->end_global_tid));
 
-    pw_event ev = {.name = name ? name : "", .category = "nvtx", .args = args, .n_args = n};
+    pw_event ev = {.name = name, .category = "nvtx", .args = args, .n_args = n};
     int rc;
     if (is_mark) {
         slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_NVTX, domain_name);

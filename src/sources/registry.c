@@ -10,6 +10,7 @@ extern const source SOURCE_GRAPH_TRACE;
 extern const source SOURCE_CUDA_GRAPH_EVENTS;
 extern const source SOURCE_CUDA_GRAPH_NODE_EVENTS;
 extern const source SOURCE_NVTX;
+extern const source SOURCE_NVTX_GPU;
 
 const source *const SOURCES[] = {
     &SOURCE_CUDA_API, /* CUPTI_ACTIVITY_KIND_RUNTIME */
@@ -21,6 +22,7 @@ const source *const SOURCES[] = {
     &SOURCE_CUDA_GRAPH_EVENTS,      /* CUDA_GRAPH_EVENTS */
     &SOURCE_CUDA_GRAPH_NODE_EVENTS, /* CUDA_GRAPH_NODE_EVENTS */
     &SOURCE_NVTX,                   /* NVTX_EVENTS */
+    &SOURCE_NVTX_GPU,               /* NVTX_EVENTS projected onto the GPU */
 };
 
 const size_t N_SOURCES = sizeof SOURCES / sizeof SOURCES[0];

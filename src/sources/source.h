@@ -4,6 +4,7 @@
 #ifndef NSYSP_SOURCES_SOURCE_H
 #define NSYSP_SOURCES_SOURCE_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@ typedef struct conv {
     const nsys_enums *enums;
     const nsysp_options *opt;
     int64_t report_end;      /* where ranges still open at the end close */
+    const regex_t *nvtx_filter; /* compiled opt->nvtx_filter, or NULL */
     buf scratch;
 } conv;
 

@@ -1,0 +1,29 @@
+/* NVTX ranges projected onto the GPU, as nsys-ui's NVTX rows under CUDA HW:
+ * a range covers the GPU work launched by the CUDA API calls that start
+ * inside it on the same thread; its GPU range runs from the first such
+ * operation's start to the last one's end, per device.
+ *
+ * Computed once in SQL with temporary indexes (calls by thread and time,
+ * GPU work by launching call), into the temporary view
+ *
+ *   nvtx_gpu_ranges(start, end, deviceId, ops, text, textId, domainId,
+ *                   globalTid, color, category)
+ *
+ * which the nvtx-gpu source reads like any table. As in NVIDIA's own
+ * projection, ranges that end on another thread are left out. */
+#ifndef NSYSP_NSYS_NVTX_GPU_H
+#define NSYSP_NSYS_NVTX_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nsys_db.h"
+
+#define NSYS_NVTX_GPU_VIEW "nvtx_gpu_ranges"
+
+/* Builds the view when the report has NVTX ranges, CUDA calls and GPU work;
+ * ranges still open close at report_end. Returns an nsysp_status. */
+int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *gpu_tables,
+                        size_t n_gpu_tables, int64_t report_end, buf *err);
+
+#endif
