@@ -117,10 +117,16 @@ def expected(db):
             apis.append((start, end - start, name, cat, tid & 0xFFFFFF))
     nvtx = []
     if 'NVTX_EVENTS' in t:
-        text_id = 'textId' if 'textId' in columns(db, 'NVTX_EVENTS') else 'NULL'
-        for start, end, kind, text, tid in db.execute(
-                f'SELECT start, "end", eventType, text, {text_id} FROM NVTX_EVENTS'
-                ' WHERE eventType IN (34, 59, 60, 70, 71)'):
+        cols = columns(db, 'NVTX_EVENTS')
+        text_id = 'textId' if 'textId' in cols else 'NULL'
+        domain_id = 'domainId' if 'domainId' in cols else 'NULL'
+        domains = {}
+        for gtid, dom, text, tid in db.execute(
+                f'SELECT globalTid, {domain_id}, text, {text_id} FROM NVTX_EVENTS WHERE eventType = 75'):
+            domains[(gtid >> 24, dom)] = text if text is not None else s.get(tid)
+        for start, end, kind, text, tid, gtid, dom in db.execute(
+                f'SELECT start, "end", eventType, text, {text_id}, globalTid, {domain_id}'
+                ' FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60, 70, 71)'):
             if start is not None:
                 starts.append(start)
             if start is None or (end is not None and end < start):
@@ -128,7 +134,8 @@ def expected(db):
             name = text if text is not None else s.get(tid, '')
             # Open ranges close at the report's end, which this check does not model.
             dur = 0 if kind == 34 else (end - start if end is not None else None)
-            nvtx.append((start, dur, name))
+            domain = 'default' if not dom else domains.get((gtid >> 24, dom), f'domain {dom}')
+            nvtx.append((start, dur, name, domain))
     shift = -min(starts) if starts and min(starts) < 0 else 0
     return kernels, apis, others, nvtx, expected_flows(db, t), shift
 
@@ -145,12 +152,12 @@ def dumped(trace, dump_bin):
         if f[0] == 'F':
             flow_ids[f[1]] += 1
         if f[0] == 'I' and f[2] == 'nvtx':
-            nvtx.append((int(f[1]), 0, f[3], 'unterminated=true' in f[5]))
+            nvtx.append((int(f[1]), 0, f[3], f[5]))
         if f[0] != 'S':
             continue
         ts, dur, cat, name, path = int(f[1]), int(f[2]), f[3], f[4], f[5]
         if cat == 'nvtx':
-            nvtx.append((ts, dur, name, 'unterminated=true' in f[6]))
+            nvtx.append((ts, dur, name, f[6]))
         m = re.match(r'^GPU (\d+)', path)
         device = int(m.group(1)) if m else None
         if cat == 'kernel':
@@ -204,8 +211,12 @@ def main():
     compare('CUDA API calls', [(s + shift, d, n, c) for s, d, n, c, _ in want_a], got_a, problems)
     for cat, rows in want_o.items():
         compare(cat, [(s + shift, d, dev) for s, d, dev in rows], got_o.get(cat, []), problems)
-    compare('NVTX ranges and marks', [(s + shift, d, n) for s, d, n in want_n],
-            [(s, None if open_ else d, n) for s, d, n, open_ in got_n], problems)
+    def nvtx_arg(args, key):
+        return next((a.split('=', 1)[1] for a in args.split(';') if a.startswith(key + '=')), None)
+    compare('NVTX ranges and marks (start, duration, name, domain)',
+            [(s + shift, d, n, dom) for s, d, n, dom in want_n],
+            [(s, None if nvtx_arg(a, 'unterminated') else d, n, nvtx_arg(a, 'domain'))
+             for s, d, n, a in got_n], problems)
     if got_flows != want_flows:
         problems.append(f'flows: {got_flows} arrows, expected {want_flows}')
     devices = {r[-1] for r in want_k} | {r[-1] for rows in want_o.values() for r in rows}
