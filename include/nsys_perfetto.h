@@ -72,6 +72,9 @@ typedef enum nsysp_skip_reason {
     NSYSP_SKIP_MISSING_VALUE,    /* another required value is NULL */
     NSYSP_SKIP_HIDDEN_STREAM,    /* on a stream hidden by min_stream_activity */
     NSYSP_SKIP_FILTERED,         /* left out by nvtx_domains / nvtx_filter */
+    NSYSP_SKIP_SCHED_REDUNDANT,  /* scheduled in where it already ran */
+    NSYSP_SKIP_SCHED_INCONSISTENT, /* out of a thread not running there, bad CPU */
+    NSYSP_SKIP_NOT_PERIODIC,     /* a CPU sample row that is not a periodic sample */
     NSYSP_SKIP_REASONS
 } nsysp_skip_reason;
 

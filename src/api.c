@@ -40,6 +40,12 @@ const char *nsysp_skip_reason_name(nsysp_skip_reason reason)
         return "hidden stream";
     case NSYSP_SKIP_FILTERED:
         return "filtered out";
+    case NSYSP_SKIP_SCHED_REDUNDANT:
+        return "already scheduled in";
+    case NSYSP_SKIP_SCHED_INCONSISTENT:
+        return "inconsistent scheduling";
+    case NSYSP_SKIP_NOT_PERIODIC:
+        return "not a periodic sample";
     default:
         return "?";
     }

@@ -17,6 +17,7 @@
 #include "perfetto/pw_output.h"
 #include "perfetto/pw_writer.h"
 #include "nsys/nsys_activity.h"
+#include "nsys/nsys_callchains.h"
 #include "nsys/nsys_links.h"
 #include "nsys/nsys_nvtx_gpu.h"
 #include "sources/source.h"
@@ -281,6 +282,8 @@ static int convert(conversion *cv)
         return status;
     cv->c.report_end = report_end(cv);
     if ((status = project_nvtx(cv)) != NSYSP_OK)
+        return status;
+    if ((status = nsys_callchains_build(cv->db, &cv->err)) != NSYSP_OK)
         return status;
     if ((status = open_feeds(cv)) != NSYSP_OK)
         return status;

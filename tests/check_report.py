@@ -13,6 +13,11 @@ End-to-end check of one conversion against the report's own SQL:
   * every NVTX push/pop and start/end range is a slice and every mark an
     instant, with the exact name (text or registered string) and start, and
     the exact duration unless the range was left open;
+  * every OS runtime call is a slice with its name, timestamps and call
+    chain; every sched-in/out row is a context switch on its CPU at its time
+    (and each CPU's switches chain: prev = the previous next); every periodic
+    CPU sample is a perf sample of its thread with its full call chain,
+    outermost frame first, symbol and module names exact;
   * no slice is left unterminated or unmatched.
 Exit 0 when all hold, 1 otherwise (with what differs).
 """
@@ -86,6 +91,41 @@ def expected_flows(db, t):
     return n
 
 
+def chains(db, table, s):
+    """id -> "symbol@module|..." outermost first, as the converter writes it."""
+    out = collections.defaultdict(list)
+    for cid, sym, mod in db.execute(
+            f'SELECT id, symbol, module FROM {table} ORDER BY id, stackDepth DESC'):
+        out[cid].append(f'{s.get(sym) or "[unknown]"}@{s.get(mod) or "[unknown]"}')
+    return {k: '|'.join(v) for k, v in out.items()}
+
+
+def expected_cpu(db, t, s, starts):
+    """OS runtime calls, sched ins and outs, and samples of the report."""
+    osrt, ins, outs, samples = [], [], [], []
+    if 'OSRT_API' in t:
+        ch = chains(db, 'OSRT_CALLCHAINS', s) if 'OSRT_CALLCHAINS' in t else {}
+        cc = 'callchainId' if 'callchainId' in columns(db, 'OSRT_API') else 'NULL'
+        for start, end, name, c in db.execute(f'SELECT start, "end", nameId, {cc} FROM OSRT_API'):
+            if start is not None:
+                starts.append(start)
+            if start is not None and end is not None and end >= start:
+                osrt.append((start, end - start, s.get(name, '(unnamed OS runtime call)'),
+                             ch.get(c, '')))
+    if 'SCHED_EVENTS' in t:
+        for start, cpu, is_in, gtid in db.execute(
+                'SELECT start, cpu, isSchedIn, globalTid FROM SCHED_EVENTS'):
+            starts.append(start)
+            (ins if is_in else outs).append((start, cpu, gtid & 0xFFFFFF))
+    if 'COMPOSITE_EVENTS' in t:
+        ch = chains(db, 'SAMPLING_CALLCHAINS', s) if 'SAMPLING_CALLCHAINS' in t else {}
+        for cid, start, gtid in db.execute(
+                'SELECT id, start, globalTid FROM COMPOSITE_EVENTS WHERE cpuCycles = 1'):
+            starts.append(start)
+            samples.append((start, gtid & 0xFFFFFF, ch.get(cid, '')))
+    return osrt, ins, outs, samples
+
+
 def expected(db):
     t = tables(db)
     s = strings(db) if 'StringIds' in t else {}
@@ -136,14 +176,16 @@ def expected(db):
             dur = 0 if kind == 34 else (end - start if end is not None else None)
             domain = 'default' if not dom else domains.get((gtid >> 24, dom), f'domain {dom}')
             nvtx.append((start, dur, name, domain))
+    cpu = expected_cpu(db, t, s, starts)
     shift = -min(starts) if starts and min(starts) < 0 else 0
-    return kernels, apis, others, nvtx, expected_flows(db, t), shift
+    return kernels, apis, others, nvtx, cpu, expected_flows(db, t), shift
 
 
 def dumped(trace, dump_bin):
     out = subprocess.run([dump_bin, trace], check=True, capture_output=True,
                          text=True, errors='replace').stdout
     kernels, apis, others, nvtx, problems = [], [], collections.defaultdict(list), [], []
+    osrt, ins, outs, samples, running = [], [], [], [], {}
     flow_ids = collections.Counter()
     for line in out.splitlines():
         f = line.split('\t')
@@ -151,6 +193,17 @@ def dumped(trace, dump_bin):
             problems.append(line)
         if f[0] == 'F':
             flow_ids[f[1]] += 1
+        if f[0] == 'W':
+            cpu, ts, prev, nxt = int(f[1]), int(f[2]), int(f[3]), int(f[5])
+            if cpu in running and running[cpu] != prev:
+                problems.append(f'cpu {cpu} at {ts}: switch from {prev}, but {running[cpu]} ran')
+            running[cpu] = nxt
+            if nxt:
+                ins.append((ts, cpu, nxt))
+            else:
+                outs.append((ts, cpu, prev))
+        if f[0] == 'P':
+            samples.append((int(f[1]), int(f[4]), f[6]))
         if f[0] == 'I' and f[2] == 'nvtx':
             nvtx.append((int(f[1]), 0, f[3], f[5]))
         if f[0] != 'S':
@@ -158,6 +211,8 @@ def dumped(trace, dump_bin):
         ts, dur, cat, name, path = int(f[1]), int(f[2]), f[3], f[4], f[5]
         if cat == 'nvtx':
             nvtx.append((ts, dur, name, f[6]))
+        elif cat == 'osrt':
+            osrt.append((ts, dur, name, f[8]))
         m = re.match(r'^GPU (\d+)', path)
         device = int(m.group(1)) if m else None
         if cat == 'kernel':
@@ -174,7 +229,7 @@ def dumped(trace, dump_bin):
     odd = [i for i, n in flow_ids.items() if n != 2]
     if odd:
         problems.append(f'{len(odd)} flow ids not used exactly twice, e.g. {odd[:3]}')
-    return kernels, apis, others, nvtx, arrows, problems
+    return kernels, apis, others, nvtx, (osrt, ins, outs, samples), arrows, problems
 
 
 def compare(what, want, got, problems):
@@ -204,8 +259,11 @@ def main():
             if bad:
                 problems.append(f'pftrace-check errors/warnings: {bad[:5]}')
     db = connect(report)
-    want_k, want_a, want_o, want_n, want_flows, shift = expected(db)
-    got_k, got_a, got_o, got_n, got_flows, more = dumped(trace, dump_bin)
+    want_k, want_a, want_o, want_n, want_cpu, want_flows, shift = expected(db)
+    got_k, got_a, got_o, got_n, got_cpu, got_flows, more = dumped(trace, dump_bin)
+    for what, want, got in zip(('OS runtime calls', 'sched-ins', 'sched-outs', 'CPU samples'),
+                               want_cpu, got_cpu):
+        compare(what, [(r[0] + shift,) + r[1:] for r in want], got, problems)
     problems += more
     compare('kernels', [(s + shift, d, n, dev) for s, d, n, dev in want_k], got_k, problems)
     compare('CUDA API calls', [(s + shift, d, n, c) for s, d, n, c, _ in want_a], got_a, problems)
@@ -230,7 +288,9 @@ def main():
         return 1
     print(f'ok: {len(got_k)} kernels, {len(got_a)} API calls, '
           + ', '.join(f'{len(v)} {k}' for k, v in got_o.items())
-          + f', {len(got_n)} NVTX, {got_flows} flows, shift {shift}')
+          + f', {len(got_n)} NVTX, {got_flows} flows, '
+          + ', '.join(f'{len(v)} {k}' for k, v in zip(('osrt', 'sched-in', 'sched-out', 'samples'), got_cpu))
+          + f', shift {shift}')
     return 0
 
 

@@ -6,6 +6,11 @@
  *   I <ts> <category> <name> <track path> <args> <track uuid>         an instant
  *   T <uuid> <parent> <kind> <name>                       a track
  *   F <flow id> <begin|end>                                a flow endpoint
+ *   W <cpu> <ts> <prev tid> <prev state> <next tid>        a context switch
+ *   P <ts> <cpu> <pid> <tid> <mode> <callstack>            a CPU sample
+ *
+ * Slices also end with their callstack. A callstack prints as
+ * "function@module|..." outermost first.
  *
  * Fields are tab-separated; track paths join ancestor names with " / ";
  * args are "name=value" joined by ";". Slices are matched BEGIN/END per
@@ -43,11 +48,60 @@ static const char *strtab_get(const strtab *t, uint64_t iid)
     return iid < t->n && t->s[iid] ? t->s[iid] : "?";
 }
 
-enum { NAMES, CATS, ARG_NAMES, ARG_STRINGS, KINDS };
+enum { NAMES, CATS, ARG_NAMES, ARG_STRINGS, FUNCTIONS, MAPPING_PATHS, KINDS };
+
+/* iid -> small integer tuple (mappings: path; frames: function, mapping;
+ * callstacks: frame list). */
+typedef struct inttab {
+    uint64_t **v;
+    size_t *len;
+    size_t n;
+} inttab;
+
+static void inttab_set(inttab *t, uint64_t iid, const uint64_t *v, size_t len)
+{
+    if (iid >= t->n) {
+        size_t n = (size_t)iid * 2 + 16;
+        t->v = realloc(t->v, n * sizeof *t->v);
+        t->len = realloc(t->len, n * sizeof *t->len);
+        memset(t->v + t->n, 0, (n - t->n) * sizeof *t->v);
+        memset(t->len + t->n, 0, (n - t->n) * sizeof *t->len);
+        t->n = n;
+    }
+    if (t->v[iid])
+        return;
+    t->v[iid] = malloc((len ? len : 1) * sizeof *v);
+    memcpy(t->v[iid], v, len * sizeof *v);
+    t->len[iid] = len;
+}
+
+enum { MAPPINGS, FRAMES, CALLSTACKS, INT_KINDS };
 typedef struct seqstate {
     uint32_t id;
     strtab tab[KINDS];
+    inttab ints[INT_KINDS];
 } seqstate;
+
+/* "function@module|..." for a callstack iid. */
+static void format_callstack(const seqstate *s, uint64_t iid, char *out, size_t size)
+{
+    out[0] = '\0';
+    const inttab *cs = &s->ints[CALLSTACKS];
+    if (!iid || iid >= cs->n || !cs->v[iid])
+        return;
+    for (size_t i = 0; i < cs->len[iid]; i++) {
+        uint64_t f = cs->v[iid][i];
+        const char *fn = "?", *mod = "?";
+        if (f < s->ints[FRAMES].n && s->ints[FRAMES].v[f]) {
+            fn = strtab_get(&s->tab[FUNCTIONS], s->ints[FRAMES].v[f][0]);
+            uint64_t m = s->ints[FRAMES].v[f][1];
+            if (m < s->ints[MAPPINGS].n && s->ints[MAPPINGS].v[m])
+                mod = strtab_get(&s->tab[MAPPING_PATHS], s->ints[MAPPINGS].v[m][0]);
+        }
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%s%s@%s", i ? "|" : "", fn, mod);
+    }
+}
 
 static seqstate seqs[64];
 static size_t n_seqs;
@@ -158,6 +212,22 @@ static void on_interned(seqstate *s, const Pftrace__InternedData *d)
     for (size_t i = 0; i < d->n_debug_annotation_names; i++)
         strtab_set(&s->tab[ARG_NAMES], d->debug_annotation_names[i]->iid,
                    d->debug_annotation_names[i]->name, strlen(d->debug_annotation_names[i]->name));
+    for (size_t i = 0; i < d->n_function_names; i++)
+        strtab_set(&s->tab[FUNCTIONS], d->function_names[i]->iid,
+                   (const char *)d->function_names[i]->str.data, d->function_names[i]->str.len);
+    for (size_t i = 0; i < d->n_mapping_paths; i++)
+        strtab_set(&s->tab[MAPPING_PATHS], d->mapping_paths[i]->iid,
+                   (const char *)d->mapping_paths[i]->str.data, d->mapping_paths[i]->str.len);
+    for (size_t i = 0; i < d->n_mappings; i++)
+        inttab_set(&s->ints[MAPPINGS], d->mappings[i]->iid, d->mappings[i]->path_string_ids,
+                   d->mappings[i]->n_path_string_ids);
+    for (size_t i = 0; i < d->n_frames; i++) {
+        uint64_t v[2] = {d->frames[i]->function_name_id, d->frames[i]->mapping_id};
+        inttab_set(&s->ints[FRAMES], d->frames[i]->iid, v, 2);
+    }
+    for (size_t i = 0; i < d->n_callstacks; i++)
+        inttab_set(&s->ints[CALLSTACKS], d->callstacks[i]->iid, d->callstacks[i]->frame_ids,
+                   d->callstacks[i]->n_frame_ids);
     for (size_t i = 0; i < d->n_debug_annotation_string_values; i++)
         strtab_set(&s->tab[ARG_STRINGS], d->debug_annotation_string_values[i]->iid,
                    (const char *)d->debug_annotation_string_values[i]->str.data,
@@ -204,14 +274,16 @@ static void on_event(seqstate *s, uint64_t ts, const Pftrace__TrackEvent *te)
     if (te->type != PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN &&
         te->type != PFTRACE__TRACK_EVENT__TYPE__TYPE_INSTANT)
         return;
-    static char path[8192], args[65536], line[90000];
+    static char path[8192], args[65536], stack[65536], line[150000];
     track_path(te->track_uuid, path, sizeof path);
     format_args(s, te, args, sizeof args);
+    format_callstack(s, te->callstack_iid, stack, sizeof stack);
     const char *name = te->name_field_case == PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID
                            ? strtab_get(&s->tab[NAMES], te->name_iid)
                            : (te->name_field_case ? te->name : "");
     const char *cat = te->n_category_iids ? strtab_get(&s->tab[CATS], te->category_iids[0]) : "";
-    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%" PRIu64, cat, name, path, args, te->track_uuid);
+    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s", cat, name, path, args,
+             te->track_uuid, stack);
     if (te->type == PFTRACE__TRACK_EVENT__TYPE__TYPE_INSTANT) {
         printf("I\t%" PRIu64 "\t%s\n", ts, line);
         return;
@@ -223,6 +295,26 @@ static void on_event(seqstate *s, uint64_t ts, const Pftrace__TrackEvent *te)
     t->stack[t->depth].ts = ts;
     t->stack[t->depth].line = strdup(line);
     t->depth++;
+}
+
+static void on_ftrace(const Pftrace__FtraceEventBundle *b)
+{
+    for (size_t i = 0; i < b->n_event; i++) {
+        const Pftrace__FtraceEvent *e = b->event[i];
+        if (e->event_case != PFTRACE__FTRACE_EVENT__EVENT_SCHED_SWITCH)
+            continue;
+        const Pftrace__SchedSwitchFtraceEvent *sw = e->sched_switch;
+        printf("W\t%u\t%" PRIu64 "\t%d\t%" PRId64 "\t%d\n", b->cpu, e->timestamp, sw->prev_pid,
+               sw->prev_state, sw->next_pid);
+    }
+}
+
+static void on_sample(const seqstate *s, uint64_t ts, const Pftrace__PerfSample *ps)
+{
+    static char stack[65536];
+    format_callstack(s, ps->callstack_iid, stack, sizeof stack);
+    printf("P\t%" PRIu64 "\t%u\t%u\t%u\t%d\t%s\n", ts, ps->cpu, ps->pid, ps->tid, ps->cpu_mode,
+           stack);
 }
 
 static int read_varint(gzFile f, uint64_t *v)
@@ -279,6 +371,10 @@ int main(int argc, char **argv)
             on_descriptor(p->track_descriptor);
         else if (p->data_case == PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT)
             on_event(s, p->timestamp, p->track_event);
+        else if (p->data_case == PFTRACE__TRACE_PACKET__DATA_FTRACE_EVENTS)
+            on_ftrace(p->ftrace_events);
+        else if (p->data_case == PFTRACE__TRACE_PACKET__DATA_PERF_SAMPLE)
+            on_sample(s, p->timestamp, p->perf_sample);
         pftrace__trace_packet__free_unpacked(p, NULL);
     }
     for (size_t i = 0; i < n_tracks; i++)

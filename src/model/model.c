@@ -8,6 +8,7 @@
 static const char *const THREAD_ROW_NAMES[ROW_KINDS] = {
     [ROW_CUDA_API] = "CUDA API",
     [ROW_NVTX] = "NVTX",
+    [ROW_OSRT] = "OS runtime",
 };
 
 /* Keys of the track tree: a tag and up to four ids. */
@@ -36,6 +37,7 @@ void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
 
 void model_free(model *m)
 {
+    model_free_cpus(m);
     slicer_free(&m->slices);
     tracks_free(&m->tracks);
     hmap_free(&m->rows);
@@ -72,6 +74,8 @@ void model_set_shift(model *m, int64_t shift)
 
 int model_finish(model *m)
 {
+    if (model_flush_cpus(m) < 0)
+        return -1;
     return slicer_finish(&m->slices);
 }
 
@@ -118,6 +122,20 @@ static track *thread_track(model *m, int64_t global_tid)
     return tracks_add(&m->tracks, &key, sizeof key, process, &desc);
 }
 
+/* nsys records some events with TID 0, meaning no particular thread of
+ * the process; tid 0 is the idle task in Perfetto, so those go on the
+ * process instead. */
+static track *owner_track(model *m, int64_t global_tid)
+{
+    return nsys_tid_of(global_tid) ? thread_track(m, global_tid)
+                                   : process_track(m, nsys_global_pid_of(global_tid));
+}
+
+int model_describe_thread(model *m, int64_t global_tid, uint64_t ts)
+{
+    return tracks_ensure_written(&m->tracks, owner_track(m, global_tid), ts);
+}
+
 slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind,
                             const char *label)
 {
@@ -129,7 +147,7 @@ slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind,
     char name[512];
     /* Rows of a kind together, unlabelled (default NVTX domain) first. */
     int32_t rank = (int32_t)kind * (1 << 20) + (int32_t)(label_key & 0xFFFFF);
-    row = slicer_row(&m->slices, thread_track(m, global_tid),
+    row = slicer_row(&m->slices, owner_track(m, global_tid),
                      row_name(name, sizeof name, THREAD_ROW_NAMES[kind], label), true, true, rank);
     remember_row(m, &key, row);
     return row;

@@ -25,8 +25,11 @@
 typedef enum thread_row_kind {
     ROW_CUDA_API,            /* "CUDA API" */
     ROW_NVTX,                /* "NVTX", "NVTX · NCCL": push/pop ranges, marks */
+    ROW_OSRT,                /* "OS runtime" */
     ROW_KINDS
 } thread_row_kind;
+
+typedef struct cpu_state cpu_state;
 
 typedef struct model {
     track_tree tracks;
@@ -35,6 +38,10 @@ typedef struct model {
     hmap rows;               /* row key -> slice_row pointer */
     hmap labels;             /* row label (NVTX domain) -> small id */
     bool label_streams_with_process;
+    cpu_state *cpus;         /* scheduling state per CPU (cpu.c) */
+    size_t n_cpus;
+    uint64_t cpu_switches;   /* sched_switch events written */
+    uint64_t cpu_samples;    /* perf samples written */
 } model;
 
 void model_init(model *m, pw_seq *seq, const nsys_meta *meta);
@@ -81,7 +88,34 @@ static inline int model_instant(model *m, slice_row *row, int64_t ts, pw_event *
     return slicer_instant(&m->slices, row, ts, ev);
 }
 
-/* Writes all pending ENDs; call once after the last event. */
+/* Writes all pending ENDs and buffered context switches; call once after
+ * the last event. */
 int model_finish(model *m);
+
+/* Writes the descriptor of a thread (and its process) if not yet written,
+ * so that its tid maps to its process. */
+int model_describe_thread(model *m, int64_t global_tid, uint64_t ts);
+
+/* ---- CPU scheduling and samples (cpu.c) ---- */
+
+/* trace_processor accepts CPU numbers below this. */
+#define CPU_MAX 1024
+
+/* model_sched results besides 0 and -1 (output failed). */
+#define MODEL_SCHED_REDUNDANT 1     /* the thread was already running there */
+#define MODEL_SCHED_INCONSISTENT 2  /* out of a thread that is not running, bad CPU */
+
+/* A thread scheduled in or out of a CPU. prev_state is ftrace's for a
+ * sched-out (0 R, 1 S, 2 D, 16 X). */
+int model_sched(model *m, int64_t cpu, int64_t ts, int64_t global_tid, bool sched_in,
+                int64_t prev_state);
+
+/* A CPU sample of a thread with its callstack (model_intern_callstack). */
+int model_sample(model *m, int64_t ts, int64_t cpu, int64_t global_tid, uint64_t callstack_iid,
+                 bool kernel_mode);
+uint64_t model_intern_callstack(model *m, const pw_frame *frames, size_t n);
+
+int model_flush_cpus(model *m);
+void model_free_cpus(model *m);
 
 #endif

@@ -14,8 +14,24 @@ enum intern_kind {
     INTERN_CATEGORY,
     INTERN_ARG_NAME,
     INTERN_ARG_STRING,
+    INTERN_FUNCTION_NAME,
+    INTERN_MAPPING_PATH,
     INTERN_KINDS
 };
+
+/* Callstack pieces waiting to go out with the next packet. */
+typedef struct pending_frame {
+    uint64_t iid, function_iid, mapping_iid;
+} pending_frame;
+
+typedef struct pending_mapping {
+    uint64_t iid, path_iid;
+} pending_mapping;
+
+typedef struct pending_callstack {
+    uint64_t iid;
+    size_t first, n;        /* frame ids in the sequence's frame_ids pool */
+} pending_callstack;
 
 /* One interned entry waiting to go out with the next packet. */
 typedef struct pending_string {
@@ -31,6 +47,17 @@ struct pw_seq {
     pending_string *pending[INTERN_KINDS]; /* new since the last packet */
     size_t n_pending[INTERN_KINDS];
     size_t cap_pending[INTERN_KINDS];
+    /* Callstacks: (function iid, mapping iid) -> frame iid; path iid ->
+     * mapping iid; frame id list -> callstack iid. */
+    hmap frames, mappings, callstacks;
+    pending_frame *new_frames;
+    size_t n_new_frames, cap_new_frames;
+    pending_mapping *new_mappings;
+    size_t n_new_mappings, cap_new_mappings;
+    pending_callstack *new_callstacks;
+    size_t n_new_callstacks, cap_new_callstacks;
+    uint64_t *frame_ids;                   /* pool for new_callstacks */
+    size_t n_frame_ids, cap_frame_ids;
     pw_seq *next;
 };
 
@@ -63,6 +90,9 @@ pw_seq *pw_writer_sequence(pw_writer *w)
     s->id = w->next_seq_id++;
     for (int k = 0; k < INTERN_KINDS; k++)
         hmap_init(&s->interned[k]);
+    hmap_init(&s->frames);
+    hmap_init(&s->mappings);
+    hmap_init(&s->callstacks);
     s->next = w->sequences;
     w->sequences = s;
     return s;
@@ -121,6 +151,8 @@ static const struct {
     [INTERN_CATEGORY] = {1, &pftrace__event_category__descriptor},
     [INTERN_ARG_NAME] = {3, &pftrace__debug_annotation_name__descriptor},
     [INTERN_ARG_STRING] = {29, &pftrace__interned_string__descriptor},
+    [INTERN_FUNCTION_NAME] = {5, &pftrace__interned_string__descriptor},
+    [INTERN_MAPPING_PATH] = {17, &pftrace__interned_string__descriptor},
 };
 
 /* Storage of one packet's InternedData, freed once the packet is packed. */
@@ -128,6 +160,12 @@ typedef struct interned_scratch {
     Pftrace__InternedData data;
     void *entries[INTERN_KINDS];
     void **ptrs[INTERN_KINDS];
+    Pftrace__Mapping *mappings;
+    Pftrace__Mapping **mapping_ptrs;
+    Pftrace__Frame *frames;
+    Pftrace__Frame **frame_ptrs;
+    Pftrace__Callstack *callstacks;
+    Pftrace__Callstack **callstack_ptrs;
 } interned_scratch;
 
 #define FIELD_AT(msg, offset, type) ((type *)((char *)(msg) + (offset)))
@@ -154,7 +192,62 @@ static bool has_pending(const pw_seq *seq)
     for (int k = 0; k < INTERN_KINDS; k++)
         if (seq->n_pending[k])
             return true;
-    return false;
+    return seq->n_new_frames || seq->n_new_mappings || seq->n_new_callstacks;
+}
+
+/* Mappings, frames and callstacks: structured entries, built one by one. */
+static void build_callstack_entries(pw_seq *seq, interned_scratch *sc)
+{
+    size_t n = seq->n_new_mappings;
+    if (n) {
+        sc->mappings = xmalloc(n * sizeof *sc->mappings);
+        sc->mapping_ptrs = xmalloc(n * sizeof *sc->mapping_ptrs);
+        for (size_t i = 0; i < n; i++) {
+            Pftrace__Mapping *m = &sc->mappings[i];
+            pftrace__mapping__init(m);
+            m->has_iid = 1;
+            m->iid = seq->new_mappings[i].iid;
+            m->n_path_string_ids = 1;
+            m->path_string_ids = &seq->new_mappings[i].path_iid;
+            sc->mapping_ptrs[i] = m;
+        }
+        sc->data.n_mappings = n;
+        sc->data.mappings = sc->mapping_ptrs;
+    }
+    if ((n = seq->n_new_frames)) {
+        sc->frames = xmalloc(n * sizeof *sc->frames);
+        sc->frame_ptrs = xmalloc(n * sizeof *sc->frame_ptrs);
+        for (size_t i = 0; i < n; i++) {
+            Pftrace__Frame *f = &sc->frames[i];
+            const pending_frame *p = &seq->new_frames[i];
+            pftrace__frame__init(f);
+            f->has_iid = f->has_function_name_id = f->has_mapping_id = f->has_rel_pc = 1;
+            f->iid = p->iid;
+            f->function_name_id = p->function_iid;
+            f->mapping_id = p->mapping_iid;
+            /* Unique per frame: older trace_processors merge frames by pc. */
+            f->rel_pc = p->iid;
+            sc->frame_ptrs[i] = f;
+        }
+        sc->data.n_frames = n;
+        sc->data.frames = sc->frame_ptrs;
+    }
+    if ((n = seq->n_new_callstacks)) {
+        sc->callstacks = xmalloc(n * sizeof *sc->callstacks);
+        sc->callstack_ptrs = xmalloc(n * sizeof *sc->callstack_ptrs);
+        for (size_t i = 0; i < n; i++) {
+            Pftrace__Callstack *c = &sc->callstacks[i];
+            const pending_callstack *p = &seq->new_callstacks[i];
+            pftrace__callstack__init(c);
+            c->has_iid = 1;
+            c->iid = p->iid;
+            c->n_frame_ids = p->n;
+            c->frame_ids = seq->frame_ids + p->first;
+            sc->callstack_ptrs[i] = c;
+        }
+        sc->data.n_callstacks = n;
+        sc->data.callstacks = sc->callstack_ptrs;
+    }
 }
 
 static void build_interned(pw_seq *seq, interned_scratch *sc)
@@ -178,6 +271,7 @@ static void build_interned(pw_seq *seq, interned_scratch *sc)
         *FIELD_AT(&sc->data, f->quantifier_offset, size_t) = n;
         *FIELD_AT(&sc->data, f->offset, void **) = sc->ptrs[k];
     }
+    build_callstack_entries(seq, sc);
 }
 
 static void free_interned(pw_seq *seq, interned_scratch *sc)
@@ -187,6 +281,13 @@ static void free_interned(pw_seq *seq, interned_scratch *sc)
         free(sc->ptrs[k]);
         seq->n_pending[k] = 0;
     }
+    free(sc->mappings);
+    free(sc->mapping_ptrs);
+    free(sc->frames);
+    free(sc->frame_ptrs);
+    free(sc->callstacks);
+    free(sc->callstack_ptrs);
+    seq->n_new_mappings = seq->n_new_frames = seq->n_new_callstacks = seq->n_frame_ids = 0;
 }
 
 /* Stamps the sequence fields on pkt, attaches pending interned data, packs
@@ -385,12 +486,135 @@ int pw_write_event(pw_seq *seq, const pw_event *ev)
         }
     }
 
+    if (ev->callstack_iid) {
+        te.has_callstack_iid = 1;
+        te.callstack_iid = ev->callstack_iid;
+    }
+
     Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
     pkt.has_timestamp = 1;
     pkt.timestamp = ev->ts;
     pkt.data_case = PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT;
     pkt.track_event = &te;
     return emit_packet(seq, &pkt);
+}
+
+/* ---- Callstacks, samples, scheduling ------------------------------------ */
+
+static uint64_t intern_mapping(pw_seq *seq, const char *module)
+{
+    uint64_t path = intern(seq, INTERN_MAPPING_PATH, module ? module : "[unknown]");
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&seq->mappings, &path, sizeof path, &inserted);
+    if (inserted) {
+        *slot = seq->mappings.count;
+        seq->new_mappings = xgrow(seq->new_mappings, &seq->cap_new_mappings,
+                                  seq->n_new_mappings + 1, sizeof *seq->new_mappings);
+        seq->new_mappings[seq->n_new_mappings++] = (pending_mapping){*slot, path};
+    }
+    return *slot;
+}
+
+static uint64_t intern_frame(pw_seq *seq, const pw_frame *f)
+{
+    uint64_t key[2] = {intern(seq, INTERN_FUNCTION_NAME, f->function ? f->function : "[unknown]"),
+                       intern_mapping(seq, f->module)};
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&seq->frames, key, sizeof key, &inserted);
+    if (inserted) {
+        *slot = seq->frames.count;
+        seq->new_frames = xgrow(seq->new_frames, &seq->cap_new_frames, seq->n_new_frames + 1,
+                                sizeof *seq->new_frames);
+        seq->new_frames[seq->n_new_frames++] =
+            (pending_frame){.iid = *slot, .function_iid = key[0], .mapping_iid = key[1]};
+    }
+    return *slot;
+}
+
+uint64_t pw_intern_callstack(pw_seq *seq, const pw_frame *frames, size_t n)
+{
+    if (!n)
+        return 0;
+    size_t first = seq->n_frame_ids;
+    seq->frame_ids = xgrow(seq->frame_ids, &seq->cap_frame_ids, first + n, sizeof *seq->frame_ids);
+    for (size_t i = 0; i < n; i++)
+        seq->frame_ids[first + i] = intern_frame(seq, &frames[i]);
+    bool inserted;
+    uint64_t *slot =
+        hmap_upsert(&seq->callstacks, seq->frame_ids + first, n * sizeof *seq->frame_ids, &inserted);
+    if (!inserted) {
+        seq->n_frame_ids = first; /* known: give the pool space back */
+        return *slot;
+    }
+    *slot = seq->callstacks.count;
+    seq->n_frame_ids = first + n;
+    seq->new_callstacks = xgrow(seq->new_callstacks, &seq->cap_new_callstacks,
+                                seq->n_new_callstacks + 1, sizeof *seq->new_callstacks);
+    seq->new_callstacks[seq->n_new_callstacks++] =
+        (pending_callstack){.iid = *slot, .first = first, .n = n};
+    return *slot;
+}
+
+int pw_write_perf_sample(pw_seq *seq, uint64_t ts, uint32_t cpu, int32_t pid, int32_t tid,
+                         uint64_t callstack_iid, bool kernel_mode)
+{
+    Pftrace__PerfSample ps = PFTRACE__PERF_SAMPLE__INIT;
+    ps.has_cpu = ps.has_pid = ps.has_tid = ps.has_cpu_mode = 1;
+    ps.cpu = cpu;
+    ps.pid = (uint32_t)pid;
+    ps.tid = (uint32_t)tid;
+    ps.cpu_mode = kernel_mode ? PFTRACE__PERF_SAMPLE__CPU_MODE__MODE_KERNEL
+                              : PFTRACE__PERF_SAMPLE__CPU_MODE__MODE_USER;
+    if (callstack_iid) {
+        ps.has_callstack_iid = 1;
+        ps.callstack_iid = callstack_iid;
+    }
+    Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+    pkt.has_timestamp = 1;
+    pkt.timestamp = ts;
+    pkt.data_case = PFTRACE__TRACE_PACKET__DATA_PERF_SAMPLE;
+    pkt.perf_sample = &ps;
+    return emit_packet(seq, &pkt);
+}
+
+int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *sw, size_t n)
+{
+    Pftrace__FtraceEvent *events = xmalloc(n * sizeof *events);
+    Pftrace__FtraceEvent **event_ptrs = xmalloc(n * sizeof *event_ptrs);
+    Pftrace__SchedSwitchFtraceEvent *switches = xmalloc(n * sizeof *switches);
+    for (size_t i = 0; i < n; i++) {
+        Pftrace__SchedSwitchFtraceEvent *ss = &switches[i];
+        pftrace__sched_switch_ftrace_event__init(ss);
+        ss->prev_comm = (char *)(sw[i].prev_comm ? sw[i].prev_comm : "");
+        ss->next_comm = (char *)(sw[i].next_comm ? sw[i].next_comm : "");
+        ss->has_prev_pid = ss->has_next_pid = ss->has_prev_state = 1;
+        ss->has_prev_prio = ss->has_next_prio = 1;
+        ss->prev_pid = sw[i].prev_pid;
+        ss->next_pid = sw[i].next_pid;
+        ss->prev_state = sw[i].prev_state;
+        ss->prev_prio = ss->next_prio = 120; /* nice 0: nsys does not record priorities */
+        Pftrace__FtraceEvent *fe = &events[i];
+        pftrace__ftrace_event__init(fe);
+        fe->has_timestamp = fe->has_pid = 1;
+        fe->timestamp = sw[i].ts;
+        fe->pid = (uint32_t)sw[i].prev_pid; /* the task that ran the switch */
+        fe->event_case = PFTRACE__FTRACE_EVENT__EVENT_SCHED_SWITCH;
+        fe->sched_switch = ss;
+        event_ptrs[i] = fe;
+    }
+    Pftrace__FtraceEventBundle bundle = PFTRACE__FTRACE_EVENT_BUNDLE__INIT;
+    bundle.has_cpu = 1;
+    bundle.cpu = cpu;
+    bundle.n_event = n;
+    bundle.event = event_ptrs;
+    Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+    pkt.data_case = PFTRACE__TRACE_PACKET__DATA_FTRACE_EVENTS;
+    pkt.ftrace_events = &bundle;
+    int rc = emit_packet(seq, &pkt);
+    free(events);
+    free(event_ptrs);
+    free(switches);
+    return rc;
 }
 
 uint64_t pw_writer_packets(const pw_writer *w)
@@ -413,6 +637,13 @@ int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
             hmap_free(&s->interned[k]);
             free(s->pending[k]);
         }
+        hmap_free(&s->frames);
+        hmap_free(&s->mappings);
+        hmap_free(&s->callstacks);
+        free(s->new_frames);
+        free(s->new_mappings);
+        free(s->new_callstacks);
+        free(s->frame_ids);
         free(s);
         s = next;
     }

@@ -95,7 +95,24 @@ typedef struct pw_event {
     bool counter_is_double;
     int64_t counter_int;
     double counter_double;
+    uint64_t callstack_iid;      /* from pw_intern_callstack; 0: none */
 } pw_event;
+
+/* One frame of a callstack: a function in a module (either may be NULL). */
+typedef struct pw_frame {
+    const char *function;
+    const char *module;
+} pw_frame;
+
+/* A context switch on one CPU, as ftrace's sched_switch records it. */
+typedef struct pw_sched_switch {
+    uint64_t ts;
+    const char *prev_comm;
+    int32_t prev_pid;            /* thread ids; 0 is the idle task */
+    int64_t prev_state;          /* 0 R, 1 S, 2 D, 16 X (dead) */
+    const char *next_comm;
+    int32_t next_pid;
+} pw_sched_switch;
 
 /* ---- API ------------------------------------------------------------- */
 
@@ -114,6 +131,19 @@ int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *track);
 
 /* Writes one TrackEvent packet. Returns 0 or -1 (output failed). */
 int pw_write_event(pw_seq *seq, const pw_event *ev);
+
+/* Interns a callstack, frames outermost (root) first, with its functions,
+ * modules (one mapping each) and frames; returns its iid for a perf sample
+ * or a TrackEvent on the same sequence. */
+uint64_t pw_intern_callstack(pw_seq *seq, const pw_frame *frames, size_t n);
+
+/* Writes a CPU sample of thread tid (of process pid) on cpu. */
+int pw_write_perf_sample(pw_seq *seq, uint64_t ts, uint32_t cpu, int32_t pid, int32_t tid,
+                         uint64_t callstack_iid, bool kernel_mode);
+
+/* Writes the context switches of one CPU, in time order, as one bundle. */
+int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *switches,
+                            size_t n);
 
 /* Packets written so far. */
 uint64_t pw_writer_packets(const pw_writer *w);

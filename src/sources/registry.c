@@ -11,6 +11,9 @@ extern const source SOURCE_CUDA_GRAPH_EVENTS;
 extern const source SOURCE_CUDA_GRAPH_NODE_EVENTS;
 extern const source SOURCE_NVTX;
 extern const source SOURCE_NVTX_GPU;
+extern const source SOURCE_OSRT;
+extern const source SOURCE_SCHED;
+extern const source SOURCE_SAMPLES;
 
 const source *const SOURCES[] = {
     &SOURCE_CUDA_API, /* CUPTI_ACTIVITY_KIND_RUNTIME */
@@ -23,6 +26,9 @@ const source *const SOURCES[] = {
     &SOURCE_CUDA_GRAPH_NODE_EVENTS, /* CUDA_GRAPH_NODE_EVENTS */
     &SOURCE_NVTX,                   /* NVTX_EVENTS */
     &SOURCE_NVTX_GPU,               /* NVTX_EVENTS projected onto the GPU */
+    &SOURCE_OSRT,                   /* OSRT_API (+ OSRT_CALLCHAINS) */
+    &SOURCE_SCHED,                  /* SCHED_EVENTS */
+    &SOURCE_SAMPLES,                /* COMPOSITE_EVENTS (+ SAMPLING_CALLCHAINS) */
 };
 
 const size_t N_SOURCES = sizeof SOURCES / sizeof SOURCES[0];

@@ -70,6 +70,11 @@ static inline int source_check_interval(int64_t start, int64_t end)
     return SOURCE_EMITTED;
 }
 
+/* Interns the call chain text of NSYS_CALLCHAIN_EXPR (nsys_callchains.h)
+ * as a callstack; 0 when empty. *kernel_leaf tells whether the innermost
+ * frame runs in the kernel. */
+uint64_t source_callstack(conv *c, const char *chain, bool *kernel_leaf);
+
 /* Arg builders for the fixed arrays sources fill. */
 static inline pw_arg arg_int(const char *name, int64_t v)
 {
