@@ -8,6 +8,7 @@
  * (only open slices are held) and the trace time-sorted. */
 #include <limits.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,6 +268,7 @@ static int convert(conversion *cv)
     cv->db = nsys_db_open(cv->input, &cv->err, &status);
     if (!cv->db)
         return status;
+    nsys_db_set_cancel(cv->db, cv->opt->cancel);
     snprintf(cv->res->schema_version, sizeof cv->res->schema_version, "%s",
              nsys_db_schema_version(cv->db));
     if ((status = nsys_strings_load(cv->db, &cv->strings, &cv->err)) != NSYSP_OK)
@@ -318,6 +320,9 @@ static int finish(conversion *cv, int status)
     }
     if (cv->writer) {
         cv->res->packets = pw_writer_packets(cv->writer);
+        if (status == NSYSP_ERR_OUTPUT && !cv->err.len)
+            buf_printf(&cv->err, "%s: cannot write output: %s", cv->res->output_path,
+                       strerror(pw_writer_error(cv->writer)));
         pw_output_totals totals = {0};
         if (pw_writer_finish(cv->writer, status == NSYSP_OK, &cv->err, &totals) < 0 &&
             status == NSYSP_OK)

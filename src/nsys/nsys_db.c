@@ -49,6 +49,9 @@ int nsys_db_error(const nsys_db *db, int rc, const char *what, buf *err)
     const char *path = db ? db->path : "?";
     buf_clear(err);
     switch (primary) {
+    case SQLITE_INTERRUPT:
+        buf_printf(err, "%s: interrupted", path);
+        return NSYSP_ERR_INTERRUPTED;
     case SQLITE_NOTADB:
         buf_printf(err, "%s: not a SQLite database", path);
         return NSYSP_ERR_INPUT_FORMAT;
@@ -222,6 +225,17 @@ void nsys_db_close(nsys_db *db)
     free(db->meta_values);
     free(db->path);
     free(db);
+}
+
+static int check_cancel(void *flag)
+{
+    return *(volatile sig_atomic_t *)flag != 0;
+}
+
+void nsys_db_set_cancel(nsys_db *db, volatile sig_atomic_t *cancel)
+{
+    if (cancel)
+        sqlite3_progress_handler(db->sql, 100000, check_cancel, (void *)cancel);
 }
 
 sqlite3 *nsys_db_sqlite(const nsys_db *db)

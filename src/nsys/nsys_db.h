@@ -4,6 +4,7 @@
 #ifndef NSYSP_NSYS_DB_H
 #define NSYSP_NSYS_DB_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sqlite3.h>
 
@@ -25,6 +26,10 @@ nsys_db *nsys_db_open(const char *path, buf *err, int *status);
 void nsys_db_close(nsys_db *db);
 
 sqlite3 *nsys_db_sqlite(const nsys_db *db);
+
+/* Makes running queries stop (as NSYSP_ERR_INTERRUPTED) once *cancel is
+ * set, e.g. by a signal handler; long pre-passes then end promptly too. */
+void nsys_db_set_cancel(nsys_db *db, volatile sig_atomic_t *cancel);
 const char *nsys_db_path(const nsys_db *db);
 
 bool nsys_db_has_table(const nsys_db *db, const char *table);

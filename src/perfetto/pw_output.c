@@ -16,7 +16,7 @@ enum { CHUNK = 256 * 1024 };
 struct pw_output {
     int fd;
     char *path;         /* destination */
-    char *tmp_path;     /* where the bytes go until commit */
+    char *tmp_path;     /* where the bytes go until commit; NULL when direct */
     int level;          /* 0 = raw */
     z_stream z;
     uint8_t *in;        /* bytes waiting for deflate */
@@ -85,13 +85,37 @@ static char *temp_path_for(const char *path)
     return (char *)buf_cstr(&b);
 }
 
+/* Opens the temporary file beside path, or, when path exists and is not a
+ * regular file (/dev/stdout, a pipe, /dev/full), path itself: there is
+ * nothing to replace atomically, and renaming over a device would destroy
+ * it. */
+static int open_destination(pw_output *out)
+{
+    struct stat st;
+    if (stat(out->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            errno = EISDIR;
+            return -1;
+        }
+        return open(out->path, O_WRONLY | O_TRUNC);
+    }
+    out->tmp_path = temp_path_for(out->path);
+    int fd = mkstemp(out->tmp_path);
+    if (fd >= 0) {
+        /* mkstemp makes the file 0600; a trace is an ordinary file. */
+        mode_t mask = umask(0);
+        umask(mask);
+        (void)fchmod(fd, 0666 & ~mask);
+    }
+    return fd;
+}
+
 pw_output *pw_output_open(const char *path, int level, buf *err)
 {
     pw_output *out = xcalloc(1, sizeof *out);
     out->path = xstrdup(path);
-    out->tmp_path = temp_path_for(path);
     out->level = level;
-    out->fd = mkstemp(out->tmp_path);
+    out->fd = open_destination(out);
     if (out->fd < 0) {
         buf_printf(err, "%s: cannot create output: %s", path, strerror(errno));
         free(out->tmp_path);
@@ -99,10 +123,6 @@ pw_output *pw_output_open(const char *path, int level, buf *err)
         free(out);
         return NULL;
     }
-    /* mkstemp makes the file 0600; a trace is an ordinary file. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(out->fd, 0666 & ~mask);
 
     out->in = xmalloc(CHUNK);
     out->zout = xmalloc(CHUNK);
@@ -153,12 +173,12 @@ int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals)
 {
     if (!out->err)
         flush_input(out, Z_FINISH);
-    if (!out->err && fsync(out->fd) < 0 && errno != EINVAL && errno != EROFS)
+    if (!out->err && out->tmp_path && fsync(out->fd) < 0 && errno != EINVAL && errno != EROFS)
         out->err = errno;
     if (!out->err && close(out->fd) < 0)
         out->err = errno;
     out->fd = -1;
-    if (!out->err && rename(out->tmp_path, out->path) < 0)
+    if (!out->err && out->tmp_path && rename(out->tmp_path, out->path) < 0)
         out->err = errno;
     if (totals) {
         totals->bytes_in = out->bytes_in;
@@ -166,12 +186,18 @@ int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals)
     }
     if (out->err) {
         buf_printf(err, "%s: cannot write output: %s", out->path, strerror(out->err));
-        unlink(out->tmp_path);
+        if (out->tmp_path)
+            unlink(out->tmp_path);
         release(out);
         return -1;
     }
     release(out);
     return 0;
+}
+
+int pw_output_error(const pw_output *out)
+{
+    return out->err;
 }
 
 void pw_output_discard(pw_output *out)
@@ -182,7 +208,8 @@ void pw_output_discard(pw_output *out)
         close(out->fd);
         out->fd = -1;
     }
-    unlink(out->tmp_path);
+    if (out->tmp_path)
+        unlink(out->tmp_path);
     release(out);
 }
 

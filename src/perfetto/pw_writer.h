@@ -145,6 +145,9 @@ int pw_write_perf_sample(pw_seq *seq, uint64_t ts, uint32_t cpu, int32_t pid, in
 int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *switches,
                             size_t n);
 
+/* The errno of the first failed write to the output, or 0. */
+int pw_writer_error(const pw_writer *w);
+
 /* Packets written so far. */
 uint64_t pw_writer_packets(const pw_writer *w);
 
