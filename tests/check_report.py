@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_report.py REPORT.sqlite TRACE TRACE_DUMP [PFTRACE_CHECK]
+"""check_report.py REPORT.sqlite TRACE TRACE_DUMP [PFTRACE_CHECK [STATS]]
 
 End-to-end check of one conversion against the report's own SQL:
   * pftrace-check (trace_processor's import rules) finds no error or warning;
@@ -18,7 +18,9 @@ End-to-end check of one conversion against the report's own SQL:
     (and each CPU's switches chain: prev = the previous next); every periodic
     CPU sample is a perf sample of its thread with its full call chain,
     outermost frame first, symbol and module names exact;
-  * no slice is left unterminated or unmatched.
+  * no slice is left unterminated or unmatched;
+  * with STATS (the converter's --stats output): every source read all rows
+    of its table, and rows = events + skipped for each.
 Exit 0 when all hold, 1 otherwise (with what differs).
 """
 import collections
@@ -242,9 +244,28 @@ def compare(what, want, got, problems):
                     f'extra {sum(extra.values())} e.g. {list(extra)[:3]}')
 
 
+def check_accounting(db, stats_path, problems):
+    """Every row of every table read is an event or a counted skip."""
+    t = tables(db)
+    lines = open(stats_path, encoding='utf-8', errors='replace').read().splitlines()
+    for line in lines:
+        f = line.split()
+        if len(f) != 5 or not f[2].isdigit():
+            continue
+        name, table, rows, events, skipped = f[0], f[1], int(f[2]), int(f[3]), int(f[4])
+        if rows != events + skipped:
+            problems.append(f'{name}: {rows} rows but {events} events + {skipped} skipped')
+        if table in t:
+            where = {'NVTX_EVENTS': ' WHERE eventType IN (34, 59, 60, 70, 71)'}.get(table, '')
+            want = db.execute(f'SELECT count(*) FROM "{table}"{where}').fetchone()[0]
+            if want != rows:
+                problems.append(f'{name}: read {rows} rows of {table}, which has {want}')
+
+
 def main():
     report, trace, dump_bin = sys.argv[1:4]
-    check_bin = sys.argv[4] if len(sys.argv) > 4 else None
+    check_bin = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
+    stats = sys.argv[5] if len(sys.argv) > 5 else None
     problems = []
     if check_bin:
         r = subprocess.run([sys.executable, check_bin, '--json', trace], capture_output=True, text=True)
@@ -259,6 +280,8 @@ def main():
             if bad:
                 problems.append(f'pftrace-check errors/warnings: {bad[:5]}')
     db = connect(report)
+    if stats:
+        check_accounting(db, stats, problems)
     want_k, want_a, want_o, want_n, want_cpu, want_flows, shift = expected(db)
     got_k, got_a, got_o, got_n, got_cpu, got_flows, more = dumped(trace, dump_bin)
     for what, want, got in zip(('OS runtime calls', 'sched-ins', 'sched-outs', 'CPU samples'),

@@ -40,8 +40,8 @@ esac
 
 trace=$out/$(basename "$report" .sqlite).perfetto-trace
 rm -f "$trace"
-"$bin" -q -o "$trace" "$report"
-python3 "$here/check_report.py" "$report" "$trace" "$dump" $check
+"$bin" -q --stats -o "$trace" "$report" 2> "$trace.stats"
+python3 "$here/check_report.py" "$report" "$trace" "$dump" "$check" "$trace.stats"
 if [ "$mode" != corpus ]; then
   python3 "$here/check_cuda_details.py" "$report" "$trace" "$dump"
 fi

@@ -38,10 +38,17 @@ cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 2)" >>"$BUILD.log" 2>&1 |
     { tail -50 "$BUILD.log"; exit 1; }
 
 # The harnesses' temporary directories go here, so that a crash (which
-# skips their clean-up) leaves nothing in /tmp.
-TMPDIR="$BUILD/tmp/run-$$"
+# skips their clean-up) leaves nothing behind once this script ends. The
+# library fsyncs each trace it writes: on a disk that costs more than the
+# conversion, so use tmpfs when there is one.
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    TMPDIR="/dev/shm/nsysp-fuzz-run-$$"
+else
+    TMPDIR="$BUILD/tmp/run-$$"
+fi
 export TMPDIR
 mkdir -p "$TMPDIR"
+trap 'rm -rf "$TMPDIR"' EXIT INT TERM
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
@@ -84,5 +91,4 @@ for t in $TARGETS; do
         echo "   no findings"
     fi
 done
-rm -rf "$TMPDIR"
 exit $status
