@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +13,36 @@
 
 #include "../common/xalloc.h"
 
-enum { CHUNK = 256 * 1024 };
+/* Packets are gathered into chunks; a compressor thread deflates full
+ * chunks while the converter fills the next ones, so compression (half the
+ * work at the default level) runs on the second core. SLOTS bounds the
+ * memory in flight. The output is one gzip member either way. */
+enum { CHUNK = 1 << 20, SLOTS = 4 };
+
+typedef struct chunk {
+    uint8_t *data;
+    size_t len;
+    bool last;               /* the stream ends after this one */
+} chunk;
 
 struct pw_output {
     int fd;
-    char *path;         /* destination */
-    char *tmp_path;     /* where the bytes go until commit; NULL when direct */
-    int level;          /* 0 = raw */
+    char *path;              /* destination */
+    char *tmp_path;          /* where the bytes go until commit; NULL when direct */
+    int level;               /* 0 = raw */
     z_stream z;
-    uint8_t *in;        /* bytes waiting for deflate */
-    size_t in_len;
     uint8_t *zout;
     uint64_t bytes_in, bytes_out;
-    int err;            /* sticky errno of the first failure */
+
+    chunk slots[SLOTS];
+    size_t fill;             /* the slot the converter fills */
+    size_t drain;            /* the oldest queued slot (compressor side) */
+    size_t queued;           /* slots handed over and not yet written */
+    bool threaded;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t work, room;
+    int err;                 /* sticky errno of the first failure (under lock) */
 };
 
 static int write_all(pw_output *out, const uint8_t *p, size_t n)
@@ -33,8 +52,7 @@ static int write_all(pw_output *out, const uint8_t *p, size_t n)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            out->err = errno;
-            return -1;
+            return errno;
         }
         p += w;
         n -= (size_t)w;
@@ -43,34 +61,78 @@ static int write_all(pw_output *out, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Feeds the pending input through deflate and writes what comes out. */
-static int deflate_pending(pw_output *out, int flush)
+/* Deflates (or copies, when raw) one chunk to the file; returns an errno. */
+static int write_chunk(pw_output *out, const chunk *c)
 {
-    out->z.next_in = out->in;
-    out->z.avail_in = (uInt)out->in_len;
+    if (out->level == 0)
+        return write_all(out, c->data, c->len);
+    out->z.next_in = c->data;
+    out->z.avail_in = (uInt)c->len;
+    int flush = c->last ? Z_FINISH : Z_NO_FLUSH;
     do {
         out->z.next_out = out->zout;
         out->z.avail_out = CHUNK;
-        int rc = deflate(&out->z, flush);
-        if (rc == Z_STREAM_ERROR) {
-            out->err = EIO;
-            return -1;
-        }
-        if (write_all(out, out->zout, CHUNK - out->z.avail_out) < 0)
-            return -1;
+        if (deflate(&out->z, flush) == Z_STREAM_ERROR)
+            return EIO;
+        int rc = write_all(out, out->zout, CHUNK - out->z.avail_out);
+        if (rc)
+            return rc;
     } while (out->z.avail_out == 0);
-    out->in_len = 0;
     return 0;
 }
 
-static int flush_input(pw_output *out, int flush)
+static void *compressor(void *arg)
 {
-    if (out->level == 0) {
-        int rc = write_all(out, out->in, out->in_len);
-        out->in_len = 0;
-        return rc;
+    pw_output *out = arg;
+    for (;;) {
+        pthread_mutex_lock(&out->lock);
+        while (out->queued == 0)
+            pthread_cond_wait(&out->work, &out->lock);
+        chunk *c = &out->slots[out->drain];
+        bool failed = out->err != 0;
+        pthread_mutex_unlock(&out->lock);
+
+        /* After a failure, chunks are only drained so nobody waits forever. */
+        int rc = failed ? 0 : write_chunk(out, c);
+        bool last = c->last;
+
+        pthread_mutex_lock(&out->lock);
+        if (rc && !out->err)
+            out->err = rc;
+        out->drain = (out->drain + 1) % SLOTS;
+        out->queued--;
+        pthread_cond_signal(&out->room);
+        pthread_mutex_unlock(&out->lock);
+        if (last)
+            return NULL;
     }
-    return deflate_pending(out, flush);
+}
+
+/* Hands the filled chunk over (or writes it, without a thread) and moves
+ * to the next free one. */
+static int hand_over(pw_output *out, bool last)
+{
+    chunk *c = &out->slots[out->fill];
+    c->last = last;
+    if (!out->threaded) {
+        int rc = out->err ? 0 : write_chunk(out, c);
+        if (rc && !out->err)
+            out->err = rc;
+        c->len = 0;
+        return out->err ? -1 : 0;
+    }
+    pthread_mutex_lock(&out->lock);
+    out->queued++;
+    pthread_cond_signal(&out->work);
+    if (!last) {
+        while (out->queued == SLOTS)
+            pthread_cond_wait(&out->room, &out->lock);
+        out->fill = (out->fill + 1) % SLOTS;
+        out->slots[out->fill].len = 0;
+    }
+    int err = out->err;
+    pthread_mutex_unlock(&out->lock);
+    return err ? -1 : 0;
 }
 
 static char *temp_path_for(const char *path)
@@ -124,45 +186,65 @@ pw_output *pw_output_open(const char *path, int level, buf *err)
         return NULL;
     }
 
-    out->in = xmalloc(CHUNK);
-    out->zout = xmalloc(CHUNK);
+    for (int i = 0; i < SLOTS; i++)
+        out->slots[i].data = xmalloc(CHUNK);
     if (level > 0) {
+        out->zout = xmalloc(CHUNK);
+        pthread_mutex_init(&out->lock, NULL);
+        pthread_cond_init(&out->work, NULL);
+        pthread_cond_init(&out->room, NULL);
         /* windowBits 15 + 16 asks zlib for a gzip header and trailer. */
         if (deflateInit2(&out->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
             buf_printf(err, "%s: cannot start compression", path);
             pw_output_discard(out);
             return NULL;
         }
+        /* Without a second thread, compress inline. */
+        out->threaded = pthread_create(&out->thread, NULL, compressor, out) == 0;
     }
     return out;
 }
 
 int pw_output_write(pw_output *out, const void *data, size_t n)
 {
-    if (out->err)
-        return -1;
     const uint8_t *p = data;
     out->bytes_in += n;
     while (n) {
-        size_t room = CHUNK - out->in_len;
+        chunk *c = &out->slots[out->fill];
+        size_t room = CHUNK - c->len;
         size_t take = n < room ? n : room;
-        memcpy(out->in + out->in_len, p, take);
-        out->in_len += take;
+        memcpy(c->data + c->len, p, take);
+        c->len += take;
         p += take;
         n -= take;
-        if (out->in_len == CHUNK && flush_input(out, Z_NO_FLUSH) < 0)
+        if (c->len == CHUNK && hand_over(out, false) < 0)
             return -1;
     }
     return 0;
 }
 
+/* Ends the stream: the last chunk goes out and the thread finishes. */
+static void finish_stream(pw_output *out)
+{
+    hand_over(out, true);
+    if (out->threaded) {
+        pthread_join(out->thread, NULL);
+        out->threaded = false;
+    }
+}
+
 static void release(pw_output *out)
 {
-    if (out->level > 0)
+    if (out->level > 0) {
         deflateEnd(&out->z);
+        pthread_mutex_destroy(&out->lock);
+        pthread_cond_destroy(&out->work);
+        pthread_cond_destroy(&out->room);
+    }
     if (out->fd >= 0)
         close(out->fd);
-    free(out->in);
+    for (int i = 0; i < SLOTS; i++)
+        free(out->slots[i].data);
     free(out->zout);
     free(out->tmp_path);
     free(out->path);
@@ -171,8 +253,7 @@ static void release(pw_output *out)
 
 int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals)
 {
-    if (!out->err)
-        flush_input(out, Z_FINISH);
+    finish_stream(out);
     if (!out->err && out->tmp_path && fsync(out->fd) < 0 && errno != EINVAL && errno != EROFS)
         out->err = errno;
     if (!out->err && close(out->fd) < 0)
@@ -195,15 +276,28 @@ int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals)
     return 0;
 }
 
-int pw_output_error(const pw_output *out)
+int pw_output_error(pw_output *out)
 {
-    return out->err;
+    if (!out->threaded)
+        return out->err;
+    pthread_mutex_lock(&out->lock);
+    int err = out->err;
+    pthread_mutex_unlock(&out->lock);
+    return err;
 }
 
 void pw_output_discard(pw_output *out)
 {
     if (!out)
         return;
+    if (out->threaded) {
+        /* Stop the thread: nothing more is written after a failure. */
+        pthread_mutex_lock(&out->lock);
+        if (!out->err)
+            out->err = ECANCELED;
+        pthread_mutex_unlock(&out->lock);
+        finish_stream(out);
+    }
     if (out->fd >= 0) {
         close(out->fd);
         out->fd = -1;
@@ -212,4 +306,3 @@ void pw_output_discard(pw_output *out)
         unlink(out->tmp_path);
     release(out);
 }
-

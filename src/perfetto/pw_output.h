@@ -29,7 +29,7 @@ typedef struct pw_output_totals {
 int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals);
 
 /* The errno of the first failed write, or 0. */
-int pw_output_error(const pw_output *out);
+int pw_output_error(pw_output *out);
 
 /* Removes the temporary file and frees out. */
 void pw_output_discard(pw_output *out);

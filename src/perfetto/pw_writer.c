@@ -617,7 +617,7 @@ int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *sw
     return rc;
 }
 
-int pw_writer_error(const pw_writer *w)
+int pw_writer_error(pw_writer *w)
 {
     return pw_output_error(w->out);
 }

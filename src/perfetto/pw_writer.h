@@ -146,7 +146,7 @@ int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *sw
                             size_t n);
 
 /* The errno of the first failed write to the output, or 0. */
-int pw_writer_error(const pw_writer *w);
+int pw_writer_error(pw_writer *w);
 
 /* Packets written so far. */
 uint64_t pw_writer_packets(const pw_writer *w);
