@@ -46,6 +46,8 @@ const char *nsysp_skip_reason_name(nsysp_skip_reason reason)
         return "inconsistent scheduling";
     case NSYSP_SKIP_NOT_PERIODIC:
         return "not a periodic sample";
+    case NSYSP_SKIP_UNSUPPORTED:
+        return "kind not converted";
     default:
         return "?";
     }

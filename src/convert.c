@@ -39,6 +39,16 @@ static int64_t feed_start(const feed *f)
     return start;
 }
 
+/* How many table rows the current row stands for (grouped sources). */
+static uint64_t feed_weight(const feed *f)
+{
+    if (!f->src->weight_offset)
+        return 1;
+    int64_t w;
+    memcpy(&w, (const char *)f->row + f->src->weight_offset, sizeof w);
+    return w > 0 ? (uint64_t)w : 1;
+}
+
 /* Moves f to its next row with a start time; rows without one are counted
  * as skipped (SQLite sorts NULL first, so they come before the rest). */
 static int feed_advance(feed *f, buf *err, int *status)
@@ -50,10 +60,10 @@ static int feed_advance(feed *f, buf *err, int *status)
         f->has_row = rc == 1;
         if (!f->has_row)
             return 0;
-        f->stats->rows++;
+        f->stats->rows += feed_weight(f);
         if (feed_start(f) != NSYS_NULL)
             return 0;
-        f->stats->skipped[NSYSP_SKIP_NULL_TIMESTAMP]++;
+        f->stats->skipped[NSYSP_SKIP_NULL_TIMESTAMP] += feed_weight(f);
     }
 }
 
@@ -144,10 +154,11 @@ static int run_feeds(conversion *cv)
         int rc = f->src->emit(&cv->c, f->row);
         if (rc == SOURCE_FAILED)
             return NSYSP_ERR_OUTPUT;
+        uint64_t weight = feed_weight(f);
         if (rc == SOURCE_EMITTED)
-            f->stats->emitted++;
+            f->stats->emitted += weight;
         else
-            f->stats->skipped[rc - 1]++;
+            f->stats->skipped[rc - 1] += weight;
         if (feed_advance(f, &cv->err, &status) < 0)
             return status;
     }

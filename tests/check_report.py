@@ -128,6 +128,33 @@ def expected_cpu(db, t, s, starts):
     return osrt, ins, outs, samples
 
 
+def expected_metrics(db, t, starts):
+    """(ts, device, metric, value) of every GPU metric sample, both forms."""
+    out = []
+    if 'GPU_METRICS' in t:
+        names = {}
+        if 'TARGET_INFO_GPU_METRICS' in t:
+            names = {(ty, m): n for ty, m, n in db.execute(
+                'SELECT typeId, metricId, metricName FROM TARGET_INFO_GPU_METRICS')}
+        for ts, ty, m, v in db.execute('SELECT COALESCE(timestamp, rawTimestamp), typeId,'
+                                       ' metricId, value FROM GPU_METRICS'):
+            starts.append(ts)
+            out.append((ts, ty & 0xFF, names.get((ty, m), f'metric {m}'), float(v)))
+    if 'GENERIC_EVENTS' in t and 'GENERIC_EVENT_SOURCES' in t:
+        sources = {s for s, d in db.execute('SELECT sourceId, data FROM GENERIC_EVENT_SOURCES')
+                   if '"GpuMetrics"' in (d or '')}
+        types = {ty for ty, s in db.execute('SELECT typeId, sourceId FROM GENERIC_EVENT_TYPES')
+                 if s in sources}
+        for ts, ty, data in db.execute(
+                'SELECT COALESCE(timestamp, rawTimestamp), typeId, data FROM GENERIC_EVENTS'):
+            if ty not in types:
+                continue
+            starts.append(ts)
+            for k, v in json.loads(data).items():
+                out.append((ts, ty & 0xFF, k, float(v)))
+    return out
+
+
 def expected(db):
     t = tables(db)
     s = strings(db) if 'StringIds' in t else {}
@@ -178,7 +205,7 @@ def expected(db):
             dur = 0 if kind == 34 else (end - start if end is not None else None)
             domain = 'default' if not dom else domains.get((gtid >> 24, dom), f'domain {dom}')
             nvtx.append((start, dur, name, domain))
-    cpu = expected_cpu(db, t, s, starts)
+    cpu = expected_cpu(db, t, s, starts) + (expected_metrics(db, t, starts),)
     shift = -min(starts) if starts and min(starts) < 0 else 0
     return kernels, apis, others, nvtx, cpu, expected_flows(db, t), shift
 
@@ -187,7 +214,7 @@ def dumped(trace, dump_bin):
     out = subprocess.run([dump_bin, trace], check=True, capture_output=True,
                          text=True, errors='replace').stdout
     kernels, apis, others, nvtx, problems = [], [], collections.defaultdict(list), [], []
-    osrt, ins, outs, samples, running = [], [], [], [], {}
+    osrt, ins, outs, samples, metrics, running = [], [], [], [], [], {}
     flow_ids = collections.Counter()
     for line in out.splitlines():
         f = line.split('\t')
@@ -206,6 +233,11 @@ def dumped(trace, dump_bin):
                 outs.append((ts, cpu, prev))
         if f[0] == 'P':
             samples.append((int(f[1]), int(f[4]), f[6]))
+        if f[0] == 'C':
+            path = f[2].split(' / ')
+            m = re.match(r'^GPU (\d+)', path[0])
+            if m and len(path) == 2:
+                metrics.append((int(f[1]), int(m.group(1)), path[1], float(f[3])))
         if f[0] == 'I' and f[2] == 'nvtx':
             nvtx.append((int(f[1]), 0, f[3], f[5]))
         if f[0] != 'S':
@@ -231,7 +263,7 @@ def dumped(trace, dump_bin):
     odd = [i for i, n in flow_ids.items() if n != 2]
     if odd:
         problems.append(f'{len(odd)} flow ids not used exactly twice, e.g. {odd[:3]}')
-    return kernels, apis, others, nvtx, (osrt, ins, outs, samples), arrows, problems
+    return kernels, apis, others, nvtx, (osrt, ins, outs, samples, metrics), arrows, problems
 
 
 def compare(what, want, got, problems):
@@ -284,7 +316,8 @@ def main():
         check_accounting(db, stats, problems)
     want_k, want_a, want_o, want_n, want_cpu, want_flows, shift = expected(db)
     got_k, got_a, got_o, got_n, got_cpu, got_flows, more = dumped(trace, dump_bin)
-    for what, want, got in zip(('OS runtime calls', 'sched-ins', 'sched-outs', 'CPU samples'),
+    for what, want, got in zip(('OS runtime calls', 'sched-ins', 'sched-outs', 'CPU samples',
+                                'GPU metric values'),
                                want_cpu, got_cpu):
         compare(what, [(r[0] + shift,) + r[1:] for r in want], got, problems)
     problems += more
@@ -312,7 +345,8 @@ def main():
     print(f'ok: {len(got_k)} kernels, {len(got_a)} API calls, '
           + ', '.join(f'{len(v)} {k}' for k, v in got_o.items())
           + f', {len(got_n)} NVTX, {got_flows} flows, '
-          + ', '.join(f'{len(v)} {k}' for k, v in zip(('osrt', 'sched-in', 'sched-out', 'samples'), got_cpu))
+          + ', '.join(f'{len(v)} {k}' for k, v in zip(('osrt', 'sched-in', 'sched-out', 'samples',
+                                                         'metric values'), got_cpu))
           + f', shift {shift}')
     return 0
 

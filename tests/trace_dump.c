@@ -8,6 +8,7 @@
  *   F <flow id> <begin|end>                                a flow endpoint
  *   W <cpu> <ts> <prev tid> <prev state> <next tid>        a context switch
  *   P <ts> <cpu> <pid> <tid> <mode> <callstack>            a CPU sample
+ *   C <ts> <track path> <value>                            a counter value
  *
  * Slices also end with their callstack. A callstack prints as
  * "function@module|..." outermost first.
@@ -261,6 +262,21 @@ static void on_event(seqstate *s, uint64_t ts, const Pftrace__TrackEvent *te)
         printf("F\t%" PRIu64 "\tbegin\n", te->flow_ids[i]);
     for (size_t i = 0; i < te->n_terminating_flow_ids; i++)
         printf("F\t%" PRIu64 "\tend\n", te->terminating_flow_ids[i]);
+    if (te->type == PFTRACE__TRACK_EVENT__TYPE__TYPE_COUNTER) {
+        static char cpath[8192];
+        track_path(te->track_uuid, cpath, sizeof cpath);
+        double v = te->counter_value_field_case ==
+                           PFTRACE__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE
+                       ? te->double_counter_value
+                       : (double)te->counter_value;
+        printf("C\t%" PRIu64 "\t%s\t%.17g\n", ts, cpath, v);
+        for (size_t i = 0; i < te->n_extra_double_counter_values &&
+                           i < te->n_extra_double_counter_track_uuids; i++) {
+            track_path(te->extra_double_counter_track_uuids[i], cpath, sizeof cpath);
+            printf("C\t%" PRIu64 "\t%s\t%.17g\n", ts, cpath, te->extra_double_counter_values[i]);
+        }
+        return;
+    }
     if (te->type == PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_END) {
         if (!t->depth) {
             printf("X\tunmatched end on track %" PRIu64 "\n", t->uuid);

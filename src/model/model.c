@@ -19,7 +19,7 @@ typedef struct track_key {
 
 enum {
     KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_SYNC, KEY_GRAPH, KEY_THREAD_ROW,
-    KEY_PROCESS_ROW, KEY_GPU_ROW,
+    KEY_PROCESS_ROW, KEY_GPU_ROW, KEY_GPU_COUNTER, KEY_GLOBAL,
 };
 
 void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
@@ -280,4 +280,67 @@ slice_row *model_graph_row(model *m, int64_t device, int64_t global_pid, int64_t
                            int64_t stream)
 {
     return gpu_row(m, KEY_GRAPH, device, global_pid, context, stream);
+}
+
+/* ---- Counters and global tracks ------------------------------------------ */
+
+track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, const char *name,
+                         const char *unit)
+{
+    track_key key = {KEY_GPU_COUNTER, {device, global_pid, label_id(m, name)}};
+    track *t = tracks_find(&m->tracks, &key, sizeof key);
+    if (t)
+        return t;
+    char full[512];
+    if (global_pid) {
+        const char *process = nsys_process_name(m->meta, global_pid);
+        snprintf(full, sizeof full, "%s \xC2\xB7 %s [%d]", name, process ? process : "pid",
+                 nsys_pid_of(global_pid));
+    } else {
+        snprintf(full, sizeof full, "%s", name);
+    }
+    pw_track desc = {.kind = PW_TRACK_COUNTER, .name = full, .unit_name = unit};
+    return tracks_add(&m->tracks, &key, sizeof key, gpu_track(m, device), &desc);
+}
+
+int model_counters(model *m, int64_t ts, track *const *tracks, const double *values, size_t n)
+{
+    enum { PER_EVENT = 1 + PW_MAX_EXTRA_COUNTERS };
+    uint64_t out_ts = (uint64_t)(ts + m->slices.shift);
+    if (slicer_advance(&m->slices, ts) < 0)
+        return -1;
+    for (size_t first = 0; first < n; first += PER_EVENT) {
+        size_t count = n - first < PER_EVENT ? n - first : PER_EVENT;
+        uint64_t uuids[PER_EVENT];
+        /* Counter descriptors must precede their values. */
+        for (size_t i = 0; i < count; i++) {
+            if (tracks_ensure_written(&m->tracks, tracks[first + i], out_ts) < 0)
+                return -1;
+            uuids[i] = tracks[first + i]->uuid;
+        }
+        pw_event ev = {
+            .type = PW_COUNTER,
+            .ts = out_ts,
+            .track_uuid = uuids[0],
+            .counter_is_double = true,
+            .counter_double = values[first],
+            .extra_counter_tracks = uuids + 1,
+            .extra_counter_values = values + first + 1,
+            .n_extra_counters = count - 1,
+        };
+        m->slices.events++;
+        if (pw_write_event(m->tracks.seq, &ev) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+track *model_global_track(model *m, const char *name)
+{
+    track_key key = {KEY_GLOBAL, {label_id(m, name)}};
+    track *t = tracks_find(&m->tracks, &key, sizeof key);
+    if (t)
+        return t;
+    pw_track desc = {.kind = PW_TRACK_PLAIN, .name = name};
+    return tracks_add(&m->tracks, &key, sizeof key, NULL, &desc);
 }

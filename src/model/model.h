@@ -96,6 +96,20 @@ int model_finish(model *m);
  * so that its tid maps to its process. */
 int model_describe_thread(model *m, int64_t global_tid, uint64_t ts);
 
+/* ---- Counters ---- */
+
+/* A counter track in a GPU's group (label NULL) or a process's row of it
+ * (label "python3 [1234]"), named name, in unit (may be NULL). */
+track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, const char *name,
+                         const char *unit);
+
+/* Writes n values at ts on n counter tracks, as few events as Perfetto
+ * allows (one value plus up to 8 extra per event). */
+int model_counters(model *m, int64_t ts, track *const *tracks, const double *values, size_t n);
+
+/* A global track (no process, no GPU), e.g. the report's diagnostics. */
+track *model_global_track(model *m, const char *name);
+
 /* ---- CPU scheduling and samples (cpu.c) ---- */
 
 /* trace_processor accepts CPU numbers below this. */

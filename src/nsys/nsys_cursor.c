@@ -68,6 +68,8 @@ int nsys_cursor_open(nsys_db *db, const nsys_table *t, nsys_cursor **out, buf *e
     buf_append_str(&sql, " AS t");
     if (t->where)
         buf_printf(&sql, " WHERE %s", t->where);
+    if (t->group_by)
+        buf_printf(&sql, " GROUP BY %s", t->group_by);
     if (t->order_by)
         buf_printf(&sql, " ORDER BY %s", t->order_by);
 

@@ -41,6 +41,7 @@ typedef struct nsys_table {
     /* Fixed SQL fragments (never built from user input). */
     const char *order_by;   /* e.g. "start, \"end\" DESC"; NULL for none */
     const char *where;      /* e.g. "eventType IN (59, 60)"; NULL for all rows */
+    const char *group_by;   /* rows of a group read as one (aggregate exprs) */
 } nsys_table;
 
 #define NSYS_COL(row_type, field, column, type) \

@@ -294,6 +294,68 @@ static void on_nvtx_meta(nsys_meta *m, const void *r, const nsys_strings *s)
     }
 }
 
+/* ---- GPU metric names: TARGET_INFO_GPU_METRICS (2023 on), and the
+ * GENERIC_EVENT_SOURCES named GpuMetrics (2022) --------------------------- */
+
+typedef struct metric_row {
+    int64_t type_id;
+    int64_t metric_id;
+    const char *name;
+} metric_row;
+
+static const nsys_column METRIC_COLUMNS[] = {
+    NSYS_COL_REQ(metric_row, type_id, "typeId", NSYS_INT),
+    NSYS_COL_REQ(metric_row, metric_id, "metricId", NSYS_INT),
+    NSYS_COL_REQ(metric_row, name, "metricName", NSYS_TEXT),
+};
+static const nsys_table METRIC_TABLE = {"TARGET_INFO_GPU_METRICS", METRIC_COLUMNS, 3, NULL};
+
+static void on_metric(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const metric_row *row = r;
+    int64_t key[2] = {row->type_id, row->metric_id};
+    map_name_key(m, &m->gpu_metrics, key, 2, row->name);
+}
+
+typedef struct source_row {
+    int64_t source_id;
+    const char *data;
+} source_row;
+
+static const nsys_column SOURCE_COLUMNS[] = {
+    NSYS_COL_REQ(source_row, source_id, "sourceId", NSYS_INT),
+    NSYS_COL_REQ(source_row, data, "data", NSYS_TEXT),
+};
+static const nsys_table SOURCE_TABLE = {"GENERIC_EVENT_SOURCES", SOURCE_COLUMNS, 2, NULL};
+
+static void on_generic_source(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const source_row *row = r;
+    if (row->data && strstr(row->data, "\"GpuMetrics\""))
+        *hmap_upsert(&m->metric_sources, &row->source_id, sizeof row->source_id, NULL) = 1;
+}
+
+typedef struct type_row {
+    int64_t type_id;
+    int64_t source_id;
+} type_row;
+
+static const nsys_column TYPE_COLUMNS[] = {
+    NSYS_COL_REQ(type_row, type_id, "typeId", NSYS_INT),
+    NSYS_COL_REQ(type_row, source_id, "sourceId", NSYS_INT),
+};
+static const nsys_table TYPE_TABLE = {"GENERIC_EVENT_TYPES", TYPE_COLUMNS, 2, NULL};
+
+static void on_generic_type(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const type_row *row = r;
+    if (hmap_find(&m->metric_sources, &row->source_id, sizeof row->source_id))
+        *hmap_upsert(&m->metric_types, &row->type_id, sizeof row->type_id, NULL) = 1;
+}
+
 /* ---- ANALYSIS_DETAILS --------------------------------------------------- */
 
 typedef struct session_row {
@@ -329,6 +391,9 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     hmap_init(&m->nvtx_devices);
     hmap_init(&m->nvtx_domains);
     hmap_init(&m->nvtx_categories);
+    hmap_init(&m->gpu_metrics);
+    hmap_init(&m->metric_sources);
+    hmap_init(&m->metric_types);
     m->session_start = m->session_end = NSYS_NULL;
 
     process_row pr;
@@ -338,6 +403,9 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     session_row ar;
     nvtx_name_row nr;
     nvtx_meta_row vr;
+    metric_row mr;
+    source_row gr2;
+    type_row tr2;
     int status = for_each_row(db, &PROCESS_TABLE, &pr, err, on_process, m, strings);
     if (status == NSYSP_OK)
         status = for_each_row(db, &THREAD_TABLE, &tr, err, on_thread, m, strings);
@@ -354,6 +422,12 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     if (status == NSYSP_OK)
         status = for_each_row(db, &NVTX_META_TABLE, &vr, err, on_nvtx_meta, m, strings);
     if (status == NSYSP_OK)
+        status = for_each_row(db, &METRIC_TABLE, &mr, err, on_metric, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &SOURCE_TABLE, &gr2, err, on_generic_source, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &TYPE_TABLE, &tr2, err, on_generic_type, m, strings);
+    if (status == NSYSP_OK)
         status = count_kernel_processes(db, m, err);
     return status;
 }
@@ -369,6 +443,9 @@ void nsys_meta_free(nsys_meta *m)
     hmap_free(&m->nvtx_devices);
     hmap_free(&m->nvtx_domains);
     hmap_free(&m->nvtx_categories);
+    hmap_free(&m->gpu_metrics);
+    hmap_free(&m->metric_sources);
+    hmap_free(&m->metric_types);
     for (size_t i = 0; i < m->n_names; i++)
         free(m->names[i]);
     free(m->names);
@@ -434,4 +511,16 @@ const char *nsys_nvtx_category_name(const nsys_meta *m, int64_t global_pid, int6
     int64_t key[3] = {global_pid, domain_id, category};
     uint64_t *slot = hmap_find(&m->nvtx_categories, key, sizeof key);
     return slot ? m->names[*slot - 1] : NULL;
+}
+
+const char *nsys_gpu_metric_name(const nsys_meta *m, int64_t type_id, int64_t metric_id)
+{
+    int64_t key[2] = {type_id, metric_id};
+    uint64_t *slot = hmap_find(&m->gpu_metrics, key, sizeof key);
+    return slot ? m->names[*slot - 1] : NULL;
+}
+
+bool nsys_generic_is_gpu_metrics(const nsys_meta *m, int64_t type_id)
+{
+    return hmap_find(&m->metric_types, &type_id, sizeof type_id) != NULL;
 }

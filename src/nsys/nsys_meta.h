@@ -4,6 +4,7 @@
 #ifndef NSYSP_NSYS_META_H
 #define NSYSP_NSYS_META_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../common/hmap.h"
@@ -40,6 +41,9 @@ typedef struct nsys_meta {
     hmap nvtx_devices;       /* device id -> name index + 1 */
     hmap nvtx_domains;       /* (globalPid, domainId) -> name index + 1 */
     hmap nvtx_categories;    /* (globalPid, domainId, category) -> name index + 1 */
+    hmap gpu_metrics;        /* (typeId, metricId) -> name index + 1 */
+    hmap metric_sources;     /* GENERIC_EVENT_SOURCES sourceId of GPU metrics -> 1 */
+    hmap metric_types;       /* GENERIC_EVENT_TYPES typeId of those sources -> 1 */
     int cuda_processes;      /* how many processes use CUDA */
 } nsys_meta;
 
@@ -59,6 +63,11 @@ const char *nsys_nvtx_device_name(const nsys_meta *m, int64_t device_id);
 const char *nsys_nvtx_domain_name(const nsys_meta *m, int64_t global_pid, int64_t domain_id);
 const char *nsys_nvtx_category_name(const nsys_meta *m, int64_t global_pid, int64_t domain_id,
                                     int64_t category);
+
+/* The name of GPU_METRICS metric (typeId, metricId), or NULL. */
+const char *nsys_gpu_metric_name(const nsys_meta *m, int64_t type_id, int64_t metric_id);
+/* Whether GENERIC_EVENTS of this typeId are 2022-style GPU metrics. */
+bool nsys_generic_is_gpu_metrics(const nsys_meta *m, int64_t type_id);
 
 nsys_stream_kind nsys_stream_kind_of(const nsys_meta *m, int32_t pid, int64_t context,
                                      int64_t stream);

@@ -486,6 +486,12 @@ int pw_write_event(pw_seq *seq, const pw_event *ev)
         }
     }
 
+    if (ev->n_extra_counters) {
+        te.n_extra_double_counter_track_uuids = ev->n_extra_counters;
+        te.extra_double_counter_track_uuids = (uint64_t *)ev->extra_counter_tracks;
+        te.n_extra_double_counter_values = ev->n_extra_counters;
+        te.extra_double_counter_values = (double *)ev->extra_counter_values;
+    }
     if (ev->callstack_iid) {
         te.has_callstack_iid = 1;
         te.callstack_iid = ev->callstack_iid;

@@ -96,7 +96,15 @@ typedef struct pw_event {
     int64_t counter_int;
     double counter_double;
     uint64_t callstack_iid;      /* from pw_intern_callstack; 0: none */
+    /* More double counter values at the same time, on other counter
+     * tracks (at most PW_MAX_EXTRA_COUNTERS). */
+    const uint64_t *extra_counter_tracks;
+    const double *extra_counter_values;
+    size_t n_extra_counters;
 } pw_event;
+
+/* trace_processor takes at most this many extra counter values per event. */
+#define PW_MAX_EXTRA_COUNTERS 8
 
 /* One frame of a callstack: a function in a module (either may be NULL). */
 typedef struct pw_frame {

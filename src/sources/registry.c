@@ -14,6 +14,8 @@ extern const source SOURCE_NVTX_GPU;
 extern const source SOURCE_OSRT;
 extern const source SOURCE_SCHED;
 extern const source SOURCE_SAMPLES;
+extern const source SOURCE_GPU_METRICS;
+extern const source SOURCE_GPU_METRICS_2022;
 
 const source *const SOURCES[] = {
     &SOURCE_CUDA_API, /* CUPTI_ACTIVITY_KIND_RUNTIME */
@@ -29,6 +31,8 @@ const source *const SOURCES[] = {
     &SOURCE_OSRT,                   /* OSRT_API (+ OSRT_CALLCHAINS) */
     &SOURCE_SCHED,                  /* SCHED_EVENTS */
     &SOURCE_SAMPLES,                /* COMPOSITE_EVENTS (+ SAMPLING_CALLCHAINS) */
+    &SOURCE_GPU_METRICS,            /* GPU_METRICS (+ TARGET_INFO_GPU_METRICS) */
+    &SOURCE_GPU_METRICS_2022,       /* GENERIC_EVENTS of GpuMetrics sources */
 };
 
 const size_t N_SOURCES = sizeof SOURCES / sizeof SOURCES[0];

@@ -52,6 +52,9 @@ typedef struct source {
                                     arrive ordered by it */
     int (*emit)(conv *c, const void *row);
     source_kind kind;
+    /* For grouped tables: offset of an int64_t saying how many table rows
+     * a row stands for; 0 when each row is one table row. */
+    size_t weight_offset;
 } source;
 
 /* Every source, in a fixed order (ties at equal start go to the earlier). */

@@ -1,0 +1,182 @@
+/* GPU metrics as counter tracks per device and metric, in the GPU's group.
+ *
+ *   GPU_METRICS (2023 on): one row per (time, metric); rows are grouped per
+ *   (time, typeId) in SQL so that all metrics of a sample go out together.
+ *   GENERIC_EVENTS (2022): one row per sample, metrics as JSON text
+ *   {"DRAM Read Throughput": "12", ...}, of the sources named GpuMetrics.
+ *
+ * The device is typeId & 0xFF (NVIDIA's schema reference). Units are the
+ * bracketed suffix of the metric name when there is one ("[MHz]"). Values
+ * are written as recorded. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+
+enum { MAX_METRICS = 256 };
+
+static int64_t device_of(int64_t type_id)
+{
+    return type_id & 0xFF;
+}
+
+/* "SM Active [Throughput %]" -> "Throughput %"; NULL when no suffix. */
+static const char *unit_of(const char *name, char *out, size_t size)
+{
+    size_t n = strlen(name);
+    const char *open = strrchr(name, '[');
+    if (!open || n < 2 || name[n - 1] != ']' || (size_t)(name + n - open) > size)
+        return NULL;
+    memcpy(out, open + 1, (size_t)(name + n - open - 2));
+    out[name + n - open - 2] = '\0';
+    return out;
+}
+
+static track *metric_track(conv *c, int64_t device, const char *name, const char *unit)
+{
+    char suffix[64];
+    const char *named = unit_of(name, suffix, sizeof suffix);
+    return model_gpu_counter(&c->model, device, 0, name, named ? named : unit);
+}
+
+/* 2022 names carry no unit: clocks are in Hz, the other metrics are
+ * percentages (Nsight Systems 2022.4 user guide). */
+static const char *unit_2022(const char *name)
+{
+    return strstr(name, "Frequency") ? "Hz" : "%";
+}
+
+/* ---- GPU_METRICS ---------------------------------------------------------- */
+
+typedef struct metrics_row {
+    int64_t start;
+    int64_t type_id;
+    const char *values;      /* "metricId=value,..." */
+    int64_t rows;
+} metrics_row;
+
+static const nsys_column METRICS_COLUMNS[] = {
+    NSYS_COL_EXPR(metrics_row, start, NSYS_INT, "COALESCE(t.timestamp, t.rawTimestamp)", "typeId"),
+    NSYS_COL_REQ(metrics_row, type_id, "typeId", NSYS_INT),
+    NSYS_COL_EXPR(metrics_row, values, NSYS_TEXT,
+                  "group_concat(t.metricId || '=' || t.value, ',')", "metricId", "value"),
+    NSYS_COL_EXPR(metrics_row, rows, NSYS_INT, "count(*)", "typeId"),
+};
+
+static const nsys_table METRICS_TABLE = {
+    "GPU_METRICS", METRICS_COLUMNS, sizeof METRICS_COLUMNS / sizeof METRICS_COLUMNS[0],
+    "1, t.typeId", NULL, "COALESCE(t.timestamp, t.rawTimestamp), t.typeId",
+};
+
+static int emit_metrics(conv *c, const void *r)
+{
+    const metrics_row *row = r;
+    if (!row->values || row->type_id == NSYS_NULL)
+        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
+    track *tracks[MAX_METRICS];
+    double values[MAX_METRICS];
+    size_t n = 0;
+    char fallback[48];
+    for (const char *p = row->values; p && *p && n < MAX_METRICS;) {
+        char *end;
+        int64_t metric = strtoll(p, &end, 10);
+        if (*end != '=')
+            break;
+        double value = strtod(end + 1, &end);
+        const char *name = nsys_gpu_metric_name(c->meta, row->type_id, metric);
+        if (!name) {
+            snprintf(fallback, sizeof fallback, "metric %lld", (long long)metric);
+            name = fallback;
+        }
+        tracks[n] = metric_track(c, device_of(row->type_id), name, NULL);
+        values[n++] = value;
+        p = *end == ',' ? end + 1 : NULL;
+    }
+    return model_counters(&c->model, row->start, tracks, values, n) < 0 ? SOURCE_FAILED
+                                                                        : SOURCE_EMITTED;
+}
+
+const source SOURCE_GPU_METRICS = {
+    "gpu-metrics", &METRICS_TABLE, sizeof(metrics_row), offsetof(metrics_row, start),
+    emit_metrics, SOURCE_CPU, offsetof(metrics_row, rows),
+};
+
+/* ---- GENERIC_EVENTS (2022) ------------------------------------------------ */
+
+typedef struct generic_row {
+    int64_t start;
+    int64_t type_id;
+    const char *data;
+} generic_row;
+
+static const nsys_column GENERIC_COLUMNS[] = {
+    NSYS_COL_EXPR(generic_row, start, NSYS_INT, "COALESCE(t.timestamp, t.rawTimestamp)", "typeId"),
+    NSYS_COL_REQ(generic_row, type_id, "typeId", NSYS_INT),
+    NSYS_COL(generic_row, data, "data", NSYS_TEXT),
+};
+
+static const nsys_table GENERIC_TABLE = {
+    "GENERIC_EVENTS", GENERIC_COLUMNS, sizeof GENERIC_COLUMNS / sizeof GENERIC_COLUMNS[0], "1",
+};
+
+/* Reads the JSON string at *p (after its opening quote) into out,
+ * unescaping; returns the position after the closing quote or NULL. */
+static const char *json_string(const char *p, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; *p && *p != '"'; p++) {
+        char ch = *p;
+        if (ch == '\\' && p[1]) {
+            p++;
+            ch = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p; /* \" \\ \/ */
+        }
+        if (n + 1 < size)
+            out[n++] = ch;
+    }
+    out[n] = '\0';
+    return *p == '"' ? p + 1 : NULL;
+}
+
+static int emit_generic(conv *c, const void *r)
+{
+    const generic_row *row = r;
+    if (!nsys_generic_is_gpu_metrics(c->meta, row->type_id))
+        return SOURCE_SKIPPED(NSYSP_SKIP_UNSUPPORTED);
+    if (!row->data)
+        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
+    track *tracks[MAX_METRICS];
+    double values[MAX_METRICS];
+    size_t n = 0;
+    char key[256], value[64];
+    /* A flat object of "name": "number" pairs. */
+    const char *p = strchr(row->data, '{');
+    while (p && n < MAX_METRICS && (p = strchr(p, '"')) != NULL) {
+        p = json_string(p + 1, key, sizeof key);
+        if (!p || !(p = strchr(p, ':')))
+            break;
+        p += strspn(p + 1, " \t\r\n") + 1;
+        if (*p == '"') {
+            p = json_string(p + 1, value, sizeof value);
+        } else {
+            size_t len = strcspn(p, ",}");
+            snprintf(value, sizeof value, "%.*s", (int)(len < 63 ? len : 63), p);
+            p += len;
+        }
+        if (!p)
+            break;
+        char *end;
+        double v = strtod(value, &end);
+        if (end != value) {
+            tracks[n] = metric_track(c, device_of(row->type_id), key, unit_2022(key));
+            values[n++] = v;
+        }
+    }
+    return model_counters(&c->model, row->start, tracks, values, n) < 0 ? SOURCE_FAILED
+                                                                        : SOURCE_EMITTED;
+}
+
+const source SOURCE_GPU_METRICS_2022 = {
+    "gpu-metrics", &GENERIC_TABLE, sizeof(generic_row), offsetof(generic_row, start),
+    emit_generic, SOURCE_CPU,
+};

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Line coverage of src/ reached by the fuzzers' corpora (after run.sh):
+#
+#   tests/fuzz/coverage.sh
+#
+# Builds replayers of both targets with clang source-based coverage
+# (build-fuzz-cov/, no sanitizers), replays build-fuzz/corpus/<target> and
+# the seeds through them, and prints llvm-cov's per-file report of src/ for
+# each target and for both together. Needs llvm-profdata and llvm-cov (Debian:
+# llvm, or the versioned llvm-14).
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+FUZZ=${NSYSP_FUZZ_BUILD:-$ROOT/build-fuzz}
+COV=$ROOT/build-fuzz-cov
+PROFDATA=$(command -v llvm-profdata || command -v llvm-profdata-14)
+LLVMCOV=$(command -v llvm-cov || command -v llvm-cov-14)
+FLAGS="-fprofile-instr-generate -fcoverage-mapping -O0 -g"
+CC=clang cmake -S "$ROOT/tests/fuzz" -B "$COV" -DNSYSP_FUZZ_REPLAY_ONLY=ON \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="$FLAGS" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" >"$COV.log" 2>&1
+cmake --build "$COV" -j "$(nproc 2>/dev/null || echo 2)" >>"$COV.log" 2>&1
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/nsysp-cov-XXXXXX")
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT INT TERM
+for t in fuzz_convert fuzz_rows; do
+    case $t in fuzz_convert) seeds=seeds/convert ;; *) seeds=seeds/rows ;; esac
+    rm -f "$COV/$t"-*.profraw
+    LLVM_PROFILE_FILE="$COV/$t-%p.profraw" "$COV/$t" "$FUZZ/corpus/$t" "$COV/$seeds" \
+        >"$COV/$t.replay.log" 2>&1 || echo "coverage: $t: an input failed (see $COV/$t.replay.log)"
+    "$PROFDATA" merge -sparse "$COV/$t"-*.profraw -o "$COV/$t.profdata"
+    echo "== $t"
+    "$LLVMCOV" report "$COV/$t" -instr-profile="$COV/$t.profdata" "$ROOT/src" | tail -1
+done
+"$PROFDATA" merge -sparse "$COV/fuzz_convert.profdata" "$COV/fuzz_rows.profdata" -o "$COV/all.profdata"
+echo "== both (per file)"
+"$LLVMCOV" report "$COV/fuzz_rows" -object "$COV/fuzz_convert" -instr-profile="$COV/all.profdata" "$ROOT/src"
