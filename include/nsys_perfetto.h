@@ -79,7 +79,7 @@ typedef enum nsysp_skip_reason {
     NSYSP_SKIP_REASONS
 } nsysp_skip_reason;
 
-#define NSYSP_MAX_SOURCES 32
+#define NSYSP_MAX_SOURCES 64
 
 typedef struct nsysp_source_stats {
     const char *name;            /* "kernel", "cuda-api", ... */

@@ -89,8 +89,8 @@ typedef struct conversion {
 static int open_feeds(conversion *cv)
 {
     int status = NSYSP_OK;
-    for (size_t i = 0; i < N_SOURCES && cv->n_feeds < NSYSP_MAX_SOURCES; i++) {
-        const source *src = SOURCES[i];
+    for (size_t i = 0; i < sources_count() && cv->n_feeds < NSYSP_MAX_SOURCES; i++) {
+        const source *src = source_at(i);
         if (!nsys_db_has_table(cv->db, src->table->name))
             continue;
         feed *f = &cv->feeds[cv->n_feeds];
@@ -178,10 +178,10 @@ static void close_feeds(conversion *cv)
 static size_t tables_of(const char **tables, bool work, bool sync)
 {
     size_t n = 0;
-    for (size_t i = 0; i < N_SOURCES && n < NSYSP_MAX_SOURCES; i++)
-        if ((work && SOURCES[i]->kind == SOURCE_GPU_WORK) ||
-            (sync && SOURCES[i]->kind == SOURCE_GPU_SYNC))
-            tables[n++] = SOURCES[i]->table->name;
+    for (size_t i = 0; i < sources_count() && n < NSYSP_MAX_SOURCES; i++)
+        if ((work && source_at(i)->kind == SOURCE_GPU_WORK) ||
+            (sync && source_at(i)->kind == SOURCE_GPU_SYNC))
+            tables[n++] = source_at(i)->table->name;
     return n;
 }
 
@@ -212,8 +212,8 @@ static int build_links(conversion *cv)
 static int64_t report_end(conversion *cv)
 {
     int64_t end = cv->meta.session_end;
-    for (size_t i = 0; i < N_SOURCES; i++) {
-        const char *table = SOURCES[i]->table->name;
+    for (size_t i = 0; i < sources_count(); i++) {
+        const char *table = source_at(i)->table->name;
         if (!nsys_db_has_column(cv->db, table, "end"))
             continue;
         char sql[256];
@@ -328,6 +328,8 @@ static int finish(conversion *cv, int status)
         cv->res->flows = cv->c.flows.linked;
         model_free(&cv->c.model);
         flows_free(&cv->c.flows);
+        pairmap_free(&cv->c.memory_in_use);
+        pairmap_free(&cv->c.allocations);
     }
     if (cv->writer) {
         cv->res->packets = pw_writer_packets(cv->writer);

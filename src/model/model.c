@@ -9,6 +9,11 @@ static const char *const THREAD_ROW_NAMES[ROW_KINDS] = {
     [ROW_CUDA_API] = "CUDA API",
     [ROW_NVTX] = "NVTX",
     [ROW_OSRT] = "OS runtime",
+    [ROW_CUBLAS] = "cuBLAS",
+    [ROW_CUDNN] = "cuDNN",
+    [ROW_MPI] = "MPI",
+    [ROW_OPENACC] = "OpenACC",
+    [ROW_OPENMP] = "OpenMP",
 };
 
 /* Keys of the track tree: a tag and up to four ids. */

@@ -26,6 +26,11 @@ typedef enum thread_row_kind {
     ROW_CUDA_API,            /* "CUDA API" */
     ROW_NVTX,                /* "NVTX", "NVTX · NCCL": push/pop ranges, marks */
     ROW_OSRT,                /* "OS runtime" */
+    ROW_CUBLAS,              /* "cuBLAS" */
+    ROW_CUDNN,               /* "cuDNN" */
+    ROW_MPI,                 /* "MPI" */
+    ROW_OPENACC,             /* "OpenACC" */
+    ROW_OPENMP,              /* "OpenMP" */
     ROW_KINDS
 } thread_row_kind;
 

@@ -6,11 +6,14 @@
 
 #include <regex.h>
 #include <stdbool.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nsys_perfetto.h"
 #include "../common/buf.h"
+#include "../common/pairmap.h"
+#include "../common/utf8.h"
 #include "../model/flows.h"
 #include "../model/model.h"
 #include "../nsys/nsys_cursor.h"
@@ -27,6 +30,8 @@ typedef struct conv {
     const nsys_enums *enums;
     const nsysp_options *opt;
     int64_t report_end;      /* where ranges still open at the end close */
+    pairmap memory_in_use;   /* (globalPid or 0, device) -> bytes (gpu_memory.c) */
+    pairmap allocations;     /* (globalPid, address) -> bytes, live ones */
     const regex_t *nvtx_filter; /* compiled opt->nvtx_filter, or NULL */
     buf scratch;
 } conv;
@@ -57,9 +62,10 @@ typedef struct source {
     size_t weight_offset;
 } source;
 
-/* Every source, in a fixed order (ties at equal start go to the earlier). */
-extern const source *const SOURCES[];
-extern const size_t N_SOURCES;
+/* Every source, in a fixed order (ties at equal start go to the earlier):
+ * i from 0 to sources_count() - 1. */
+size_t sources_count(void);
+const source *source_at(size_t i);
 /* The CUDA API source, which GPU sources link their flows to. */
 extern const source SOURCE_CUDA_API;
 
