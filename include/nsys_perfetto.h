@@ -58,6 +58,8 @@ typedef struct nsysp_options {
     /* Keep only NVTX ranges and marks whose name matches this POSIX extended
      * regular expression (NULL keeps all). */
     const char *nvtx_filter;
+    /* Count the rows of the tables not converted (see nsysp_result). */
+    int count_unread_tables;
     /* When non-NULL and set non-zero (e.g. by a signal handler), the
      * conversion stops, removes its temporary file and returns
      * NSYSP_ERR_INTERRUPTED. */
@@ -102,6 +104,14 @@ typedef struct nsysp_result {
     uint64_t bytes_written;
     int64_t time_shift_ns;       /* added to every timestamp (negative ones) */
     char schema_version[32];     /* "3.16.1", or "" when the report has none */
+    /* Tables of the report that no source reads (metadata and ENUM tables
+     * aside), so users know what was left out; rows counted only when
+     * opt->count_unread_tables is set, else -1. */
+    struct {
+        char name[64];
+        int64_t rows;
+    } unread[NSYSP_MAX_SOURCES];
+    size_t n_unread;
 } nsysp_result;
 
 void nsysp_options_init(nsysp_options *opt);

@@ -240,6 +240,44 @@ static int project_nvtx(conversion *cv)
                                cv->c.report_end, &cv->err);
 }
 
+/* Tables the reader uses for names and labels rather than events. */
+static bool is_metadata_table(const char *t)
+{
+    static const char *const METADATA[] = {
+        "StringIds", "ThreadNames", "PROCESSES", "ANALYSIS_DETAILS", "META_DATA_EXPORT",
+        "META_DATA_CAPTURE", "EXPORT_META_DATA", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_STREAM",
+        "TARGET_INFO_NVTX_CUDA_STREAM", "TARGET_INFO_NVTX_CUDA_DEVICE", "TARGET_INFO_GPU_METRICS",
+        "GENERIC_EVENT_SOURCES", "GENERIC_EVENT_TYPES", "OSRT_CALLCHAINS", "SAMPLING_CALLCHAINS",
+    };
+    for (size_t i = 0; i < sizeof METADATA / sizeof *METADATA; i++)
+        if (strcmp(t, METADATA[i]) == 0)
+            return true;
+    return strncmp(t, "ENUM_", 5) == 0;
+}
+
+static void note_unread_table(void *ctx, const char *table)
+{
+    conversion *cv = ctx;
+    if (is_metadata_table(table) || cv->res->n_unread == NSYSP_MAX_SOURCES)
+        return;
+    for (size_t i = 0; i < sources_count(); i++)
+        if (strcmp(source_at(i)->table->name, table) == 0)
+            return;
+    size_t i = cv->res->n_unread++;
+    snprintf(cv->res->unread[i].name, sizeof cv->res->unread[i].name, "%s", table);
+    cv->res->unread[i].rows = -1;
+    if (!cv->opt->count_unread_tables)
+        return;
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", cv->res->unread[i].name);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(nsys_db_sqlite(cv->db), sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            cv->res->unread[i].rows = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+}
+
 /* Refuses to write over the input itself (the rename would destroy it). */
 static int check_output_is_not_input(conversion *cv)
 {
@@ -300,6 +338,7 @@ static int convert(conversion *cv)
         return status;
     if ((status = open_feeds(cv)) != NSYSP_OK)
         return status;
+    nsys_db_each_table(cv->db, note_unread_table, cv);
 
     pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level, &cv->err);
     if (!out)

@@ -78,6 +78,10 @@ static void print_stats(const nsysp_result *r)
     if (r->time_shift_ns)
         fprintf(stderr, ", timestamps shifted by +%lld ns", (long long)r->time_shift_ns);
     fputc('\n', stderr);
+    for (size_t i = 0; i < r->n_unread; i++)
+        if (r->unread[i].rows != 0)
+            fprintf(stderr, "not converted: %s (%lld rows)\n", r->unread[i].name,
+                    (long long)r->unread[i].rows);
 }
 
 int main(int argc, char **argv)
@@ -169,6 +173,7 @@ int main(int argc, char **argv)
             break;
         case OPT_STATS:
             stats = 1;
+            opt.count_unread_tables = 1;
             break;
         default:
             fputs("Try 'nsys-perfetto --help'.\n", stderr);

@@ -253,6 +253,16 @@ bool nsys_db_has_table(const nsys_db *db, const char *table)
     return hmap_find(&db->tables, table, strlen(table)) != NULL;
 }
 
+void nsys_db_each_table(const nsys_db *db, void (*fn)(void *ctx, const char *table), void *ctx)
+{
+    for (size_t i = 0; i <= db->tables.mask && db->tables.slots; i++) {
+        const hmap_slot *s = &db->tables.slots[i];
+        if (s->hash && strncmp((const char *)s->key, "temp.", 5) != 0 &&
+            strcmp((const char *)s->key, "nvtx_gpu_ranges") != 0)
+            fn(ctx, (const char *)s->key);
+    }
+}
+
 int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err)
 {
     char *msg = NULL;
