@@ -29,6 +29,11 @@
  *       --nvtx-stream-names  name the devices, contexts and some streams as nvtxNameCudaDeviceA,
  *                         nvtxNameCuContextA and nvtxNameCudaStreamA would:
  *                         TARGET_INFO_NVTX_CUDA_{DEVICE,CONTEXT,STREAM} (modern and 2022 schemas)
+ *       --osrt            OS runtime library calls: OSRT_API + OSRT_CALLCHAINS (all schemas)
+ *       --sched N         context switches on N CPUs (1-256): SCHED_EVENTS (modern and 2022)
+ *       --samples HZ      CPU samples, about HZ per second of a thread's running time:
+ *                         COMPOSITE_EVENTS + SAMPLING_CALLCHAINS (modern and 2022)
+ *                         These three: see "CPU side" below.
  *   -v, --verbose         print row counts and timings to stderr
  *   -h, --help
  *
@@ -69,6 +74,67 @@
  * originalGraphNodeId set) are instants (start == end) inside the API call that caused
  * them, on its thread, named (nameId) after that call.
  *
+ * CPU side (--osrt, --sched, --samples; any of them turns on the host model below):
+ *   Shapes: OSRT_API / OSRT_CALLCHAINS as in 2020.3 (quasiben nvtx-examples exports: OSRT_API
+ *   with correlationId, always 0; unwindMethod REFERENCES UnwindMethodType(number), that table
+ *   written with the first callchain), 2022.4 (nvtx_workload-sampled, schema 3.0.0) and
+ *   2024.6+ (ISC25 cpu report, 3.17.1; same up to 3.20.3). SCHED_EVENTS, COMPOSITE_EVENTS and
+ *   SAMPLING_CALLCHAINS as in 3.0.0 and 3.17.1 (threadState/threadBlock from 3.16); no 2020.3
+ *   export at hand has them, so --sched and --samples refuse --schema legacy. The callchain
+ *   tables have the table constraint PRIMARY KEY (id, stackDepth). With the CPU side on,
+ *   StringIds starts with the five "[Unknown]", "[kernel.kallsyms]", "[Max depth]", ... entries
+ *   real exports with CPU data start with, so every other string id moves, and the ENUM tables
+ *   ENUM_STACK_UNWIND_METHOD, ENUM_SAMPLING_THREAD_STATE (+ ENUM_SCHEDULING_THREAD_BLOCK,
+ *   modern) are written. Every table stays in start order; real 2022-2023 exports are, 2024.6+
+ *   ones are a few sorted runs one after the other.
+ *   Semantics as in the real exports: stackDepth 0 is the innermost frame (OSRT: the libc
+ *   function behind the call, e.g. __GI___ioctl for ioctl; samples: the sampled function),
+ *   growing towards _start / __GI___clone3; symbol and module are never NULL (StringIds ids;
+ *   unresolved frames are named after their address, unresolved = 1). Flags: 2024.6+ write
+ *   kernelMode/thumbCode/unresolved as 0/1, 2022.4 as 1 or NULL, 2020.3 NULL; specialEntry is
+ *   always NULL; only samples have unwindMethod (8, LBR). A "[Max depth]" entry (NULL
+ *   originalIP) ends truncated sample stacks, "[Broken backtraces]" those of [NSys] threads;
+ *   "0x0" in module "[Unknown]" ends OSRT stacks the unwinder gave up on; one frame has an
+ *   empty name ("", resolved), as 8% of the 2025.1 report's sampled frames do. Kernel frames (module "[kernel.kallsyms]", kernelMode 1, originalIP the
+ *   address as a signed, so negative, integer) are only ever the leaf of a sample.
+ *   OSRT_API: eventClass 27, returnValue 0 (as in every real export), nestingLevel 0, or 1 for
+ *   the calls made inside another one (pthread_create > mmap64, mprotect; fork >
+ *   pthread_cond_signal, the pairs real exports show); calls last >= 1 us (nsys's
+ *   --osrt-threshold) and have a callchain (callchainId 1, 2, ... in start order; 0 = none,
+ *   never NULL) exactly when they last >= 80 us (--osrt-backtrace-threshold). Per process one
+ *   "OS runtime libraries profiling started" instant (eventClass 31) before its first call and
+ *   two "... finished" (32) at its end, on the process (TID 0), nestingLevel NULL.
+ *   SCHED_EVENTS: every thread alternates sched-in (isSchedIn 1) and sched-out (0) on one CPU,
+ *   starting with an in and ending with an out; a CPU runs one thread at a time and stays idle
+ *   at least 1 us between two. threadState 0, 5 (Terminated) on the last sched-out of the
+ *   report's threads, threadBlock NULL. COMPOSITE_EVENTS: ids 1, 2, ... in start order,
+ *   threadState 1 (Running), cpuCycles 1 (all that real exports hold: one row per sample, not
+ *   a cycle count), only while the thread runs, on its CPU; every sample has a callchain.
+ *   Model: each process starts up first (Python imports; the first process forks lscpu; the
+ *   main thread creates the autograd threads, then CUDA initialisation cuda-EvtHandlr and the
+ *   CUPTI worker thread), which moves the CUDA calls later. Between CUDA calls a thread does
+ *   host work (about 130 us on average, with a long tail) and, in 22% of the gaps, 1-3 OS
+ *   runtime calls; cudaMalloc/cudaFree make ioctls; long blocking calls (pthread_cond_wait,
+ *   sem_wait, pthread_mutex_lock, read, nanosleep, poll, ...) and CUDA syncs longer than 30 us
+ *   sleep. cuda-EvtHandlr polls and the CUPTI worker thread waits in sem_timedwait (100 ms
+ *   timeouts), [NSys] wakes every few ms. With --sched, a kernel worker bound to CPU 3
+ *   ("kworker/3:1-events", in PROCESSES, and in ThreadNames in the modern schema) preempts
+ *   what runs there; lscpu is named in ThreadNames only, as child processes are in real
+ *   reports. Other processes preempt the threads now and then (time slices 0.4-16 ms, CFS-like
+ *   0.75-3 ms when threads wait for a CPU). Samples are taken every 1/HZ (+-3%) of a thread's
+ *   running time (CPU-clock sampling); their stacks come from 14 fixed call paths (Python,
+ *   PyTorch, CUDA runtime, stripped libcuda) or from the OSRT call the thread is in, with a
+ *   kernel leaf frame in ~4% of them. --samples without --sched samples on 8 CPUs. The CPU side
+ *   draws from its own random stream, yet the CUDA rows differ from a run without it: the
+ *   threads' timing decides the order of their draws. CUDA calls ignore the scheduling: with
+ *   more threads than CPUs a thread may make CUDA calls while it waits for a CPU.
+ *   Mix (--osrt --sched 8 --samples 1000, default topology, any -n, modern or 2022): of the
+ *   event rows -n counts, ~72.5% CUDA, ~11% OSRT_API, ~11% SCHED_EVENTS, ~5.6%
+ *   COMPOSITE_EVENTS; callchain rows come on top (~0.12 OSRT_CALLCHAINS and ~0.43
+ *   SAMPLING_CALLCHAINS rows per event row). -n 1000000 spans ~17 s of timeline (CUDA alone:
+ *   ~4.8 s). Each option alone: ~13% OSRT, ~13% SCHED or ~7% samples. More CUDA threads than
+ *   CPUs means fewer samples per row.
+ *
  * Build: cc -std=c11 -O2 -o nsys-fixture nsys-fixture.c -lsqlite3
  */
 #include <errno.h>
@@ -107,6 +173,13 @@ static const char *const usage_text =
     "                        the fixture then has both\n"
     "      --nvtx-stream-names  name devices, contexts and some streams through NVTX\n"
     "                        (TARGET_INFO_NVTX_CUDA_*; modern and 2022 schemas)\n"
+    "      --osrt            OS runtime library calls (OSRT_API, OSRT_CALLCHAINS)\n"
+    "      --sched N         thread scheduling on N CPUs, 1-256 (SCHED_EVENTS; modern\n"
+    "                        and 2022 schemas)\n"
+    "      --samples HZ      CPU samples at about HZ per second of running time\n"
+    "                        (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS; modern and 2022)\n"
+    "                        The CPU side adds host work between CUDA calls; see the\n"
+    "                        source's header for the model and the row mix\n"
     "  -v, --verbose         print row counts and timings to stderr\n"
     "  -h, --help            show this help\n";
 
@@ -334,6 +407,7 @@ struct table_def {
     unsigned schemas;
     const struct column *cols;
     size_t ncols;
+    const char *primary_key; /* table constraint, NULL: none */
 };
 
 enum { SID_ID, SID_VALUE, SID__N };
@@ -683,14 +757,82 @@ static const struct column nvtx_stream_cols[] = {
     [NV_STREAM_ID] = COL("streamId", INT, NN, S_NEW),
 };
 
+/* OS runtime library calls. 2020.3 still wrote a correlationId column (always 0 there). The
+ * "OS runtime libraries profiling started/finished" rows (eventClass 31/32) are instants of
+ * the whole process: globalTid with TID 0, nestingLevel NULL. */
+enum { OS_START, OS_END, OS_CLASS, OS_GLOBAL_TID, OS_CORR, OS_NAME_ID, OS_RETURN, OS_NESTING, OS_CALLCHAIN,
+       OS__N };
+static const struct column osrt_cols[] = {
+    [OS_START] = COL("start", INT, NN, S_ALL),
+    [OS_END] = COL("end", INT, NN, S_ALL),
+    [OS_CLASS] = COL("eventClass", INT, NN, S_ALL),
+    [OS_GLOBAL_TID] = COL("globalTid", INT, 0, S_ALL),
+    [OS_CORR] = COLI("correlationId", INT, 0, S_LEGACY, 0),
+    [OS_NAME_ID] = COL("nameId", INT, NN, S_ALL),
+    [OS_RETURN] = COLI("returnValue", INT, NN, S_ALL, 0), /* 0 in every real export */
+    [OS_NESTING] = COL("nestingLevel", INT, 0, S_ALL),
+    [OS_CALLCHAIN] = COLI("callchainId", INT, NN, S_ALL, 0), /* 0: no backtrace */
+};
+
+/* OSRT_CALLCHAINS and SAMPLING_CALLCHAINS: one row per frame, stackDepth 0 the innermost
+ * (the traced libc function, the sampled instruction), PRIMARY KEY (id, stackDepth).
+ * 2020.3 declared unwindMethod as a reference to its UnwindMethodType table. */
+enum { CC_ID, CC_SYMBOL, CC_MODULE, CC_KERNEL_MODE, CC_THUMB, CC_UNRESOLVED, CC_SPECIAL, CC_IP, CC_UNWIND,
+       CC_UNWIND_LEGACY, CC_DEPTH, CC__N };
+static const struct column callchain_cols[] = {
+    [CC_ID] = COL("id", INT, NN, S_ALL),
+    [CC_SYMBOL] = COL("symbol", INT, NN, S_ALL),
+    [CC_MODULE] = COL("module", INT, NN, S_ALL),
+    [CC_KERNEL_MODE] = COL("kernelMode", INT, 0, S_ALL),
+    [CC_THUMB] = COL("thumbCode", INT, 0, S_ALL),
+    [CC_UNRESOLVED] = COL("unresolved", INT, 0, S_ALL),
+    [CC_SPECIAL] = COL("specialEntry", INT, 0, S_ALL), /* NULL in every real export */
+    [CC_IP] = COL("originalIP", INT, 0, S_ALL),
+    [CC_UNWIND] = COL("unwindMethod", INT, 0, S_NEW),
+    [CC_UNWIND_LEGACY] = COL("unwindMethod", "INTEGER REFERENCES UnwindMethodType(number)", 0, S_LEGACY),
+    [CC_DEPTH] = COL("stackDepth", INT, NN, S_ALL),
+};
+
+enum { UM_NUMBER, UM_NAME, UM__N };
+static const struct column unwind_type_cols[] = {
+    [UM_NUMBER] = COL("number", INT, PK, S_LEGACY),
+    [UM_NAME] = COL("name", TXT, NN, S_LEGACY),
+};
+
+/* Context switches of the traced processes' threads. threadState/threadBlock came with
+ * 2024.6: threadState 0 (Unknown) except 5 (Terminated) on a thread's last sched-out,
+ * threadBlock NULL, in every real export. */
+enum { SE_START, SE_CPU, SE_IS_IN, SE_GLOBAL_TID, SE_THREAD_STATE, SE_THREAD_BLOCK, SE__N };
+static const struct column sched_cols[] = {
+    [SE_START] = COL("start", INT, NN, S_NEW),
+    [SE_CPU] = COL("cpu", INT, NN, S_NEW),
+    [SE_IS_IN] = COL("isSchedIn", INT, NN, S_NEW),
+    [SE_GLOBAL_TID] = COL("globalTid", INT, 0, S_NEW),
+    [SE_THREAD_STATE] = COLI("threadState", INT, 0, S_MODERN, 0),
+    [SE_THREAD_BLOCK] = COL("threadBlock", INT, 0, S_MODERN),
+};
+
+/* CPU samples: threadState 1 (Running) and cpuCycles 1 in every real export. */
+enum { CE_ID, CE_START, CE_CPU, CE_THREAD_STATE, CE_GLOBAL_TID, CE_CPU_CYCLES, CE__N };
+static const struct column composite_cols[] = {
+    [CE_ID] = COL("id", INT, NN | PK, S_NEW),
+    [CE_START] = COL("start", INT, NN, S_NEW),
+    [CE_CPU] = COL("cpu", INT, 0, S_NEW),
+    [CE_THREAD_STATE] = COLI("threadState", INT, 0, S_NEW, 1),
+    [CE_GLOBAL_TID] = COL("globalTid", INT, 0, S_NEW),
+    [CE_CPU_CYCLES] = COLI("cpuCycles", INT, NN, S_NEW, 1),
+};
+
 enum table_id {
     T_STRING_IDS, T_META_EXPORT, T_META_CAPTURE, T_EXPORT_META, T_ANALYSIS, T_SESSION_START,
     T_PROCESSES, T_THREAD_NAMES, T_GPU, T_CUDA_GPU, T_CUDA_STREAM, T_NULL_STREAM, T_CONTEXT_INFO,
     T_RUNTIME, T_KERNEL, T_MEMCPY, T_MEMSET, T_SYNC, T_NVTX_DEVICE, T_NVTX_CONTEXT, T_NVTX_STREAM,
-    T_GRAPH_TRACE, T_GRAPH_EVENTS, T_GRAPH_NODE_EVENTS, T__COUNT
+    T_GRAPH_TRACE, T_GRAPH_EVENTS, T_GRAPH_NODE_EVENTS, T_OSRT, T_OSRT_CALLCHAINS, T_UNWIND_TYPE,
+    T_SCHED, T_COMPOSITE, T_SAMPLING_CALLCHAINS, T__COUNT
 };
 
-#define TABLE(name, schemas, cols) {name, schemas, cols, ARRAY_LEN(cols)}
+#define TABLE(name, schemas, cols) {name, schemas, cols, ARRAY_LEN(cols), NULL}
+#define TABLE_PK(name, schemas, cols, pk) {name, schemas, cols, ARRAY_LEN(cols), pk}
 static const struct table_def table_defs[T__COUNT] = {
     [T_STRING_IDS] = TABLE("StringIds", S_ALL, string_ids_cols),
     [T_META_EXPORT] = TABLE("META_DATA_EXPORT", S_MODERN, key_value_cols),
@@ -716,6 +858,12 @@ static const struct table_def table_defs[T__COUNT] = {
     [T_GRAPH_TRACE] = TABLE("CUPTI_ACTIVITY_KIND_GRAPH_TRACE", S_MODERN, graph_trace_cols),
     [T_GRAPH_EVENTS] = TABLE("CUDA_GRAPH_EVENTS", S_MODERN, graph_event_cols),
     [T_GRAPH_NODE_EVENTS] = TABLE("CUDA_GRAPH_NODE_EVENTS", S_MODERN, graph_node_event_cols),
+    [T_OSRT] = TABLE("OSRT_API", S_ALL, osrt_cols),
+    [T_OSRT_CALLCHAINS] = TABLE_PK("OSRT_CALLCHAINS", S_ALL, callchain_cols, "id, stackDepth"),
+    [T_UNWIND_TYPE] = TABLE("UnwindMethodType", S_LEGACY, unwind_type_cols),
+    [T_SCHED] = TABLE("SCHED_EVENTS", S_NEW, sched_cols),
+    [T_COMPOSITE] = TABLE("COMPOSITE_EVENTS", S_NEW, composite_cols),
+    [T_SAMPLING_CALLCHAINS] = TABLE_PK("SAMPLING_CALLCHAINS", S_NEW, callchain_cols, "id, stackDepth"),
 };
 
 /* ------------------------------------------------------------------------------------
@@ -735,6 +883,7 @@ struct enum_def {
     const char *prefix;
     const struct enum_row *rows;
     size_t nrows;
+    bool cpu_side; /* written only with --osrt, --sched or --samples */
 };
 
 enum { EN_ID, EN_NAME, EN_LABEL, EN__N };
@@ -939,7 +1088,71 @@ static const struct enum_row event_class_rows[] = {
     {S_MODERN, 111, "CUDA_GRAPH_EXEC_NODE_SET_PARAMS", "CUDA graph exec-node set params"},
 };
 
-#define ENUM_TABLE(table, schemas, prefix, rows) {table, schemas, prefix, rows, ARRAY_LEN(rows)}
+/* ENUM_STACK_UNWIND_METHOD ids (SAMPLING_CALLCHAINS.unwindMethod). 2020.3 wrote the names of
+ * 0-8 to its UnwindMethodType table. */
+enum { UNWIND_UNKNOWN = 0, UNWIND_LBR = 8 };
+static const struct enum_row unwind_method_rows[] = {
+    {S_NEW | S_LEGACY, 0, "Unknown", "Unknown"},
+    {S_NEW | S_LEGACY, 1, "FramePointer", "Frame pointer"},
+    {S_NEW | S_LEGACY, 2, "UnwindTable", "Unwind table"},
+    {S_NEW | S_LEGACY, 3, "LR_FramePointer", "LR frame pointer"},
+    {S_NEW | S_LEGACY, 4, "LR_UnwindTable", "LR unwind table"},
+    {S_NEW | S_LEGACY, 5, "KernelContext", "Kernel context"},
+    {S_NEW | S_LEGACY, 6, "DWARF_EH", "DWARF EH"},
+    {S_NEW | S_LEGACY, 7, "DWARF_DF", "DWARF DF"},
+    {S_NEW | S_LEGACY, 8, "LBR", "LBR"},
+    {S_NEW, 1000, "Undefined", "Undefined"},
+};
+
+/* ENUM_SAMPLING_THREAD_STATE ids (COMPOSITE_EVENTS.threadState, SCHED_EVENTS.threadState) */
+enum { THREAD_STATE_UNKNOWN = 0, THREAD_STATE_RUNNING = 1, THREAD_STATE_TERMINATED = 5 };
+static const struct enum_row thread_state_rows[] = {
+    {S_NEW, 0, "Unknown", "Unknown"},
+    {S_NEW, 1, "Running", "Running"},
+    {S_NEW, 2, "Interruptible", "Interruptible"},
+    {S_NEW, 3, "Uninterruptible", "Uninterruptible"},
+    {S_NEW, 4, "Stopped", "Stopped"},
+    {S_NEW, 5, "Terminated", "Terminated"},
+    {S_NEW, 6, "Unscheduled", "Unscheduled"},
+    {S_NEW, 7, "Waiting", "Waiting"},
+    {S_NEW, 8, "OSRuntime", "OS runtime"},
+    {S_NEW, 9, "Initialized", "Initialized"},
+    {S_NEW, 10, "Transition", "Transition"},
+};
+
+/* ENUM_SCHEDULING_THREAD_BLOCK (SCHED_EVENTS.threadBlock, NULL in real exports); 2024.6 on */
+static const struct enum_row thread_block_rows[] = {
+    {S_MODERN, 0, "NonBlocked", "NonBlocked"},       {S_MODERN, 1, "Unknown", "Unknown"},
+    {S_MODERN, 2, "SigSuspend", "SigSuspend"},       {S_MODERN, 3, "Stopped", "Stopped"},
+    {S_MODERN, 4, "Nanosleep", "Nanosleep"},         {S_MODERN, 5, "Intr", "Intr"},
+    {S_MODERN, 6, "Mutex", "Mutex"},                 {S_MODERN, 7, "CondVar", "CondVar"},
+    {S_MODERN, 8, "Sem", "Sem"},                     {S_MODERN, 9, "Join", "Join"},
+    {S_MODERN, 10, "SigWaitInfo", "SigWaitInfo"},    {S_MODERN, 11, "WaitCtx", "WaitCtx"},
+    {S_MODERN, 12, "Send", "Send"},                  {S_MODERN, 13, "Receive", "Receive"},
+    {S_MODERN, 14, "Reply", "Reply"},                {S_MODERN, 15, "Stack", "Stack"},
+    {S_MODERN, 16, "WaitThread", "WaitThread"},      {S_MODERN, 17, "WaitPage", "WaitPage"},
+    {S_MODERN, 18, "NetSend", "NetSend"},            {S_MODERN, 19, "NetReply", "NetReply"},
+    {S_MODERN, 20, "FreePage", "FreePage"},          {S_MODERN, 21, "PageIn", "PageIn"},
+    {S_MODERN, 22, "PoolAllocation", "PoolAllocation"}, {S_MODERN, 23, "DelayExecution", "DelayExecution"},
+    {S_MODERN, 24, "Suspended", "Suspended"},        {S_MODERN, 25, "UserRequest", "UserRequest"},
+    {S_MODERN, 26, "EventPair", "EventPair"},        {S_MODERN, 27, "Queue", "Queue"},
+    {S_MODERN, 28, "LPCReceive", "LPCReceive"},      {S_MODERN, 29, "LPCReply", "LPCReply"},
+    {S_MODERN, 30, "VirtualMemory", "VirtualMemory"}, {S_MODERN, 31, "PageOut", "PageOut"},
+    {S_MODERN, 32, "Rendezvous", "Rendezvous"},      {S_MODERN, 33, "KeyedEvent", "KeyedEvent"},
+    {S_MODERN, 34, "Terminated", "Terminated"},      {S_MODERN, 35, "ProcessInSwap", "ProcessInSwap"},
+    {S_MODERN, 36, "CPURateControl", "CPURateControl"}, {S_MODERN, 37, "WrCalloutStack", "WrCalloutStack"},
+    {S_MODERN, 38, "Kernel", "Kernel"},              {S_MODERN, 39, "Resource", "Resource"},
+    {S_MODERN, 40, "PushLock", "PushLock"},          {S_MODERN, 41, "WindowsMutex", "WindowsMutex"},
+    {S_MODERN, 42, "QuantumEnd", "QuantumEnd"},      {S_MODERN, 43, "DispatchInt", "DispatchInt"},
+    {S_MODERN, 44, "Preempted", "Preempted"},        {S_MODERN, 45, "YieldExecution", "YieldExecution"},
+    {S_MODERN, 46, "FastMutex", "FastMutex"},        {S_MODERN, 47, "GuardedMutex", "GuardedMutex"},
+    {S_MODERN, 48, "Rundown", "Rundown"},            {S_MODERN, 49, "ReadyToRun", "ReadyToRun"},
+    {S_MODERN, 50, "AlertByThreadId", "AlertByThreadId"}, {S_MODERN, 51, "DeferredPreempt", "DeferredPreempt"},
+    {S_MODERN, 52, "PhysicalFault", "PhysicalFault"},
+};
+
+#define ENUM_TABLE(table, schemas, prefix, rows) {table, schemas, prefix, rows, ARRAY_LEN(rows), false}
+#define ENUM_TABLE_CPU(table, schemas, rows) {table, schemas, "", rows, ARRAY_LEN(rows), true}
 static const struct enum_def enum_defs[] = {
     ENUM_TABLE("ENUM_NSYS_EVENT_CLASS", S_NEW, "TRACE_PROCESS_EVENT_", event_class_rows),
     ENUM_TABLE("ENUM_CUDA_MEMCPY_OPER", S_NEW, "CUDA_MEMCPY_KIND_", memcpy_oper_rows),
@@ -955,6 +1168,10 @@ static const struct enum_def enum_defs[] = {
     ENUM_TABLE("ENUM_CUPTI_STREAM_TYPE", S_MODERN, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_",
                stream_type_rows),
     ENUM_TABLE("ENUM_CUPTI_SYNC_TYPE", S_NEW, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_", sync_type_rows),
+    /* Exports with CPU-side data; their names have no common prefix. */
+    ENUM_TABLE_CPU("ENUM_STACK_UNWIND_METHOD", S_NEW, unwind_method_rows),
+    ENUM_TABLE_CPU("ENUM_SAMPLING_THREAD_STATE", S_NEW, thread_state_rows),
+    ENUM_TABLE_CPU("ENUM_SCHEDULING_THREAD_BLOCK", S_MODERN, thread_block_rows),
 };
 
 /* ------------------------------------------------------------------------------------
@@ -1226,14 +1443,334 @@ static const int sync_weights[SC__COUNT] = {
 #define MAX_BYTES (INT64_C(64) << 20)
 
 /* ------------------------------------------------------------------------------------
+ * CPU-side vocabulary (--osrt, --sched, --samples): modules, frames, call paths, OS
+ * runtime calls. Names, modules and value shapes follow real exports; see "CPU side".
+ * ---------------------------------------------------------------------------------- */
+
+#define OSRT_BACKTRACE_NS 80000 /* nsys --osrt-backtrace-threshold: longer calls get a callchain */
+#define BLOCK_NS 30000          /* blocking calls and CUDA syncs longer than this sleep */
+#define SYSTEM_CPUS 8           /* CPUs the samples run on when --sched is not given */
+
+/* Modules (OSRT_CALLCHAINS/SAMPLING_CALLCHAINS.module) with the base their frames' addresses
+ * (originalIP) are computed from. */
+enum module_id {
+    MOD_UNKNOWN, MOD_KERNEL, MOD_MAX_DEPTH, MOD_BROKEN, MOD_PYTHON, MOD_LIBC, MOD_LIBSTDCXX, MOD_TORCH_PYTHON,
+    MOD_TORCH_CPU, MOD_TORCH_CUDA, MOD_C10_CUDA, MOD_CUDART, MOD_LIBCUDA, MOD_CUPTI, MOD_INJECTION,
+    MOD_LSCPU, MOD__COUNT
+};
+
+struct module_def {
+    const char *path;
+    uint64_t base;
+};
+
+#define TORCH_LIB "/usr/local/lib/python3.10/dist-packages/torch/lib/"
+#define NSYS_LIB "/opt/nvidia/nsight-systems/2025.1.1/target-linux-x64/"
+static const struct module_def module_defs[MOD__COUNT] = {
+    [MOD_UNKNOWN] = {"[Unknown]", 0},
+    [MOD_KERNEL] = {"[kernel.kallsyms]", UINT64_C(0xffffffff9a000000)},
+    [MOD_MAX_DEPTH] = {"[Max depth]", 0},
+    [MOD_BROKEN] = {"[Broken backtraces]", 0},
+    [MOD_PYTHON] = {"/usr/bin/python3.10", UINT64_C(0x55d4c8a00000)},
+    [MOD_LIBC] = {"/usr/lib/x86_64-linux-gnu/libc.so.6", UINT64_C(0x7f8e2f000000)},
+    [MOD_LIBSTDCXX] = {"/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", UINT64_C(0x7f8e2f400000)},
+    [MOD_TORCH_PYTHON] = {TORCH_LIB "libtorch_python.so", UINT64_C(0x7f8e10000000)},
+    [MOD_TORCH_CPU] = {TORCH_LIB "libtorch_cpu.so", UINT64_C(0x7f8de0000000)},
+    [MOD_TORCH_CUDA] = {TORCH_LIB "libtorch_cuda.so", UINT64_C(0x7f8d90000000)},
+    [MOD_C10_CUDA] = {TORCH_LIB "libc10_cuda.so", UINT64_C(0x7f8e2e800000)},
+    [MOD_CUDART] = {"/usr/local/cuda/lib64/libcudart.so.12", UINT64_C(0x7f8e2e000000)},
+    [MOD_LIBCUDA] = {"/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", UINT64_C(0x7f8d60000000)},
+    [MOD_CUPTI] = {NSYS_LIB "libcupti.so.12.8", UINT64_C(0x7f8d50000000)},
+    [MOD_INJECTION] = {NSYS_LIB "libToolsInjection64.so", UINT64_C(0x7f8d48000000)},
+    [MOD_LSCPU] = {"/usr/bin/lscpu", UINT64_C(0x5612f3e00000)},
+};
+
+/* Frames. A NULL symbol is an unresolved one (stripped library, kernel): nsys then names the
+ * frame after its address ("0x7f8d6012a4b7", unresolved = 1). */
+struct frame_def {
+    const char *symbol;
+    enum module_id module;
+    uint32_t offset; /* originalIP - module base */
+};
+
+enum frame_id {
+    F_MAX_DEPTH, F_BROKEN, F_UNKNOWN_0, F_START, F_LIBC_START_MAIN, F_LIBC_CALL_MAIN, F_PY_BYTES_MAIN, F_PY_RUN_MAIN,
+    F_PY_EVAL, F_PY_VECTORCALL, F_PY_MAKE_TP_CALL, F_PY_GETATTR, F_PY_LOOKDICT, F_PY_READINTO, F_PY_READ,
+    F_OS_FORK, F_INT_MALLOC, F_CLONE3, F_START_THREAD, F_THREAD_ROUTINE, F_STD_THREAD_START,
+    F_ENGINE_THREAD_INIT, F_ENGINE_THREAD_MAIN, F_ENGINE_EVALUATE, F_READY_QUEUE_POP, F_START_DEVICE_THREADS,
+    F_MUL_BACKWARD, F_CONDVAR_WAIT, F_THPV_ADD, F_THPV_TO, F_THPV_ITEM, F_ADD_OP, F_ITER_BUILD, F_COPY,
+    F_ADD_KERNEL, F_EMPTY, F_GPU_KERNEL, F_MUL_KERNEL, F_COPY_KERNEL, F_LOCAL_SCALAR, F_CACHING_MALLOC,
+    F_CUDA_LAUNCH, F_CUDA_MEMCPY, F_CUDA_SYNC, F_CUDA_MALLOC, F_LIBCUDA_1, F_LIBCUDA_2, F_LIBCUDA_3,
+    F_LIBCUDA_4, F_LIBCUDA_5, F_LIBCUDA_6, F_CUPTI_1, F_CUPTI_2, F_CUPTI_3, F_INJ_1, F_INJ_2, F_INJ_3,
+    F_INJ_4, F_LSCPU_START, F_LSCPU_MAIN, F_LSCPU_1, F_IOCTL, F_READ, F_WRITE, F_OPEN64, F_CLOSE, F_FOPEN,
+    F_FCLOSE, F_MMAP, F_MUNMAP, F_MPROTECT, F_MUTEX_LOCK, F_COND_WAIT, F_COND_SIGNAL, F_SEM_WAIT,
+    F_SEM_TIMEDWAIT, F_POLL, F_NANOSLEEP, F_SCHED_YIELD, F_PTHREAD_CREATE, F_FORK, F_KERNEL_1, F_KERNEL_2,
+    F_KERNEL_3, F_KERNEL_4, F__COUNT
+};
+#define F_FIRST_KERNEL F_KERNEL_1
+
+static const struct frame_def frame_defs[F__COUNT] = {
+    /* Special entries (no address): the end of a truncated stack, of one the unwinder lost;
+     * then a frame the unwinder could not read. */
+    [F_MAX_DEPTH] = {"[Max depth]", MOD_MAX_DEPTH, 0},
+    [F_BROKEN] = {"[Broken backtraces]", MOD_BROKEN, 0},
+    [F_UNKNOWN_0] = {"0x0", MOD_UNKNOWN, 0},
+    [F_START] = {"_start", MOD_PYTHON, 0x2a3b65},
+    [F_LIBC_START_MAIN] = {"__libc_start_main@@GLIBC_2", MOD_LIBC, 0x29e40}, /* sic: cut at the dot */
+    [F_LIBC_CALL_MAIN] = {"__libc_start_call_main", MOD_LIBC, 0x29d90},
+    [F_PY_BYTES_MAIN] = {"Py_BytesMain", MOD_PYTHON, 0x2a3a7d},
+    [F_PY_RUN_MAIN] = {"Py_RunMain", MOD_PYTHON, 0x2a39d6},
+    [F_PY_EVAL] = {"_PyEval_EvalFrameDefault", MOD_PYTHON, 0x15b2c1},
+    [F_PY_VECTORCALL] = {"_PyFunction_Vectorcall", MOD_PYTHON, 0x16c5ac},
+    [F_PY_MAKE_TP_CALL] = {"_PyObject_MakeTpCall", MOD_PYTHON, 0x15e8b3},
+    [F_PY_GETATTR] = {"_PyObject_GenericGetAttrWithDict", MOD_PYTHON, 0x1600f0},
+    [F_PY_LOOKDICT] = {"lookdict_unicode_nodummy", MOD_PYTHON, 0x17aa10},
+    [F_PY_READINTO] = {"_io_FileIO_readinto", MOD_PYTHON, 0x259c47},
+    [F_PY_READ] = {"_Py_read", MOD_PYTHON, 0x2741e3},
+    [F_OS_FORK] = {"os_fork_impl", MOD_PYTHON, 0x28c1a2},
+    [F_INT_MALLOC] = {"_int_malloc", MOD_LIBC, 0xa2f8a},
+    [F_CLONE3] = {"__GI___clone3", MOD_LIBC, 0x12684f},
+    [F_START_THREAD] = {"start_thread", MOD_LIBC, 0x94ac2},
+    [F_THREAD_ROUTINE] = {"execute_native_thread_routine", MOD_LIBSTDCXX, 0xdc252},
+    [F_STD_THREAD_START] = {"std::thread::_M_start_thread(std::unique_ptr<std::thread::_State, "
+                            "std::default_delete<std::thread::_State> >, void (*)())",
+                            MOD_LIBSTDCXX, 0xdc318},
+    [F_ENGINE_THREAD_INIT] = {"torch::autograd::Engine::thread_init(int, std::shared_ptr<torch::autograd::"
+                              "ReadyQueue> const&, bool)", MOD_TORCH_CPU, 0x4a8b1e2},
+    [F_ENGINE_THREAD_MAIN] = {"torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::"
+                              "GraphTask> const&)", MOD_TORCH_CPU, 0x4a89c57},
+    [F_ENGINE_EVALUATE] = {"torch::autograd::Engine::evaluate_function(std::shared_ptr<torch::autograd::"
+                           "GraphTask>&, torch::autograd::Node*, torch::autograd::InputBuffer&, "
+                           "std::shared_ptr<torch::autograd::ReadyQueue> const&)", MOD_TORCH_CPU, 0x4a87f31},
+    [F_READY_QUEUE_POP] = {"torch::autograd::ReadyQueue::pop()", MOD_TORCH_CPU, 0x4a84d9e},
+    [F_START_DEVICE_THREADS] = {"torch::autograd::Engine::start_device_threads()", MOD_TORCH_CPU, 0x4a85a73},
+    [F_MUL_BACKWARD] = {"torch::autograd::generated::MulBackward0::apply(std::vector<at::Tensor, "
+                        "std::allocator<at::Tensor> >&&)", MOD_TORCH_CPU, 0x3f1c5d0},
+    [F_CONDVAR_WAIT] = {"std::condition_variable::wait(std::unique_lock<std::mutex>&)", MOD_LIBSTDCXX, 0xd6f9c},
+    [F_THPV_ADD] = {"torch::autograd::THPVariable_add(_object*, _object*, _object*)", MOD_TORCH_PYTHON, 0x5b8f21},
+    [F_THPV_TO] = {"torch::autograd::THPVariable_to(_object*, _object*, _object*)", MOD_TORCH_PYTHON, 0x5e2a47},
+    [F_THPV_ITEM] = {"torch::autograd::THPVariable_item(_object*, _object*)", MOD_TORCH_PYTHON, 0x5e0b93},
+    [F_ADD_OP] = {"at::_ops::add_Tensor::call(at::Tensor const&, at::Tensor const&, c10::Scalar const&)",
+                  MOD_TORCH_CPU, 0x1d6e0a5},
+    [F_ITER_BUILD] = {"at::TensorIteratorBase::build(at::TensorIteratorConfig&)", MOD_TORCH_CPU, 0x1281c3e},
+    [F_COPY] = {"at::native::copy_(at::Tensor&, at::Tensor const&, bool)", MOD_TORCH_CPU, 0x1101f4c},
+    [F_ADD_KERNEL] = {"at::native::add_kernel(at::TensorIteratorBase&, c10::Scalar const&)", MOD_TORCH_CUDA,
+                      0x1c4b7e0},
+    [F_EMPTY] = {"", MOD_TORCH_CUDA, 0x1c4a8d3}, /* resolved to an empty name, as 2025.1 writes some */
+    [F_GPU_KERNEL] = {"void at::native::gpu_kernel_impl<at::native::CUDAFunctor_add<float> >(at::"
+                      "TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)",
+                      MOD_TORCH_CUDA, 0x1c49a12},
+    [F_MUL_KERNEL] = {"at::native::mul_kernel_cuda(at::TensorIteratorBase&)", MOD_TORCH_CUDA, 0x1d0a3f7},
+    [F_COPY_KERNEL] = {"at::native::copy_kernel_cuda(at::TensorIterator&, bool)", MOD_TORCH_CUDA, 0x1b9e62d},
+    [F_LOCAL_SCALAR] = {"at::native::_local_scalar_dense_cuda(at::Tensor const&)", MOD_TORCH_CUDA, 0x1f3c8b0},
+    [F_CACHING_MALLOC] = {"c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(int, "
+                          "unsigned long, CUstream_st*)", MOD_C10_CUDA, 0x2c9e1},
+    [F_CUDA_LAUNCH] = {"cudaLaunchKernel", MOD_CUDART, 0x6f2a3},
+    [F_CUDA_MEMCPY] = {"cudaMemcpyAsync", MOD_CUDART, 0x6a8c4},
+    [F_CUDA_SYNC] = {"cudaStreamSynchronize", MOD_CUDART, 0x6c1e9},
+    [F_CUDA_MALLOC] = {"cudaMalloc", MOD_CUDART, 0x5e9f0},
+    [F_LIBCUDA_1] = {NULL, MOD_LIBCUDA, 0x2b4a1f7},
+    [F_LIBCUDA_2] = {NULL, MOD_LIBCUDA, 0x2a81c3d},
+    [F_LIBCUDA_3] = {NULL, MOD_LIBCUDA, 0x2cf0e58},
+    [F_LIBCUDA_4] = {NULL, MOD_LIBCUDA, 0x2e1d6a9},
+    [F_LIBCUDA_5] = {NULL, MOD_LIBCUDA, 0x29b7f12},
+    [F_LIBCUDA_6] = {NULL, MOD_LIBCUDA, 0x2a0c5e4},
+    [F_CUPTI_1] = {NULL, MOD_CUPTI, 0x3b2c71},
+    [F_CUPTI_2] = {NULL, MOD_CUPTI, 0x3a9e05},
+    [F_CUPTI_3] = {NULL, MOD_CUPTI, 0x41f6ba},
+    [F_INJ_1] = {NULL, MOD_INJECTION, 0x8d1c0f},
+    [F_INJ_2] = {NULL, MOD_INJECTION, 0x8c4e73},
+    [F_INJ_3] = {NULL, MOD_INJECTION, 0x6a31d9},
+    [F_INJ_4] = {NULL, MOD_INJECTION, 0x6b0f48},
+    [F_LSCPU_START] = {"_start", MOD_LSCPU, 0x5c45},
+    [F_LSCPU_MAIN] = {"main", MOD_LSCPU, 0x4a1b},
+    [F_LSCPU_1] = {NULL, MOD_LSCPU, 0x8c2e},
+    /* libc functions behind the traced OS runtime calls */
+    [F_IOCTL] = {"__GI___ioctl", MOD_LIBC, 0x11eabb},
+    [F_READ] = {"__libc_read", MOD_LIBC, 0x1147cc},
+    [F_WRITE] = {"__libc_write", MOD_LIBC, 0x114867},
+    [F_OPEN64] = {"__libc_open64", MOD_LIBC, 0x1142e8},
+    [F_CLOSE] = {"__libc_close", MOD_LIBC, 0x114f67},
+    [F_FOPEN] = {"_IO_new_fopen", MOD_LIBC, 0x7f6de},
+    [F_FCLOSE] = {"_IO_new_fclose", MOD_LIBC, 0x7e2f3},
+    [F_MMAP] = {"__GI___mmap64", MOD_LIBC, 0x11ebd6},
+    [F_MUNMAP] = {"__GI___munmap", MOD_LIBC, 0x11ec8b},
+    [F_MPROTECT] = {"__GI___mprotect", MOD_LIBC, 0x11ed1b},
+    [F_MUTEX_LOCK] = {"___pthread_mutex_lock", MOD_LIBC, 0x97ef4},
+    [F_COND_WAIT] = {"pthread_cond_wait@@GLIBC_2", MOD_LIBC, 0x93a1c},
+    [F_COND_SIGNAL] = {"pthread_cond_signal@@GLIBC_2", MOD_LIBC, 0x93c82},
+    [F_SEM_WAIT] = {"sem_wait@@GLIBC_2", MOD_LIBC, 0x9e5e1},
+    [F_SEM_TIMEDWAIT] = {"sem_timedwait@@GLIBC_2", MOD_LIBC, 0x9e6b2},
+    [F_POLL] = {"__GI___poll", MOD_LIBC, 0x118bcf},
+    [F_NANOSLEEP] = {"__GI___nanosleep", MOD_LIBC, 0xeb7a5},
+    [F_SCHED_YIELD] = {"__GI___sched_yield", MOD_LIBC, 0x1012fb},
+    [F_PTHREAD_CREATE] = {"pthread_create@@GLIBC_2", MOD_LIBC, 0x94f63},
+    [F_FORK] = {"__libc_fork", MOD_LIBC, 0xea5b4},
+    /* kernel frames: only ever the leaf of a sample (kernelMode 1), never resolved */
+    [F_KERNEL_1] = {NULL, MOD_KERNEL, 0xa00080},
+    [F_KERNEL_2] = {NULL, MOD_KERNEL, 0x2d41c7},
+    [F_KERNEL_3] = {NULL, MOD_KERNEL, 0x6c8a13},
+    [F_KERNEL_4] = {NULL, MOD_KERNEL, 0x1b2e90},
+};
+
+/* A call path, outermost frame first. */
+struct path {
+    const uint8_t *frames;
+    uint8_t n;
+};
+#define PATH(...) {(const uint8_t[]){__VA_ARGS__}, (uint8_t)sizeof((const uint8_t[]){__VA_ARGS__})}
+#define MAX_CHAIN 16
+
+/* What the threads of a process are: CUDA threads (the main one runs Python, the others are
+ * autograd workers), nsys's and CUDA's helper threads, the child process, a kernel worker. */
+enum cpu_role { ROLE_MAIN, ROLE_WORKER, ROLE_NSYS, ROLE_CUPTI, ROLE_EVT, ROLE_CHILD, ROLE_KWORKER, ROLE__COUNT };
+
+/* Outer frames of every OSRT callchain of a thread. */
+static const struct path role_prefix[ROLE__COUNT] = {
+    [ROLE_MAIN] = PATH(F_START, F_LIBC_START_MAIN, F_LIBC_CALL_MAIN, F_PY_BYTES_MAIN, F_PY_RUN_MAIN, F_PY_EVAL),
+    [ROLE_WORKER] = PATH(F_CLONE3, F_START_THREAD, F_THREAD_ROUTINE, F_ENGINE_THREAD_MAIN),
+    [ROLE_CUPTI] = PATH(F_CLONE3, F_START_THREAD, F_CUPTI_1, F_CUPTI_2),
+    [ROLE_EVT] = PATH(F_CLONE3, F_START_THREAD, F_LIBCUDA_4, F_LIBCUDA_5),
+    [ROLE_CHILD] = PATH(F_LSCPU_START, F_LIBC_START_MAIN, F_LIBC_CALL_MAIN, F_LSCPU_MAIN),
+};
+/* Used instead when the chain would get longer than 8 frames: the unwinder gave up. */
+static const struct path short_main_prefix = PATH(F_UNKNOWN_0, F_PY_EVAL);
+#define MAX_OSRT_CHAIN 8
+
+/* OS runtime calls. The durations are those of the calls nsys records (>= 1 us, its
+ * --osrt-threshold); a call that blocks sleeps (is scheduled out) when it lasts >= BLOCK_NS. */
+enum osrt_fn {
+    OS_STARTED, OS_FINISHED, OS_IOCTL, OS_IOCTL_CUDA, OS_READ, OS_WRITE, OS_OPEN64, OS_CLOSE, OS_FOPEN,
+    OS_FCLOSE, OS_MMAP64, OS_MUNMAP, OS_MPROTECT, OS_MUTEX_LOCK, OS_COND_WAIT, OS_COND_SIGNAL, OS_SEM_WAIT,
+    OS_SEM_TIMEDWAIT, OS_POLL, OS_NANOSLEEP, OS_SCHED_YIELD, OS_PTHREAD_CREATE, OS_PTHREAD_CREATE_CUDA,
+    OS_FORK, OS__COUNT
+};
+
+/* ENUM_NSYS_EVENT_CLASS ids of OSRT_API rows */
+enum { CLASS_OS_RUNTIME = 27, CLASS_OS_RUNTIME_START = 31, CLASS_OS_RUNTIME_FINISH = 32 };
+
+struct osrt_def {
+    const char *name;
+    int event_class;
+    enum frame_id leaf;
+    struct path main_mid, worker_mid; /* frames between the role's prefix and the leaf */
+    int64_t min_ns, max_ns;           /* usual duration */
+    int long_pct;                     /* calls that take long_min..long_max instead */
+    int64_t long_min, long_max;
+    bool blocks;
+    int main_weight, worker_weight, child_weight; /* calls between CUDA calls / in the child */
+};
+
+static const struct osrt_def osrt_defs[OS__COUNT] = {
+    [OS_STARTED] = {.name = "OS runtime libraries profiling started", .event_class = CLASS_OS_RUNTIME_START},
+    [OS_FINISHED] = {.name = "OS runtime libraries profiling finished", .event_class = CLASS_OS_RUNTIME_FINISH},
+    [OS_IOCTL] = {"ioctl", CLASS_OS_RUNTIME, F_IOCTL, {NULL, 0}, {NULL, 0}, 1200, 20000, 3, 80000, 900000,
+                  false, 4, 0, 0},
+    /* inside cudaMalloc/cudaFree */
+    [OS_IOCTL_CUDA] = {"ioctl", CLASS_OS_RUNTIME, F_IOCTL, PATH(F_CACHING_MALLOC, F_CUDA_MALLOC, F_LIBCUDA_2),
+                       {NULL, 0}, 1500, 30000, 8, 80000, 400000, false, 0, 0, 0},
+    [OS_READ] = {"read", CLASS_OS_RUNTIME, F_READ, PATH(F_PY_READINTO, F_PY_READ), {NULL, 0}, 1500, 40000, 6,
+                 90000, 4000000, true, 14, 0, 30},
+    [OS_WRITE] = {"write", CLASS_OS_RUNTIME, F_WRITE, {NULL, 0}, {NULL, 0}, 1500, 25000, 1, 80000, 300000,
+                  false, 7, 0, 6},
+    [OS_OPEN64] = {"open64", CLASS_OS_RUNTIME, F_OPEN64, {NULL, 0}, {NULL, 0}, 3000, 40000, 2, 80000, 500000,
+                   false, 5, 0, 20},
+    [OS_CLOSE] = {"close", CLASS_OS_RUNTIME, F_CLOSE, {NULL, 0}, {NULL, 0}, 1000, 8000, 0, 0, 0, false, 4, 0, 18},
+    [OS_FOPEN] = {"fopen", CLASS_OS_RUNTIME, F_FOPEN, {NULL, 0}, {NULL, 0}, 3000, 60000, 2, 80000, 700000,
+                  false, 2, 0, 8},
+    [OS_FCLOSE] = {"fclose", CLASS_OS_RUNTIME, F_FCLOSE, {NULL, 0}, {NULL, 0}, 1000, 20000, 0, 0, 0, false, 2,
+                   0, 6},
+    [OS_MMAP64] = {"mmap64", CLASS_OS_RUNTIME, F_MMAP, PATH(F_INT_MALLOC), {NULL, 0}, 1500, 25000, 1, 80000,
+                   200000, false, 5, 1, 8},
+    [OS_MUNMAP] = {"munmap", CLASS_OS_RUNTIME, F_MUNMAP, {NULL, 0}, {NULL, 0}, 2000, 40000, 2, 80000, 300000,
+                   false, 4, 1, 4},
+    [OS_MPROTECT] = {"mprotect", CLASS_OS_RUNTIME, F_MPROTECT, {NULL, 0}, {NULL, 0}, 1000, 4000, 0, 0, 0,
+                     false, 0, 0, 0},
+    [OS_MUTEX_LOCK] = {"pthread_mutex_lock", CLASS_OS_RUNTIME, F_MUTEX_LOCK, PATH(F_THPV_ADD, F_ADD_OP),
+                       PATH(F_ENGINE_EVALUATE), 1000, 30000, 4, 80000, 2000000, true, 16, 12, 0},
+    [OS_COND_WAIT] = {"pthread_cond_wait", CLASS_OS_RUNTIME, F_COND_WAIT, {NULL, 0},
+                      PATH(F_READY_QUEUE_POP, F_CONDVAR_WAIT), 20000, 3000000, 0, 0, 0, true, 5, 20, 0},
+    [OS_COND_SIGNAL] = {"pthread_cond_signal", CLASS_OS_RUNTIME, F_COND_SIGNAL, {NULL, 0},
+                        PATH(F_ENGINE_EVALUATE), 1000, 6000, 0, 0, 0, false, 4, 8, 0},
+    [OS_SEM_WAIT] = {"sem_wait", CLASS_OS_RUNTIME, F_SEM_WAIT, {NULL, 0}, {NULL, 0}, 20000, 2000000, 0, 0, 0,
+                     true, 2, 0, 0},
+    /* CUPTI worker thread: waits for buffers, 100 ms timeout */
+    [OS_SEM_TIMEDWAIT] = {"sem_timedwait", CLASS_OS_RUNTIME, F_SEM_TIMEDWAIT, {NULL, 0}, {NULL, 0}, 99900000,
+                          100200000, 10, 1000000, 100000000, true, 0, 0, 0},
+    /* cuda-EvtHandlr: polls its event fds, 100 ms timeout */
+    [OS_POLL] = {"poll", CLASS_OS_RUNTIME, F_POLL, {NULL, 0}, {NULL, 0}, 99800000, 100300000, 8, 500000,
+                 100000000, true, 0, 0, 0},
+    [OS_NANOSLEEP] = {"nanosleep", CLASS_OS_RUNTIME, F_NANOSLEEP, {NULL, 0}, {NULL, 0}, 55000, 1100000, 0, 0, 0,
+                      true, 2, 0, 0},
+    [OS_SCHED_YIELD] = {"sched_yield", CLASS_OS_RUNTIME, F_SCHED_YIELD, {NULL, 0}, {NULL, 0}, 1000, 6000, 0, 0,
+                        0, false, 5, 2, 0},
+    /* start-up only: the main thread creates the autograd threads ... */
+    [OS_PTHREAD_CREATE] = {"pthread_create", CLASS_OS_RUNTIME, F_PTHREAD_CREATE,
+                           PATH(F_START_DEVICE_THREADS, F_STD_THREAD_START), {NULL, 0}, 25000, 120000, 0, 0, 0,
+                           false, 0, 0, 0},
+    /* ... CUDA initialisation its helper threads ... */
+    [OS_PTHREAD_CREATE_CUDA] = {"pthread_create", CLASS_OS_RUNTIME, F_PTHREAD_CREATE,
+                                PATH(F_CUDA_MALLOC, F_LIBCUDA_1, F_LIBCUDA_6), {NULL, 0}, 30000, 150000, 0, 0,
+                                0, false, 0, 0, 0},
+    /* ... and the first process starts lscpu */
+    [OS_FORK] = {"fork", CLASS_OS_RUNTIME, F_FORK, PATH(F_OS_FORK), {NULL, 0}, 150000, 700000, 0, 0, 0, false,
+                 0, 0, 0},
+};
+
+/* What a thread is doing, for the call path of its samples: CUDA call kinds, host code,
+ * an OS runtime call (ACT_OSRT + enum osrt_fn). */
+enum { ACT_HOST, ACT_LAUNCH, ACT_COPY, ACT_SYNC, ACT_ALLOC, ACT_AUX, ACT_OSRT = 16 };
+
+enum sample_path_id {
+    SP_MAIN_HOST_1, SP_MAIN_HOST_2, SP_MAIN_HOST_3, SP_MAIN_HOST_4, SP_MAIN_LAUNCH, SP_MAIN_COPY, SP_MAIN_SYNC,
+    SP_MAIN_ALLOC, SP_WORKER_HOST, SP_WORKER_LAUNCH, SP_NSYS, SP_CUPTI, SP_EVT, SP_CHILD, SP__COUNT
+};
+
+/* Sampled call paths: a small fixed set, so stacks repeat as in real reports. Most LBR-style
+ * stacks nsys writes end in a "[Max depth]" entry instead of reaching _start or clone3.
+ * kernel_pct: samples taken in the kernel, which get one kernel frame as their leaf. */
+struct sample_path_def {
+    struct path path;
+    int kernel_pct;
+};
+
+static const struct sample_path_def sample_paths[SP__COUNT] = {
+    [SP_MAIN_HOST_1] = {PATH(F_START, F_LIBC_START_MAIN, F_LIBC_CALL_MAIN, F_PY_BYTES_MAIN, F_PY_RUN_MAIN,
+                             F_PY_EVAL, F_PY_VECTORCALL, F_PY_EVAL, F_PY_GETATTR), 2},
+    [SP_MAIN_HOST_2] = {PATH(F_MAX_DEPTH, F_PY_EVAL, F_PY_MAKE_TP_CALL, F_THPV_ADD, F_ADD_OP, F_ITER_BUILD), 2},
+    [SP_MAIN_HOST_3] = {PATH(F_MAX_DEPTH, F_PY_EVAL, F_PY_VECTORCALL, F_PY_EVAL, F_PY_LOOKDICT), 2},
+    [SP_MAIN_HOST_4] = {PATH(F_START, F_LIBC_START_MAIN, F_LIBC_CALL_MAIN, F_PY_BYTES_MAIN, F_PY_RUN_MAIN,
+                             F_PY_EVAL, F_PY_MAKE_TP_CALL, F_INT_MALLOC), 10},
+    [SP_MAIN_LAUNCH] = {PATH(F_MAX_DEPTH, F_PY_EVAL, F_THPV_ADD, F_ADD_OP, F_ADD_KERNEL, F_EMPTY,
+                             F_GPU_KERNEL, F_CUDA_LAUNCH, F_LIBCUDA_1, F_LIBCUDA_2), 15},
+    [SP_MAIN_COPY] = {PATH(F_MAX_DEPTH, F_PY_EVAL, F_THPV_TO, F_COPY, F_COPY_KERNEL, F_CUDA_MEMCPY, F_LIBCUDA_1,
+                           F_LIBCUDA_3), 15},
+    [SP_MAIN_SYNC] = {PATH(F_MAX_DEPTH, F_PY_EVAL, F_THPV_ITEM, F_LOCAL_SCALAR, F_CUDA_SYNC, F_LIBCUDA_4,
+                           F_SCHED_YIELD), 50},
+    [SP_MAIN_ALLOC] = {PATH(F_MAX_DEPTH, F_PY_EVAL, F_THPV_ADD, F_ADD_OP, F_CACHING_MALLOC, F_CUDA_MALLOC,
+                            F_LIBCUDA_2, F_IOCTL), 60},
+    [SP_WORKER_HOST] = {PATH(F_CLONE3, F_START_THREAD, F_THREAD_ROUTINE, F_ENGINE_THREAD_INIT,
+                             F_ENGINE_THREAD_MAIN, F_ENGINE_EVALUATE, F_MUL_BACKWARD, F_ITER_BUILD), 2},
+    [SP_WORKER_LAUNCH] = {PATH(F_CLONE3, F_START_THREAD, F_THREAD_ROUTINE, F_ENGINE_THREAD_INIT,
+                               F_ENGINE_THREAD_MAIN, F_ENGINE_EVALUATE, F_MUL_BACKWARD, F_MUL_KERNEL,
+                               F_CUDA_LAUNCH, F_LIBCUDA_1, F_LIBCUDA_2), 15},
+    [SP_NSYS] = {PATH(F_BROKEN, F_INJ_1, F_INJ_2, F_INJ_3, F_INJ_4), 10},
+    [SP_CUPTI] = {PATH(F_CLONE3, F_START_THREAD, F_CUPTI_1, F_CUPTI_3, F_INT_MALLOC), 10},
+    [SP_EVT] = {PATH(F_CLONE3, F_START_THREAD, F_LIBCUDA_4, F_LIBCUDA_5, F_POLL), 70},
+    [SP_CHILD] = {PATH(F_LSCPU_START, F_LIBC_START_MAIN, F_LIBC_CALL_MAIN, F_LSCPU_MAIN, F_LSCPU_1, F_READ), 40},
+};
+#define OSRT_SAMPLE_KERNEL_PCT 60 /* samples inside an OS runtime call */
+
+/* ------------------------------------------------------------------------------------
  * Generator state
  * ---------------------------------------------------------------------------------- */
 
 struct options {
     uint64_t seed;
     int64_t events, gpus, processes, threads, streams, overlap_pct, graphs;
+    int64_t sched_cpus, samples_hz; /* 0: off */
     enum schema schema;
-    bool negative_ts, graph_trace, nvtx_stream_names, verbose;
+    bool negative_ts, graph_trace, nvtx_stream_names, osrt, verbose;
     const char *out;
 };
 
@@ -1283,7 +1820,10 @@ struct stream {
     int64_t last_kernel_start, last_kernel_end;
 };
 
-enum row_kind { R_API, R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC, R_GRAPH_TRACE, R_GRAPH_EVENT, R_GRAPH_NODE_EVENT };
+enum row_kind {
+    R_API, R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC, R_GRAPH_TRACE, R_GRAPH_EVENT, R_GRAPH_NODE_EVENT, R_OSRT,
+    R_SCHED, R_SAMPLE
+};
 
 /* A row waiting in the heap until the simulation clock passes its start. */
 struct row {
@@ -1323,6 +1863,24 @@ struct row {
             int32_t type;
             int64_t stream_id, event_id, event_sync_id;
         } sync;
+        struct {
+            int64_t global_tid;
+            uint8_t fn, role; /* enum osrt_fn, enum cpu_role (callchain) */
+            int8_t nesting;   /* -1: NULL */
+            bool callchain;
+        } osrt;
+        struct {
+            int64_t global_tid;
+            int32_t cpu;
+            uint8_t is_in, thread_state;
+        } sched;
+        struct {
+            int64_t global_tid;
+            int32_t cpu;
+            uint16_t path;        /* < SP__COUNT: sample_paths; else OSRT chain (role, fn) */
+            uint8_t kernel_frame; /* 0: user-mode sample */
+            uint16_t leaf_offset; /* sampled IP past the leaf's address */
+        } sample;
     } u;
 };
 
@@ -1338,6 +1896,55 @@ struct string_table {
 
 struct kernel_names {
     int64_t short_name, demangled, mangled;
+};
+
+/* CPU side: every thread the scheduling model knows (the CUDA threads first, same index as
+ * gen.threads), what its generator has decided it does, and where the scheduler put it. */
+struct intent {
+    int64_t at;
+    int32_t kind; /* enum intent_kind, or an ACT_* activity, or a thread index (run queue) */
+    uint32_t stamp;
+};
+
+struct queue { /* ring buffer, times nondecreasing */
+    struct intent *items;
+    size_t head, count, capacity;
+};
+
+enum intent_kind { IN_WAKE, IN_BLOCK, IN_EXIT };
+enum run_state { RS_OFF, RS_WAITING, RS_RUNNING, RS_PREEMPTED };
+
+struct cpu_thread {
+    int64_t global_tid;
+    enum cpu_role role;
+    int32_t process;   /* -1: not the report's (kernel worker) */
+    int32_t bound_cpu; /* -1 unless a per-CPU kernel thread */
+    bool sampled, exiting;
+    enum run_state state;
+    int32_t cpu, last_cpu;
+    int64_t slice_end, resume_at, sample_due, sample_left;
+    uint32_t version, queue_stamp;
+    int32_t activity, queued_activity;
+    struct queue intents; /* IN_* for the scheduler */
+    struct queue acts;    /* activity changes, read when sampling */
+    /* helper threads that wake up periodically */
+    int64_t next_wake;    /* INT64_MAX: not periodic */
+    enum osrt_fn wait_fn; /* OS__COUNT: sleeps without a traced call */
+    bool call_pending;    /* its OSRT row waits for the call's end */
+    int64_t call_start, call_end;
+};
+
+struct cpu_core {
+    int32_t thread;        /* -1: idle */
+    int32_t bound_waiting; /* per-CPU thread waiting for this CPU, -1: none */
+    int64_t free_at;       /* idle CPUs: when a thread may be switched in */
+    uint32_t version;
+};
+
+struct sched_key {
+    int64_t at;
+    uint32_t entity; /* < ncthreads: a thread; else a CPU */
+    uint32_t version;
 };
 
 struct gen {
@@ -1363,6 +1970,27 @@ struct gen {
     struct heap ready_threads, pending_rows;
     uint64_t next_seq;
     int64_t rows_planned, max_end, kernels, overlapping_kernels;
+    enum api_id step_api; /* the last call begun: the main call of a step */
+    /* CPU side */
+    bool cpu_on;    /* --osrt, --sched or --samples: host model, helper threads */
+    bool sched_on;  /* scheduling model (--sched or --samples) */
+    struct rng cpu_rng; /* own stream: the CUDA calls stay the same draws */
+    int64_t osrt_name_ids[OS__COUNT];
+    int64_t frame_symbol_ids[F__COUNT], frame_module_ids[F__COUNT];
+    struct cpu_thread *cthreads;
+    size_t ncthreads, child, kworker; /* indices; SIZE_MAX: none */
+    struct cpu_core *cpus;
+    int32_t ncpus, kworker_cpu;
+    int64_t child_pid, kworker_pid;
+    struct heap sched_events;
+    struct queue run_queue; /* threads waiting for a CPU */
+    int64_t sample_period;
+    int64_t flush_floor; /* rows before the earliest pending helper call may be written */
+    int64_t *process_start, *process_end;
+    int64_t next_callchain_id, next_sample_id;
+    int64_t osrt_rows, sched_rows, sample_rows;
+    bool unwind_types_written;
+    bool dry; /* generators only draw their numbers */
 };
 
 /* ------------------------------------------------------------------------------------
@@ -1424,6 +2052,8 @@ static void build_create_sql(const struct gen *g, const struct table_def *def, s
             sep = ",";
         }
     }
+    if (def->primary_key) /* real exports leave a blank line before the table constraint */
+        sb_printf(sb, one_line ? ", PRIMARY KEY (%s)" : ",\n\n    PRIMARY KEY (%s)", def->primary_key);
     sb_printf(sb, one_line ? ")" : "\n)");
 }
 
@@ -1612,6 +2242,28 @@ static void setup_topology(struct gen *g)
     }
 }
 
+/* Which CPU-side threads exist (no random draws: ThreadNames and PROCESSES need them before
+ * the simulation). lscpu gets a pid in the first process's block, after its threads; the
+ * kernel worker is bound to CPU 3 (or the last one). */
+static void setup_cpu_config(struct gen *g)
+{
+    const struct options *o = &g->opt;
+    g->cpu_on = o->osrt || o->sched_cpus > 0 || o->samples_hz > 0;
+    g->sched_on = o->sched_cpus > 0 || o->samples_hz > 0;
+    g->child = g->kworker = SIZE_MAX;
+    g->flush_floor = INT64_MAX;
+    g->cpu_rng.state = o->seed ^ UINT64_C(0x6A09E667F3BCC909);
+    if (!g->cpu_on)
+        return;
+    g->child = g->nthreads + 3 * (size_t)o->processes;
+    g->child_pid = g->processes[0].pid + 64;
+    if (o->sched_cpus > 0) {
+        g->kworker = g->child + 1;
+        g->kworker_cpu = (int32_t)(o->sched_cpus > 3 ? 3 : o->sched_cpus - 1);
+        g->kworker_pid = 212 + g->kworker_cpu;
+    }
+}
+
 /* ThreadNames rows: the CUDA threads of every process, the launcher's main thread and
  * the threads the profiler injects into every traced process. */
 struct thread_name {
@@ -1619,9 +2271,26 @@ struct thread_name {
     const char *name;
 };
 
+/* With the CPU side on, also: each process's cuda-EvtHandlr (pid + threads + 2), the child
+ * process (lscpu, named in ThreadNames only, as in real reports) and, with --sched in the
+ * modern schema, the kernel worker that SCHED_EVENTS shows (ThreadNames lists all processes'
+ * threads from 2024.6 on; PROCESSES lists it in both schemas). */
+static bool kworker_named(const struct gen *g)
+{
+    return g->kworker != SIZE_MAX && g->opt.schema == SCHEMA_MODERN;
+}
+
 static size_t thread_name_count(const struct gen *g)
 {
-    return 1 + g->nthreads + 2 * (size_t)g->opt.processes;
+    size_t n = 1 + g->nthreads + 2 * (size_t)g->opt.processes;
+    if (g->cpu_on)
+        n += (size_t)g->opt.processes + 1;
+    return n + (kworker_named(g) ? 1 : 0);
+}
+
+static void kworker_name(const struct gen *g, char *buf, size_t size)
+{
+    snprintf(buf, size, "kworker/%" PRId32 ":1-events", g->kworker_cpu);
 }
 
 /* Entry i of the ThreadNames list; buf holds generated names. */
@@ -1638,15 +2307,35 @@ static struct thread_name thread_name_at(const struct gen *g, size_t i, char *bu
         return (struct thread_name){t->global_tid, 20, buf};
     }
     i -= g->nthreads;
-    const struct process *p = &g->processes[i / 2];
-    int64_t tid = p->pid + g->opt.threads + (int64_t)(i % 2);
-    return (struct thread_name){p->global_pid | tid, 10, i % 2 ? "CUPTI worker thread" : "[NSys]"};
+    if (i < 2 * (size_t)g->opt.processes) {
+        const struct process *p = &g->processes[i / 2];
+        int64_t tid = p->pid + g->opt.threads + (int64_t)(i % 2);
+        return (struct thread_name){p->global_pid | tid, 10, i % 2 ? "CUPTI worker thread" : "[NSys]"};
+    }
+    i -= 2 * (size_t)g->opt.processes;
+    if (i < (size_t)g->opt.processes) {
+        const struct process *p = &g->processes[i];
+        return (struct thread_name){p->global_pid | (p->pid + g->opt.threads + 2), 20, "cuda-EvtHandlr"};
+    }
+    if (i == (size_t)g->opt.processes)
+        return (struct thread_name){global_pid(g->child_pid) | g->child_pid, 20, "lscpu"};
+    kworker_name(g, buf, size);
+    return (struct thread_name){global_pid(g->kworker_pid) | g->kworker_pid, 20, buf};
 }
 
 /* Every string gets its StringIds id here, before StringIds is written. */
+/* nsys puts these first when a report has CPU-side data (2020.3 always did). */
+static const char *const cpu_builtins[] = {"[Unknown]", "[kernel.kallsyms]", "[Max depth]",
+                                           "[Broken backtraces]", "[Called from Java]"};
+
+static void setup_cpu_strings(struct gen *g);
+
 static void setup_strings(struct gen *g)
 {
     char buf[48];
+    if (g->cpu_on && g->opt.schema != SCHEMA_LEGACY)
+        for (size_t i = 0; i < ARRAY_LEN(cpu_builtins); i++)
+            intern(g, cpu_builtins[i]);
     for (size_t i = 0; i < g->info->nbuiltin; i++)
         intern(g, g->info->builtin_strings[i]);
     for (size_t a = 0; a < API_FIRST_GRAPH; a++)
@@ -1662,6 +2351,30 @@ static void setup_strings(struct gen *g)
     if (g->opt.graphs > 0)
         for (size_t a = API_FIRST_GRAPH; a < API__COUNT; a++)
             g->api_name_ids[a] = intern(g, api_defs[a].name);
+    if (g->cpu_on)
+        setup_cpu_strings(g);
+}
+
+/* OS runtime call names, and the symbols and modules of the frames (unresolved frames are
+ * named after their address). */
+static void setup_cpu_strings(struct gen *g)
+{
+    char buf[32];
+    if (g->opt.osrt)
+        for (size_t f = 0; f < OS__COUNT; f++)
+            g->osrt_name_ids[f] = intern(g, osrt_defs[f].name);
+    if (!g->opt.osrt && !g->opt.samples_hz)
+        return;
+    for (size_t f = 0; f < F__COUNT; f++) {
+        const struct frame_def *d = &frame_defs[f];
+        const char *symbol = d->symbol;
+        if (!symbol) {
+            snprintf(buf, sizeof buf, "0x%" PRIx64, module_defs[d->module].base + d->offset);
+            symbol = buf;
+        }
+        g->frame_symbol_ids[f] = intern(g, symbol);
+        g->frame_module_ids[f] = intern(g, module_defs[d->module].path);
+    }
 }
 
 /* ------------------------------------------------------------------------------------
@@ -1713,9 +2426,14 @@ static void write_processes(struct gen *g)
 {
     if (!(table_defs[T_PROCESSES].schemas & g->mask))
         return;
+    char buf[48];
     write_process(g, g->launcher_pid, "bash");
     for (size_t p = 0; p < (size_t)g->opt.processes; p++)
         write_process(g, g->processes[p].pid, g->processes[p].name);
+    if (g->kworker != SIZE_MAX) {
+        kworker_name(g, buf, sizeof buf);
+        write_process(g, g->kworker_pid, buf);
+    }
 }
 
 static void write_thread_names(struct gen *g)
@@ -1885,7 +2603,9 @@ static void write_enums(struct gen *g)
         const struct enum_def *ed = &enum_defs[e];
         if (!(ed->schemas & g->mask))
             continue;
-        const struct table_def def = {ed->table, ed->schemas, enum_cols, ARRAY_LEN(enum_cols)};
+        if (ed->cpu_side && !g->cpu_on)
+            continue;
+        const struct table_def def = TABLE(ed->table, ed->schemas, enum_cols);
         struct table t = {.def = &def};
         for (size_t i = 0; i < ed->nrows; i++) {
             if (!(ed->rows[i].schemas & g->mask))
@@ -2051,6 +2771,129 @@ static void write_graph_event(struct gen *g, const struct row *r)
     row_end(g, id);
 }
 
+/* The frames of an OSRT callchain, outermost first: the thread's outer frames, the caller
+ * frames of the call, the libc function. */
+static size_t osrt_chain(enum cpu_role role, enum osrt_fn fn, uint8_t *out)
+{
+    const struct osrt_def *d = &osrt_defs[fn];
+    struct path prefix = role_prefix[role];
+    struct path mid = role == ROLE_MAIN     ? d->main_mid
+                      : role == ROLE_WORKER ? d->worker_mid
+                                            : (struct path){NULL, 0};
+    if (role == ROLE_MAIN && prefix.n + mid.n + 1 > MAX_OSRT_CHAIN)
+        prefix = short_main_prefix;
+    size_t n = 0;
+    for (size_t i = 0; i < prefix.n; i++)
+        out[n++] = prefix.frames[i];
+    for (size_t i = 0; i < mid.n; i++)
+        out[n++] = mid.frames[i];
+    out[n++] = (uint8_t)d->leaf;
+    return n;
+}
+
+static int64_t frame_ip(enum frame_id f)
+{
+    const struct frame_def *d = &frame_defs[f];
+    return (int64_t)(module_defs[d->module].base + d->offset); /* kernel addresses come out negative */
+}
+
+/* Writes one callchain, innermost frame (stackDepth 0) first. Flags as the real exports have
+ * them: 2024.6+ write 0/1 everywhere, 2022.4 1 or NULL, 2020.3 NULL; only samples carry an
+ * unwind method (LBR), and "[Max depth]" entries have no address. */
+static void write_callchain(struct gen *g, enum table_id table, int64_t id, const uint8_t *frames, size_t n,
+                            int kernel_frame, int64_t leaf_offset)
+{
+    bool sample = table == T_SAMPLING_CALLCHAINS;
+    bool modern = g->opt.schema == SCHEMA_MODERN, legacy = g->opt.schema == SCHEMA_LEGACY;
+    int64_t depth = 0;
+    for (size_t k = 0; k < n + (kernel_frame ? 1 : 0); k++) {
+        int frame = kernel_frame ? (k == 0 ? kernel_frame : frames[n - k]) : frames[n - 1 - k];
+        enum frame_id f = (enum frame_id)frame;
+        bool special = f == F_MAX_DEPTH || f == F_BROKEN;
+        bool kernel = frame_defs[f].module == MOD_KERNEL;
+        bool unresolved = !frame_defs[f].symbol || f == F_UNKNOWN_0;
+        struct value null = {.type = V_NULL};
+        struct value *v = row_begin(g, table);
+        v[CC_ID] = vint(id);
+        v[CC_SYMBOL] = vint(g->frame_symbol_ids[f]);
+        v[CC_MODULE] = vint(g->frame_module_ids[f]);
+        v[CC_KERNEL_MODE] = modern ? vint(kernel) : kernel && !legacy ? vint(1) : null;
+        v[CC_THUMB] = modern ? vint(0) : null;
+        v[CC_UNRESOLVED] = modern ? vint(unresolved) : unresolved && !legacy ? vint(1) : null;
+        v[CC_IP] = special ? null : vint(frame_ip(f) + (depth == 0 && !unresolved ? leaf_offset : 0));
+        v[CC_UNWIND] = !sample ? null : !special ? vint(UNWIND_LBR) : modern ? vint(UNWIND_UNKNOWN) : null;
+        v[CC_DEPTH] = vint(depth++);
+        row_end(g, table);
+    }
+    /* 2020.3 wrote its unwind-method names next to its first callchain */
+    if (legacy && !g->unwind_types_written) {
+        g->unwind_types_written = true;
+        for (size_t i = 0; i < ARRAY_LEN(unwind_method_rows); i++) {
+            if (!(unwind_method_rows[i].schemas & S_LEGACY))
+                continue;
+            struct value *v = row_begin(g, T_UNWIND_TYPE);
+            v[UM_NUMBER] = vint(unwind_method_rows[i].id);
+            v[UM_NAME] = vtext(unwind_method_rows[i].name);
+            row_end(g, T_UNWIND_TYPE);
+        }
+    }
+}
+
+/* callchainIds are numbered from 1 in start order; 0 means no backtrace. */
+static void write_osrt(struct gen *g, const struct row *r)
+{
+    const struct osrt_def *d = &osrt_defs[r->u.osrt.fn];
+    int64_t callchain = r->u.osrt.callchain ? ++g->next_callchain_id : 0;
+    struct value *v = row_begin(g, T_OSRT);
+    v[OS_START] = vint(r->start);
+    v[OS_END] = vint(r->end);
+    v[OS_CLASS] = vint(d->event_class);
+    v[OS_GLOBAL_TID] = vint(r->u.osrt.global_tid);
+    v[OS_NAME_ID] = vint(g->osrt_name_ids[r->u.osrt.fn]);
+    v[OS_NESTING] = r->u.osrt.nesting < 0 ? (struct value){.type = V_NULL} : vint(r->u.osrt.nesting);
+    v[OS_CALLCHAIN] = vint(callchain);
+    row_end(g, T_OSRT);
+    if (callchain) {
+        uint8_t frames[MAX_CHAIN];
+        size_t n = osrt_chain((enum cpu_role)r->u.osrt.role, (enum osrt_fn)r->u.osrt.fn, frames);
+        write_callchain(g, T_OSRT_CALLCHAINS, callchain, frames, n, 0, 0);
+    }
+}
+
+static void write_sched(struct gen *g, const struct row *r)
+{
+    struct value *v = row_begin(g, T_SCHED);
+    v[SE_START] = vint(r->start);
+    v[SE_CPU] = vint(r->u.sched.cpu);
+    v[SE_IS_IN] = vint(r->u.sched.is_in);
+    v[SE_GLOBAL_TID] = vint(r->u.sched.global_tid);
+    v[SE_THREAD_STATE] = vint(r->u.sched.thread_state);
+    row_end(g, T_SCHED);
+}
+
+/* Sample ids are numbered from 1 in start order; every sample has a callchain. */
+static void write_sample(struct gen *g, const struct row *r)
+{
+    int64_t id = ++g->next_sample_id;
+    struct value *v = row_begin(g, T_COMPOSITE);
+    v[CE_ID] = vint(id);
+    v[CE_START] = vint(r->start);
+    v[CE_CPU] = vint(r->u.sample.cpu);
+    v[CE_GLOBAL_TID] = vint(r->u.sample.global_tid);
+    row_end(g, T_COMPOSITE);
+    uint8_t buf[MAX_CHAIN];
+    const uint8_t *frames = buf;
+    size_t n;
+    if (r->u.sample.path < SP__COUNT) {
+        frames = sample_paths[r->u.sample.path].path.frames;
+        n = sample_paths[r->u.sample.path].path.n;
+    } else {
+        unsigned code = r->u.sample.path - SP__COUNT;
+        n = osrt_chain((enum cpu_role)(code / OS__COUNT), (enum osrt_fn)(code % OS__COUNT), buf);
+    }
+    write_callchain(g, T_SAMPLING_CALLCHAINS, id, frames, n, r->u.sample.kernel_frame, r->u.sample.leaf_offset);
+}
+
 static void write_row(struct gen *g, const struct row *r)
 {
     switch (r->kind) {
@@ -2062,6 +2905,9 @@ static void write_row(struct gen *g, const struct row *r)
     case R_GRAPH_TRACE: write_graph_trace(g, r); break;
     case R_GRAPH_EVENT:
     case R_GRAPH_NODE_EVENT: write_graph_event(g, r); break;
+    case R_OSRT: write_osrt(g, r); break;
+    case R_SCHED: write_sched(g, r); break;
+    case R_SAMPLE: write_sample(g, r); break;
     }
 }
 
@@ -2117,6 +2963,7 @@ static struct call call_begin(struct gen *g, const struct thread *t, enum api_id
 {
     const struct api_def *a = &api_defs[api];
     struct call c = {.api = api, .start = t->free_at};
+    g->step_api = api;
     c.end = c.start + rng_range(&g->rng, a->min_ns, a->max_ns);
     c.correlation_id = next_correlation_id(g, &g->processes[t->process]);
     return c;
@@ -2468,6 +3315,766 @@ static int64_t issue_graph_launch(struct gen *g, struct thread *t)
     return c.end;
 }
 
+/* ------------------------------------------------------------------------------------
+ * CPU side: threads' host activity, OS runtime calls, scheduling, sampling
+ *
+ * Generators decide what every thread does (CUDA steps, start-up, helper-thread cycles):
+ * they push OSRT rows and tell the scheduler when a thread wants a CPU (IN_WAKE), sleeps
+ * (IN_BLOCK) or ends (IN_EXIT), and what it is doing (activity, for the call path of its
+ * samples). The scheduler replays these in time order over the CPUs, up to the time all
+ * generators have passed, and writes SCHED_EVENTS and COMPOSITE_EVENTS rows.
+ * ---------------------------------------------------------------------------------- */
+
+static void queue_push(struct queue *q, int64_t at, int32_t kind, uint32_t stamp)
+{
+    if (q->count == q->capacity) {
+        size_t capacity = q->capacity ? 2 * q->capacity : 16;
+        struct intent *items = xrealloc(NULL, capacity * sizeof *items);
+        for (size_t i = 0; i < q->count; i++)
+            items[i] = q->items[(q->head + i) % q->capacity];
+        free(q->items);
+        q->items = items;
+        q->head = 0;
+        q->capacity = capacity;
+    }
+    q->items[(q->head + q->count++) % q->capacity] = (struct intent){at, kind, stamp};
+}
+
+static const struct intent *queue_front(const struct queue *q)
+{
+    return &q->items[q->head];
+}
+
+static const struct intent *queue_back(const struct queue *q)
+{
+    return &q->items[(q->head + q->count - 1) % q->capacity];
+}
+
+static void queue_pop(struct queue *q)
+{
+    q->head = (q->head + 1) % q->capacity;
+    q->count--;
+}
+
+static bool sched_less(const void *a, const void *b)
+{
+    const struct sched_key *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at;
+    return x->entity != y->entity ? x->entity < y->entity : x->version < y->version;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* --- what generators tell the scheduler ------------------------------------------ */
+
+static void sched_touch(struct gen *g, size_t i);
+
+static void cpu_intent(struct gen *g, struct cpu_thread *ct, int64_t at, enum intent_kind kind)
+{
+    if (!g->sched_on || g->dry)
+        return;
+    if (ct->intents.count && queue_back(&ct->intents)->at > at)
+        die("internal error: intents of thread %" PRId64 " out of order", ct->global_tid);
+    queue_push(&ct->intents, at, kind, 0);
+    if (ct->intents.count == 1) /* its next event may now come earlier */
+        sched_touch(g, (size_t)(ct - g->cthreads));
+}
+
+static void cpu_act(struct gen *g, struct cpu_thread *ct, int64_t at, int32_t activity)
+{
+    if (!g->sched_on || g->dry || !ct->sampled || ct->queued_activity == activity)
+        return;
+    ct->queued_activity = activity;
+    queue_push(&ct->acts, at, activity, 0);
+}
+
+static void push_osrt_row(struct gen *g, const struct cpu_thread *ct, int64_t global_tid, enum osrt_fn fn,
+                          int64_t start, int64_t end, int nesting)
+{
+    if (!g->opt.osrt || g->dry)
+        return;
+    struct row r = {.kind = R_OSRT, .start = start, .end = end};
+    r.u.osrt.global_tid = global_tid;
+    r.u.osrt.fn = (uint8_t)fn;
+    r.u.osrt.role = (uint8_t)ct->role;
+    r.u.osrt.nesting = (int8_t)nesting;
+    r.u.osrt.callchain = nesting == 0 && end - start >= OSRT_BACKTRACE_NS;
+    push_row(g, &r);
+    g->osrt_rows++;
+}
+
+/* "OS runtime libraries profiling started/finished": instants of the process (TID 0). */
+static void push_osrt_instant(struct gen *g, const struct cpu_thread *ct, enum osrt_fn fn, int64_t at)
+{
+    push_osrt_row(g, ct, ct->global_tid & ~INT64_C(0xFFFFFF), fn, at, at, -1);
+}
+
+static int64_t osrt_duration(struct rng *r, const struct osrt_def *d)
+{
+    if (d->long_pct && rng_percent(r, d->long_pct))
+        return rng_log_range(r, d->long_min, d->long_max);
+    return rng_log_range(r, d->min_ns, d->max_ns);
+}
+
+/* One OS runtime call of ct from `start`, with the calls nested in it; returns its end. A
+ * long blocking call sleeps. The thread is back at `after` (an activity) when it returns. */
+static int64_t osrt_call(struct gen *g, struct cpu_thread *ct, enum osrt_fn fn, int64_t start, int32_t after)
+{
+    struct rng *r = &g->cpu_rng;
+    const struct osrt_def *d = &osrt_defs[fn];
+    int64_t end = start + osrt_duration(r, d);
+    push_osrt_row(g, ct, ct->global_tid, fn, start, end, 0);
+    cpu_act(g, ct, start, ACT_OSRT + (int32_t)fn);
+    if (fn == OS_PTHREAD_CREATE || fn == OS_PTHREAD_CREATE_CUDA) {
+        /* the new thread's stack: pthread_create > mmap64, mprotect (nestingLevel 1) */
+        int64_t a = start + rng_range(r, 2000, 5000), b = a + rng_range(r, 2000, 8000);
+        push_osrt_row(g, ct, ct->global_tid, OS_MMAP64, a, b, 1);
+        a = b + rng_range(r, 500, 2000);
+        push_osrt_row(g, ct, ct->global_tid, OS_MPROTECT, a, a + rng_range(r, 1000, 3000), 1);
+    } else if (fn == OS_FORK) {
+        /* atfork handlers: fork > pthread_cond_signal */
+        int64_t a = start;
+        for (int64_t k = rng_range(r, 1, 2); k > 0; k--) {
+            a += rng_range(r, 2000, 6000);
+            int64_t b = a + rng_range(r, 1000, 4000);
+            push_osrt_row(g, ct, ct->global_tid, OS_COND_SIGNAL, a, b, 1);
+            a = b;
+        }
+    }
+    if (d->blocks && end - start >= BLOCK_NS) {
+        cpu_intent(g, ct, start + rng_range(r, 1000, 3000), IN_BLOCK);
+        cpu_intent(g, ct, end - rng_range(r, 1000, 3000), IN_WAKE);
+    }
+    cpu_act(g, ct, end, after);
+    return end;
+}
+
+/* --- scheduler --------------------------------------------------------------------- */
+
+static int64_t thread_next_event(const struct cpu_thread *ct)
+{
+    int64_t next = ct->intents.count ? queue_front(&ct->intents)->at : INT64_MAX;
+    if (ct->state == RS_RUNNING) {
+        next = min64(next, ct->slice_end);
+        if (ct->sampled)
+            next = min64(next, ct->sample_due);
+    } else if (ct->state == RS_PREEMPTED) {
+        next = min64(next, ct->resume_at);
+    }
+    return next;
+}
+
+/* After any change to thread i: (re)schedule its next event; older heap entries go stale. */
+static void sched_touch(struct gen *g, size_t i)
+{
+    struct cpu_thread *ct = &g->cthreads[i];
+    int64_t at = thread_next_event(ct);
+    ct->version++;
+    if (at != INT64_MAX)
+        heap_push(&g->sched_events, &(struct sched_key){at, (uint32_t)i, ct->version});
+}
+
+static void push_sched_row(struct gen *g, const struct cpu_thread *ct, int64_t at, int32_t cpu, bool in,
+                           int thread_state)
+{
+    if (!g->opt.sched_cpus)
+        return;
+    struct row r = {.kind = R_SCHED, .start = at, .end = at};
+    r.u.sched.global_tid = ct->global_tid;
+    r.u.sched.cpu = cpu;
+    r.u.sched.is_in = in;
+    r.u.sched.thread_state = (uint8_t)thread_state;
+    push_row(g, &r);
+    g->sched_rows++;
+}
+
+/* Time a thread runs before something else preempts it (involuntary context switch):
+ * other processes now and then, or, when threads wait for a CPU, a CFS-like time slice. */
+static int64_t slice_length(struct gen *g)
+{
+    if (g->run_queue.count)
+        return rng_log_range(&g->cpu_rng, 750000, 3000000);
+    return rng_log_range(&g->cpu_rng, 400000, 16000000);
+}
+
+static void dispatch(struct gen *g, size_t i, int32_t c, int64_t at)
+{
+    struct cpu_thread *ct = &g->cthreads[i];
+    struct cpu_core *core = &g->cpus[c];
+    core->thread = (int32_t)i;
+    core->version++;
+    ct->state = RS_RUNNING;
+    ct->cpu = c;
+    ct->slice_end = at + (ct->exiting ? rng_range(&g->cpu_rng, 2000, 12000) : slice_length(g));
+    ct->sample_due = at + ct->sample_left;
+    push_sched_row(g, ct, at, c, true, THREAD_STATE_UNKNOWN);
+}
+
+/* The CPU stays idle for a context switch before the next thread comes in. */
+static void sched_out(struct gen *g, size_t i, int64_t at, int thread_state)
+{
+    struct cpu_thread *ct = &g->cthreads[i];
+    struct cpu_core *core = &g->cpus[ct->cpu];
+    push_sched_row(g, ct, at, ct->cpu, false, thread_state);
+    ct->sample_left = ct->sample_due > at ? ct->sample_due - at : 1;
+    ct->last_cpu = ct->cpu;
+    ct->cpu = -1;
+    core->thread = -1;
+    core->free_at = at + rng_range(&g->cpu_rng, 1000, 4000);
+    core->version++;
+    heap_push(&g->sched_events,
+              &(struct sched_key){core->free_at, (uint32_t)(g->ncthreads + (size_t)ct->last_cpu), core->version});
+}
+
+static bool cpu_free(const struct gen *g, int32_t c, int64_t at)
+{
+    const struct cpu_core *core = &g->cpus[c];
+    return core->thread < 0 && core->bound_waiting < 0 && core->free_at <= at;
+}
+
+/* Thread i wants a CPU at `at`: its previous one if free (mostly), another free one, or it
+ * waits in the run queue. A per-CPU kernel thread preempts whatever runs on its CPU. */
+static void try_run(struct gen *g, size_t i, int64_t at)
+{
+    struct cpu_thread *ct = &g->cthreads[i];
+    struct rng *r = &g->cpu_rng;
+    ct->state = RS_WAITING;
+    if (ct->bound_cpu >= 0) {
+        int32_t c = ct->bound_cpu;
+        struct cpu_core *core = &g->cpus[c];
+        if (core->thread < 0 && core->free_at <= at) {
+            dispatch(g, i, c, at);
+            return;
+        }
+        if (core->thread >= 0) {
+            size_t j = (size_t)core->thread;
+            sched_out(g, j, at, THREAD_STATE_UNKNOWN);
+            g->cthreads[j].state = RS_PREEMPTED;
+            g->cthreads[j].resume_at = at + rng_log_range(r, 3000, 60000);
+            sched_touch(g, j);
+        }
+        core->bound_waiting = (int32_t)i;
+        return;
+    }
+    int32_t chosen = -1;
+    if (ct->last_cpu >= 0 && cpu_free(g, ct->last_cpu, at) && rng_percent(r, 85)) {
+        chosen = ct->last_cpu;
+    } else {
+        int64_t seen = 0; /* uniform among the free CPUs */
+        for (int32_t c = 0; c < g->ncpus; c++)
+            if (cpu_free(g, c, at) && rng_below(r, (uint64_t)++seen) == 0)
+                chosen = c;
+    }
+    if (chosen >= 0)
+        dispatch(g, i, chosen, at);
+    else
+        queue_push(&g->run_queue, at, (int32_t)i, ++ct->queue_stamp);
+}
+
+/* An idle CPU can take a thread again: the per-CPU thread waiting for it, else the first
+ * thread of the run queue that still waits. */
+static void cpu_ready(struct gen *g, int32_t c, int64_t at)
+{
+    struct cpu_core *core = &g->cpus[c];
+    if (core->thread >= 0)
+        return;
+    if (core->bound_waiting >= 0) {
+        size_t i = (size_t)core->bound_waiting;
+        core->bound_waiting = -1;
+        if (g->cthreads[i].state == RS_WAITING) {
+            dispatch(g, i, c, at);
+            sched_touch(g, i);
+            return;
+        }
+    }
+    while (g->run_queue.count) {
+        struct intent e = *queue_front(&g->run_queue);
+        queue_pop(&g->run_queue);
+        struct cpu_thread *ct = &g->cthreads[e.kind];
+        if (ct->state == RS_WAITING && ct->queue_stamp == e.stamp) {
+            dispatch(g, (size_t)e.kind, c, at);
+            sched_touch(g, (size_t)e.kind);
+            return;
+        }
+    }
+}
+
+/* Picks the call path of a sample from what the thread is doing. */
+static void emit_sample(struct gen *g, size_t i, int64_t at)
+{
+    struct cpu_thread *ct = &g->cthreads[i];
+    struct rng *r = &g->cpu_rng;
+    while (ct->acts.count && queue_front(&ct->acts)->at <= at) {
+        ct->activity = queue_front(&ct->acts)->kind;
+        queue_pop(&ct->acts);
+    }
+    if (!g->opt.samples_hz)
+        return;
+    static const int host_weights[] = {35, 30, 20, 15};
+    unsigned path;
+    int kernel_pct;
+    int32_t act = ct->activity;
+    if (act >= ACT_OSRT) {
+        path = SP__COUNT + (unsigned)ct->role * OS__COUNT + (unsigned)(act - ACT_OSRT);
+        kernel_pct = OSRT_SAMPLE_KERNEL_PCT;
+    } else {
+        enum sample_path_id sp;
+        switch (ct->role) {
+        case ROLE_MAIN:
+            sp = act == ACT_HOST ? (enum sample_path_id)(SP_MAIN_HOST_1 + rng_weighted(r, host_weights, 4))
+                 : act == ACT_COPY  ? SP_MAIN_COPY
+                 : act == ACT_SYNC  ? SP_MAIN_SYNC
+                 : act == ACT_ALLOC ? SP_MAIN_ALLOC
+                                    : SP_MAIN_LAUNCH;
+            break;
+        case ROLE_WORKER: sp = act == ACT_HOST ? SP_WORKER_HOST : SP_WORKER_LAUNCH; break;
+        case ROLE_NSYS: sp = SP_NSYS; break;
+        case ROLE_CUPTI: sp = SP_CUPTI; break;
+        case ROLE_EVT: sp = SP_EVT; break;
+        default: sp = SP_CHILD; break;
+        }
+        path = sp;
+        kernel_pct = sample_paths[sp].kernel_pct;
+    }
+    struct row row = {.kind = R_SAMPLE, .start = at, .end = at};
+    row.u.sample.global_tid = ct->global_tid;
+    row.u.sample.cpu = ct->cpu;
+    row.u.sample.path = (uint16_t)path;
+    row.u.sample.kernel_frame = rng_percent(r, kernel_pct) ? (uint8_t)(F_FIRST_KERNEL + rng_below(r, 4)) : 0;
+    row.u.sample.leaf_offset = (uint16_t)rng_below(r, 0x200);
+    push_row(g, &row);
+    g->sample_rows++;
+}
+
+/* One event of thread i at `at`: a sample, what its generator said, the end of its time
+ * slice, or the end of a preemption. */
+static void thread_event(struct gen *g, size_t i, int64_t at)
+{
+    struct cpu_thread *ct = &g->cthreads[i];
+    struct rng *r = &g->cpu_rng;
+    if (ct->state == RS_RUNNING && ct->sampled && ct->sample_due <= at) {
+        emit_sample(g, i, at);
+        /* about 1/HZ of running time to the next one */
+        int64_t jitter = (int64_t)rng_below(r, (uint64_t)g->sample_period / 16 + 1);
+        ct->sample_due += g->sample_period - g->sample_period / 32 + jitter;
+    } else if (ct->intents.count && queue_front(&ct->intents)->at <= at) {
+        int32_t kind = queue_front(&ct->intents)->kind;
+        queue_pop(&ct->intents);
+        switch (kind) {
+        case IN_WAKE:
+            if (ct->state == RS_OFF)
+                try_run(g, i, at);
+            break;
+        case IN_BLOCK:
+            if (ct->state == RS_RUNNING)
+                sched_out(g, i, at, THREAD_STATE_UNKNOWN);
+            else if (ct->bound_cpu >= 0 && g->cpus[ct->bound_cpu].bound_waiting == (int32_t)i)
+                g->cpus[ct->bound_cpu].bound_waiting = -1;
+            ct->state = RS_OFF;
+            break;
+        default: /* IN_EXIT: the thread runs its exit and is switched out for good */
+            ct->exiting = true;
+            if (ct->state == RS_RUNNING) {
+                sched_out(g, i, at, THREAD_STATE_TERMINATED);
+                ct->state = RS_OFF;
+            } else if (ct->state != RS_WAITING) {
+                try_run(g, i, at);
+            }
+            break;
+        }
+    } else if (ct->state == RS_RUNNING && ct->slice_end <= at) {
+        sched_out(g, i, at, ct->exiting ? THREAD_STATE_TERMINATED : THREAD_STATE_UNKNOWN);
+        if (ct->exiting) {
+            ct->state = RS_OFF;
+        } else {
+            ct->state = RS_PREEMPTED;
+            ct->resume_at = at + rng_log_range(r, 2000, 250000);
+        }
+    } else if (ct->state == RS_PREEMPTED && ct->resume_at <= at) {
+        try_run(g, i, at);
+    }
+    sched_touch(g, i);
+}
+
+/* Replays everything due up to `until`. */
+static void sched_run(struct gen *g, int64_t until)
+{
+    struct sched_key k;
+    while (g->sched_events.count && ((const struct sched_key *)heap_at(&g->sched_events, 0))->at <= until) {
+        heap_pop(&g->sched_events, &k);
+        if (k.entity >= g->ncthreads) {
+            int32_t c = (int32_t)(k.entity - g->ncthreads);
+            if (k.version == g->cpus[c].version)
+                cpu_ready(g, c, k.at);
+        } else if (k.version == g->cthreads[k.entity].version) {
+            thread_event(g, k.entity, k.at);
+        }
+    }
+}
+
+/* --- helper threads: periodic wake-ups ---------------------------------------------- */
+
+static int64_t helper_run_time(struct rng *r, enum cpu_role role)
+{
+    switch (role) {
+    case ROLE_NSYS: return rng_log_range(r, 30000, 400000);
+    case ROLE_CUPTI: return rng_log_range(r, 20000, 600000);
+    case ROLE_EVT: return rng_log_range(r, 10000, 80000);
+    default: return rng_log_range(r, 3000, 40000); /* kernel worker */
+    }
+}
+
+static int64_t helper_sleep_time(struct rng *r, enum cpu_role role)
+{
+    return role == ROLE_NSYS ? rng_log_range(r, 5000000, 60000000) : rng_log_range(r, 2000000, 40000000);
+}
+
+/* The OSRT row of a helper's wait is written once its end is known: rows before its start
+ * must stay unwritten until then. */
+static void update_flush_floor(struct gen *g)
+{
+    g->flush_floor = INT64_MAX;
+    for (size_t i = g->nthreads; i < g->ncthreads; i++)
+        if (g->cthreads[i].call_pending)
+            g->flush_floor = min64(g->flush_floor, g->cthreads[i].call_start);
+}
+
+static void finish_helper_call(struct gen *g, struct cpu_thread *ct, int64_t end)
+{
+    if (!ct->call_pending)
+        return;
+    ct->call_pending = false;
+    push_osrt_row(g, ct, ct->global_tid, ct->wait_fn, ct->call_start, end, 0);
+}
+
+/* One cycle of a helper thread: wakes, runs, then waits in its traced call (poll,
+ * sem_timedwait) or just sleeps. */
+static void helper_cycle(struct gen *g, struct cpu_thread *ct)
+{
+    struct rng *r = &g->cpu_rng;
+    int64_t wake = ct->next_wake;
+    finish_helper_call(g, ct, ct->call_end);
+    cpu_intent(g, ct, wake, IN_WAKE);
+    cpu_act(g, ct, wake, ACT_AUX);
+    int64_t wait = wake + helper_run_time(r, ct->role);
+    if (ct->wait_fn != OS__COUNT) {
+        ct->call_pending = g->opt.osrt;
+        ct->call_start = wait;
+        ct->call_end = wait + osrt_duration(r, &osrt_defs[ct->wait_fn]);
+        cpu_act(g, ct, wait, ACT_OSRT + (int32_t)ct->wait_fn);
+        cpu_intent(g, ct, wait + rng_range(r, 1000, 3000), IN_BLOCK);
+        ct->next_wake = ct->call_end - rng_range(r, 1000, 3000);
+    } else {
+        cpu_intent(g, ct, wait, IN_BLOCK);
+        ct->next_wake = wait + helper_sleep_time(r, ct->role);
+    }
+}
+
+static void helpers_advance(struct gen *g, int64_t until)
+{
+    bool changed = false;
+    for (size_t i = g->nthreads; i < g->ncthreads; i++) {
+        struct cpu_thread *ct = &g->cthreads[i];
+        while (ct->next_wake <= until) {
+            helper_cycle(g, ct);
+            changed = true;
+        }
+    }
+    if (changed)
+        update_flush_floor(g);
+}
+
+/* Everything the CPU side knows up to `now` is final: replay it. */
+static void cpu_advance(struct gen *g, int64_t now)
+{
+    helpers_advance(g, now);
+    sched_run(g, now);
+}
+
+/* --- CUDA threads: what happens around their CUDA calls ------------------------------ */
+
+static int32_t api_activity(enum api_id api)
+{
+    switch (api) {
+    case API_MEMCPY_ASYNC:
+    case API_CU_MEMCPY_ASYNC:
+    case API_MEMSET_ASYNC:
+    case API_CU_MEMSET_ASYNC: return ACT_COPY;
+    case API_STREAM_SYNC:
+    case API_CU_STREAM_SYNC:
+    case API_EVENT_SYNC:
+    case API_DEVICE_SYNC: return ACT_SYNC;
+    case API_MALLOC:
+    case API_FREE: return ACT_ALLOC;
+    default: return ACT_LAUNCH;
+    }
+}
+
+/* Host (Python) work between two CUDA calls: mostly tens of microseconds, sometimes far
+ * more (data loading, logging). Sets the pace of the timeline with the CPU side on. */
+static int64_t host_work(struct rng *r)
+{
+    int64_t p = (int64_t)rng_below(r, 100);
+    if (p < 70)
+        return rng_log_range(r, 8000, 160000);
+    if (p < 97)
+        return rng_log_range(r, 60000, 800000);
+    return rng_log_range(r, 500000, 6000000);
+}
+
+#define OSRT_STEP_PCT 22 /* steps with OS runtime calls after their CUDA call */
+
+/* The CPU side of one step of CUDA thread t: its call ran from `start` to `returned`, and
+ * cpu_gap() gave the thread until `gap_end`. Blocking syncs sleep; cudaMalloc/cudaFree make
+ * ioctls; then host work with a few OS runtime calls. Returns when the next call starts. */
+static int64_t cpu_step(struct gen *g, const struct thread *t, int64_t start, int64_t returned, int64_t gap_end)
+{
+    struct cpu_thread *ct = &g->cthreads[t - g->threads];
+    struct rng *r = &g->cpu_rng;
+    int32_t act = api_activity(g->step_api);
+    cpu_act(g, ct, start, act);
+    if (act == ACT_SYNC && returned - start >= BLOCK_NS) {
+        /* the driver's blocking wait: the thread sleeps until the GPU work is done */
+        cpu_intent(g, ct, start + rng_range(r, 3000, 8000), IN_BLOCK);
+        cpu_intent(g, ct, returned - rng_range(r, 2000, 5000), IN_WAKE);
+    } else if (act == ACT_ALLOC && returned - start >= 6000) {
+        int64_t n = rng_range(r, 1, 3), span = (returned - start - 2000) / n;
+        for (int64_t k = 0; k < n && span >= 3000; k++) {
+            int64_t a = start + 1000 + k * span + rng_range(r, 0, span / 4);
+            int64_t b = a + osrt_duration(r, &osrt_defs[OS_IOCTL_CUDA]);
+            b = min64(b, start + 1000 + (k + 1) * span - 500);
+            if (b - a < 1000)
+                continue;
+            push_osrt_row(g, ct, ct->global_tid, OS_IOCTL_CUDA, a, b, 0);
+            cpu_act(g, ct, a, ACT_OSRT + OS_IOCTL_CUDA);
+            cpu_act(g, ct, b, act);
+        }
+    }
+    cpu_act(g, ct, returned, ACT_HOST);
+    int64_t pos = gap_end;
+    if (rng_percent(r, OSRT_STEP_PCT)) {
+        int weights[OS__COUNT];
+        for (size_t f = 0; f < OS__COUNT; f++)
+            weights[f] = ct->role == ROLE_MAIN ? osrt_defs[f].main_weight : osrt_defs[f].worker_weight;
+        for (int64_t n = rng_percent(r, 20) ? rng_range(r, 2, 3) : 1; n > 0; n--) {
+            pos += rng_range(r, 1000, 20000);
+            pos = osrt_call(g, ct, (enum osrt_fn)rng_weighted(r, weights, OS__COUNT), pos, ACT_HOST);
+        }
+    }
+    return pos + host_work(r);
+}
+
+/* --- start-up and shut-down ----------------------------------------------------------- */
+
+/* lscpu, started by the first process: a few file reads, then it exits. Generated whole. */
+static void child_process(struct gen *g, int64_t start)
+{
+    struct cpu_thread *ct = &g->cthreads[g->child];
+    struct rng *r = &g->cpu_rng;
+    int weights[OS__COUNT];
+    for (size_t f = 0; f < OS__COUNT; f++)
+        weights[f] = osrt_defs[f].child_weight;
+    cpu_intent(g, ct, start, IN_WAKE);
+    cpu_act(g, ct, start, ACT_HOST);
+    int64_t pos = start + rng_range(r, 20000, 80000);
+    push_osrt_instant(g, ct, OS_STARTED, pos);
+    for (int64_t n = rng_range(r, 6, 14); n > 0; n--) {
+        int64_t gap = rng_log_range(r, 20000, 300000);
+        if (rng_percent(r, 30)) { /* waits for the disk */
+            cpu_intent(g, ct, pos + rng_range(r, 1000, 5000), IN_BLOCK);
+            cpu_intent(g, ct, pos + gap - rng_range(r, 1000, 5000), IN_WAKE);
+        }
+        pos = osrt_call(g, ct, (enum osrt_fn)rng_weighted(r, weights, OS__COUNT), pos + gap, ACT_HOST);
+    }
+    pos += rng_range(r, 20000, 100000);
+    push_osrt_instant(g, ct, OS_FINISHED, pos);
+    push_osrt_instant(g, ct, OS_FINISHED, pos + rng_range(r, 1000, 3000));
+    cpu_intent(g, ct, pos + rng_range(r, 5000, 20000), IN_EXIT);
+}
+
+/* The main thread's start-up before its first CUDA call, from `t0`: imports, the first
+ * process forks lscpu, the autograd threads are created, then CUDA initialisation creates
+ * cuda-EvtHandlr and the CUPTI worker thread. Returns its end. With g->dry set it only makes
+ * the same draws, to learn the length beforehand. */
+static int64_t process_startup(struct gen *g, size_t p, int64_t t0)
+{
+    struct rng *r = &g->cpu_rng;
+    size_t main_index = p * (size_t)g->opt.threads;
+    struct cpu_thread *ct = &g->cthreads[main_index];
+    size_t helpers = g->nthreads + 3 * p; /* [NSys], CUPTI worker thread, cuda-EvtHandlr */
+    cpu_intent(g, ct, t0, IN_WAKE);
+    cpu_act(g, ct, t0, ACT_HOST);
+    int64_t pos = t0 + rng_log_range(r, 80000, 400000);
+    if (p == 0) {
+        pos = osrt_call(g, ct, OS_FORK, pos + rng_range(r, 5000, 40000), ACT_HOST);
+        child_process(g, pos - rng_range(r, 20000, 60000)); /* runs before fork returns here */
+    }
+    /* threads - 1 autograd threads, then cuda-EvtHandlr and the CUPTI worker thread */
+    for (int64_t k = 1; k <= g->opt.threads + 1; k++) {
+        bool cuda = k >= g->opt.threads;
+        pos += rng_range(r, 5000, 40000) + (k == g->opt.threads ? rng_log_range(r, 50000, 300000) : 0);
+        pos = osrt_call(g, ct, cuda ? OS_PTHREAD_CREATE_CUDA : OS_PTHREAD_CREATE, pos, ACT_HOST);
+        int64_t born = pos - rng_range(r, 2000, 10000);
+        int64_t first_call = born + rng_range(r, 10000, 40000);
+        if (g->dry)
+            continue;
+        if (cuda) {
+            g->cthreads[helpers + (k == g->opt.threads ? 2 : 1)].next_wake = born;
+        } else { /* an autograd thread runs from its birth; its CUDA calls start a bit later */
+            struct thread *w = &g->threads[main_index + (size_t)k];
+            w->free_at = max64(w->free_at, first_call);
+            cpu_intent(g, &g->cthreads[main_index + (size_t)k], born, IN_WAKE);
+            cpu_act(g, &g->cthreads[main_index + (size_t)k], born, ACT_HOST);
+        }
+    }
+    return pos + rng_log_range(r, 100000, 600000);
+}
+
+static void init_cpu_thread(struct gen *g, size_t i, int64_t global_tid, enum cpu_role role, int32_t process)
+{
+    struct cpu_thread *ct = &g->cthreads[i];
+    *ct = (struct cpu_thread){.global_tid = global_tid, .role = role, .process = process, .bound_cpu = -1,
+                              .cpu = -1, .last_cpu = -1, .queued_activity = -1, .next_wake = INT64_MAX,
+                              .wait_fn = OS__COUNT};
+    ct->sampled = g->opt.samples_hz > 0 && role != ROLE_KWORKER;
+    ct->sample_left = 1 + (int64_t)rng_below(&g->cpu_rng, (uint64_t)g->sample_period);
+}
+
+/* Before the simulation: the CPU-side threads, every process's start-up (which moves its
+ * CUDA threads' first calls back), the helper threads' first wake-ups. */
+static void cpu_setup(struct gen *g)
+{
+    struct rng *r = &g->cpu_rng;
+    size_t nproc = (size_t)g->opt.processes;
+    g->ncpus = (int32_t)(g->opt.sched_cpus ? g->opt.sched_cpus : SYSTEM_CPUS);
+    g->sample_period = g->opt.samples_hz ? INT64_C(1000000000) / g->opt.samples_hz : INT64_C(1000000000);
+    g->ncthreads = g->nthreads + 3 * nproc + 1 + (g->kworker != SIZE_MAX ? 1 : 0);
+    g->cthreads = xcalloc(g->ncthreads, sizeof *g->cthreads);
+    g->cpus = xcalloc((size_t)g->ncpus, sizeof *g->cpus);
+    g->process_start = xcalloc(nproc, sizeof *g->process_start);
+    g->process_end = xcalloc(nproc, sizeof *g->process_end);
+    heap_init(&g->sched_events, sizeof(struct sched_key), sched_less);
+    for (int32_t c = 0; c < g->ncpus; c++)
+        g->cpus[c] = (struct cpu_core){.thread = -1, .bound_waiting = -1, .free_at = INT64_MIN};
+    for (size_t i = 0; i < g->nthreads; i++) {
+        const struct thread *t = &g->threads[i];
+        init_cpu_thread(g, i, t->global_tid, t->index_in_process == 0 ? ROLE_MAIN : ROLE_WORKER,
+                        (int32_t)t->process);
+    }
+    for (size_t p = 0; p < nproc; p++) {
+        const struct process *pr = &g->processes[p];
+        int64_t tid = pr->pid + g->opt.threads;
+        init_cpu_thread(g, g->nthreads + 3 * p, pr->global_pid | tid, ROLE_NSYS, (int32_t)p);
+        init_cpu_thread(g, g->nthreads + 3 * p + 1, pr->global_pid | (tid + 1), ROLE_CUPTI, (int32_t)p);
+        g->cthreads[g->nthreads + 3 * p + 1].wait_fn = OS_SEM_TIMEDWAIT;
+        init_cpu_thread(g, g->nthreads + 3 * p + 2, pr->global_pid | (tid + 2), ROLE_EVT, (int32_t)p);
+        g->cthreads[g->nthreads + 3 * p + 2].wait_fn = OS_POLL;
+    }
+    init_cpu_thread(g, g->child, global_pid(g->child_pid) | g->child_pid, ROLE_CHILD, 0);
+    if (g->kworker != SIZE_MAX) {
+        init_cpu_thread(g, g->kworker, global_pid(g->kworker_pid) | g->kworker_pid, ROLE_KWORKER, -1);
+        g->cthreads[g->kworker].bound_cpu = g->kworker_cpu;
+    }
+
+    int64_t first_start = INT64_MAX;
+    for (size_t p = 0; p < nproc; p++) {
+        size_t main_index = p * (size_t)g->opt.threads;
+        struct rng saved = *r;
+        g->dry = true;
+        int64_t length = process_startup(g, p, 0);
+        g->dry = false;
+        *r = saved;
+        /* without --negative-ts the start-up lies after 0 and CUDA calls start after it */
+        int64_t shift = g->opt.negative_ts ? 0 : length + 1500000;
+        for (int64_t k = 0; k < g->opt.threads; k++)
+            g->threads[main_index + (size_t)k].free_at += shift;
+        int64_t t0 = g->threads[main_index].free_at - length;
+        if (process_startup(g, p, t0) != t0 + length) /* same draws as the dry run */
+            die("internal error: start-up length changed");
+        int64_t start = t0 - rng_range(r, 300000, 1200000);
+        g->process_start[p] = start;
+        first_start = min64(first_start, start);
+        push_osrt_instant(g, &g->cthreads[main_index], OS_STARTED, start + rng_range(r, 50000, 200000));
+        g->cthreads[g->nthreads + 3 * p].next_wake = start + rng_range(r, 10000, 80000); /* [NSys] */
+    }
+    if (g->kworker != SIZE_MAX)
+        g->cthreads[g->kworker].next_wake = first_start + rng_range(r, 0, 3000000);
+    update_flush_floor(g);
+}
+
+/* A helper thread of an ending process: its cycles up to `stop`, its wait cut short, its
+ * later plans dropped, then it exits. */
+static void helper_stop(struct gen *g, struct cpu_thread *ct, int64_t stop)
+{
+    while (ct->next_wake <= stop)
+        helper_cycle(g, ct);
+    if (ct->call_pending) {
+        if (ct->call_start <= stop - 1000)
+            finish_helper_call(g, ct, stop);
+        ct->call_pending = false;
+    }
+    while (ct->intents.count && queue_back(&ct->intents)->at > stop)
+        ct->intents.count--;
+    ct->next_wake = INT64_MAX;
+    cpu_intent(g, ct, stop + rng_range(&g->cpu_rng, 2000, 10000), IN_EXIT);
+}
+
+/* After the simulation: each process ends after its last CUDA call (helper threads first,
+ * the main thread last, "profiling finished" twice just before), then everything left is
+ * replayed. */
+static void cpu_finish(struct gen *g)
+{
+    struct rng *r = &g->cpu_rng;
+    int64_t last = INT64_MIN;
+    for (size_t p = 0; p < (size_t)g->opt.processes; p++) {
+        int64_t end = INT64_MIN;
+        for (int64_t k = 0; k < g->opt.threads; k++)
+            end = max64(end, g->threads[p * (size_t)g->opt.threads + (size_t)k].free_at);
+        g->process_end[p] = end;
+        last = max64(last, end);
+    }
+    for (size_t p = 0; p < (size_t)g->opt.processes; p++) {
+        int64_t end = g->process_end[p];
+        size_t main_index = p * (size_t)g->opt.threads;
+        for (size_t h = 0; h < 3; h++)
+            helper_stop(g, &g->cthreads[g->nthreads + 3 * p + h], end + rng_range(r, 20000, 200000));
+        for (int64_t k = 1; k < g->opt.threads; k++)
+            cpu_intent(g, &g->cthreads[main_index + (size_t)k], end + rng_range(r, 20000, 200000), IN_EXIT);
+        int64_t finished = end + rng_range(r, 250000, 350000);
+        push_osrt_instant(g, &g->cthreads[main_index], OS_FINISHED, finished);
+        push_osrt_instant(g, &g->cthreads[main_index], OS_FINISHED, finished + rng_range(r, 1000, 3000));
+        cpu_intent(g, &g->cthreads[main_index], end + rng_range(r, 400000, 900000), IN_EXIT);
+    }
+    if (g->kworker != SIZE_MAX) { /* keeps its cycles whole: it does not exit */
+        struct cpu_thread *ct = &g->cthreads[g->kworker];
+        while (ct->next_wake <= last + 1000000)
+            helper_cycle(g, ct);
+    }
+    update_flush_floor(g);
+    sched_run(g, INT64_MAX);
+    for (size_t i = 0; i < g->ncthreads; i++)
+        if (g->sched_on && g->cthreads[i].state != RS_OFF)
+            die("internal error: thread %" PRId64 " still scheduled at the end", g->cthreads[i].global_tid);
+}
+
+static void cpu_free_all(struct gen *g)
+{
+    for (size_t i = 0; i < g->ncthreads; i++) {
+        free(g->cthreads[i].intents.items);
+        free(g->cthreads[i].acts.items);
+    }
+    free(g->cthreads);
+    free(g->cpus);
+    free(g->run_queue.items);
+    free(g->process_start);
+    free(g->process_end);
+    heap_free(&g->sched_events);
+}
+
 /* Mostly back-to-back calls from a host loop, sometimes host-side work in between. */
 static int64_t cpu_gap(struct gen *g)
 {
@@ -2478,6 +4085,8 @@ static void simulate(struct gen *g)
 {
     heap_init(&g->ready_threads, sizeof(struct thread_key), thread_less);
     heap_init(&g->pending_rows, sizeof(struct row), row_less);
+    if (g->cpu_on)
+        cpu_setup(g);
     for (size_t i = 0; i < g->nthreads; i++)
         heap_push(&g->ready_threads, &(struct thread_key){g->threads[i].free_at, i});
 
@@ -2487,7 +4096,13 @@ static void simulate(struct gen *g)
         struct thread_key key;
         heap_pop(&g->ready_threads, &key);
         struct thread *t = &g->threads[key.index];
-        flush_rows(g, t->free_at);
+        int64_t step_start = t->free_at;
+        if (g->cpu_on) {
+            cpu_advance(g, step_start);
+            flush_rows(g, min64(step_start, g->flush_floor));
+        } else {
+            flush_rows(g, step_start);
+        }
         int64_t returned;
         /* Past the requested row count, only graph launches are left to issue (and then
          * all are due): threads of processes that have none left retire. */
@@ -2503,8 +4118,12 @@ static void simulate(struct gen *g)
         default: returned = issue_misc(g, t); break;
         }
         t->free_at = returned + cpu_gap(g);
+        if (g->cpu_on)
+            t->free_at = cpu_step(g, t, step_start, returned, t->free_at);
         heap_push(&g->ready_threads, &(struct thread_key){t->free_at, key.index});
     }
+    if (g->cpu_on)
+        cpu_finish(g);
     flush_rows(g, INT64_MAX);
 }
 
@@ -2535,6 +4154,9 @@ static const struct opt_def opt_defs[] = {
     {0, "graphs", OPT_INT, offsetof(struct options, graphs), 0, 10000},
     {0, "graph-trace", OPT_FLAG, offsetof(struct options, graph_trace), 0, 0},
     {0, "nvtx-stream-names", OPT_FLAG, offsetof(struct options, nvtx_stream_names), 0, 0},
+    {0, "osrt", OPT_FLAG, offsetof(struct options, osrt), 0, 0},
+    {0, "sched", OPT_INT, offsetof(struct options, sched_cpus), 1, 256},
+    {0, "samples", OPT_INT, offsetof(struct options, samples_hz), 1, 100000},
     {'v', "verbose", OPT_FLAG, offsetof(struct options, verbose), 0, 0},
     {'h', "help", OPT_HELP, 0, 0, 0},
 };
@@ -2638,6 +4260,11 @@ static struct options parse_options(int argc, char **argv)
         die("--graph-trace needs --graphs N with N > 0");
     if (o.nvtx_stream_names && o.schema == SCHEMA_LEGACY)
         die("--nvtx-stream-names needs --schema modern or 2022");
+    /* No 2020.3 export at hand has scheduling or sampling tables to copy their shape from. */
+    if (o.sched_cpus && o.schema == SCHEMA_LEGACY)
+        die("--sched needs --schema modern or 2022");
+    if (o.samples_hz && o.schema == SCHEMA_LEGACY)
+        die("--samples needs --schema modern or 2022");
     return o;
 }
 
@@ -2683,6 +4310,12 @@ static void report(const struct gen *g, double seconds)
     if (g->opt.graphs)
         fprintf(stderr, "  graph launches %" PRId64 " per process, %zu graphs per process\n", g->opt.graphs,
                 g->processes[0].ngraphs);
+    if (g->cpu_on) {
+        double n = (double)(g->rows_planned ? g->rows_planned : 1);
+        fprintf(stderr, "  CPU side: OSRT %.1f%%, sched %.1f%%, samples %.1f%% of event rows, %" PRId32 " CPUs\n",
+                100.0 * (double)g->osrt_rows / n, 100.0 * (double)g->sched_rows / n,
+                100.0 * (double)g->sample_rows / n, g->ncpus);
+    }
 }
 
 static void gen_free(struct gen *g)
@@ -2697,6 +4330,8 @@ static void gen_free(struct gen *g)
     free(g->next_grid_id);
     heap_free(&g->ready_threads);
     heap_free(&g->pending_rows);
+    if (g->cpu_on)
+        cpu_free_all(g);
 }
 
 int main(int argc, char **argv)
@@ -2711,6 +4346,7 @@ int main(int argc, char **argv)
 
     open_output(&g);
     setup_topology(&g);
+    setup_cpu_config(&g);
     setup_strings(&g);
     write_string_ids(&g);
     write_metadata(&g);
