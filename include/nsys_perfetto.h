@@ -58,6 +58,17 @@ typedef struct nsysp_options {
     /* Keep only NVTX ranges and marks whose name matches this POSIX extended
      * regular expression (NULL keeps all). */
     const char *nvtx_filter;
+    /* Filters. Rows they leave out are counted as skipped ("filtered out").
+     * sources: names as nsysp_source_name() lists them (NULL: all).
+     * time range: events that start in [time_start, time_end], in ns from
+     * the start of the report. gpu: one device id (-1: all). pid: one
+     * process (0: all); scheduling stays whole so CPU tracks stay right. */
+    const char *const *sources;
+    size_t n_sources;
+    int has_time_range;
+    int64_t time_start, time_end;
+    int64_t gpu;
+    int32_t pid;
     /* Count the rows of the tables not converted (see nsysp_result). */
     int count_unread_tables;
     /* When non-NULL and set non-zero (e.g. by a signal handler), the
@@ -126,6 +137,11 @@ nsysp_status nsysp_convert(const char *input_path, const nsysp_options *opt, nsy
 int nsysp_default_output_path(const char *input_path, char *out, size_t size);
 
 const char *nsysp_skip_reason_name(nsysp_skip_reason reason);
+
+/* The names sources go by (for options.sources and --stats), i from 0
+ * until NULL is returned; names repeat when one source reads several
+ * tables. */
+const char *nsysp_source_name(size_t i);
 const char *nsysp_version(void);
 
 #ifdef __cplusplus

@@ -3,12 +3,14 @@
 #include <string.h>
 
 #include "nsys_perfetto.h"
+#include "sources/source.h"
 
 void nsysp_options_init(nsysp_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->compress_level = 6;
     opt->kernel_names = NSYSP_KERNEL_NAMES_SHORT;
+    opt->gpu = -1;
 }
 
 int nsysp_default_output_path(const char *input, char *out, size_t size)
@@ -56,4 +58,9 @@ const char *nsysp_skip_reason_name(nsysp_skip_reason reason)
 const char *nsysp_version(void)
 {
     return NSYSP_VERSION_STRING;
+}
+
+const char *nsysp_source_name(size_t i)
+{
+    return i < sources_count() ? source_at(i)->name : NULL;
 }

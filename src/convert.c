@@ -7,6 +7,7 @@
  * every row reaches the model in global time order, which keeps memory flat
  * (only open slices are held) and the trace time-sorted. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -84,14 +85,26 @@ typedef struct conversion {
     bool model_ready;
     feed feeds[NSYSP_MAX_SOURCES];
     size_t n_feeds;
+    int64_t range_start, range_end; /* --time-range in report time */
 } conversion;
+
+/* Whether the options' source list (if any) names src. */
+static bool source_selected(const nsysp_options *opt, const source *src)
+{
+    if (!opt->sources)
+        return true;
+    for (size_t i = 0; i < opt->n_sources; i++)
+        if (strcmp(opt->sources[i], src->name) == 0)
+            return true;
+    return false;
+}
 
 static int open_feeds(conversion *cv)
 {
     int status = NSYSP_OK;
     for (size_t i = 0; i < sources_count() && cv->n_feeds < NSYSP_MAX_SOURCES; i++) {
         const source *src = source_at(i);
-        if (!nsys_db_has_table(cv->db, src->table->name))
+        if (!nsys_db_has_table(cv->db, src->table->name) || !source_selected(cv->opt, src))
             continue;
         feed *f = &cv->feeds[cv->n_feeds];
         nsysp_source_stats *st = &cv->res->sources[cv->res->n_sources];
@@ -151,7 +164,10 @@ static int run_feeds(conversion *cv)
             buf_printf(&cv->err, "%s: interrupted", cv->input);
             return NSYSP_ERR_INTERRUPTED;
         }
-        int rc = f->src->emit(&cv->c, f->row);
+        int64_t start = feed_start(f);
+        int rc = cv->opt->has_time_range && (start < cv->range_start || start > cv->range_end)
+                     ? SOURCE_SKIPPED(NSYSP_SKIP_FILTERED)
+                     : f->src->emit(&cv->c, f->row);
         if (rc == SOURCE_FAILED)
             return NSYSP_ERR_OUTPUT;
         uint64_t weight = feed_weight(f);
@@ -174,14 +190,18 @@ static void close_feeds(conversion *cv)
     cv->n_feeds = 0;
 }
 
-/* The tables of the sources of the given kinds; returns how many. */
-static size_t tables_of(const char **tables, bool work, bool sync)
+static bool source_selected(const nsysp_options *opt, const source *src);
+
+/* The tables of the selected sources of the given kinds; returns how many. */
+static size_t tables_of(const nsysp_options *opt, const char **tables, bool work, bool sync)
 {
     size_t n = 0;
-    for (size_t i = 0; i < sources_count() && n < NSYSP_MAX_SOURCES; i++)
-        if ((work && source_at(i)->kind == SOURCE_GPU_WORK) ||
-            (sync && source_at(i)->kind == SOURCE_GPU_SYNC))
-            tables[n++] = source_at(i)->table->name;
+    for (size_t i = 0; i < sources_count() && n < NSYSP_MAX_SOURCES; i++) {
+        const source *src = source_at(i);
+        if (((work && src->kind == SOURCE_GPU_WORK) || (sync && src->kind == SOURCE_GPU_SYNC)) &&
+            source_selected(opt, src))
+            tables[n++] = src->table->name;
+    }
     return n;
 }
 
@@ -191,7 +211,7 @@ static int hide_idle_streams(conversion *cv)
     if (cv->opt->min_stream_activity <= 0)
         return NSYSP_OK;
     const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(tables, true, false); /* waiting is not being busy */
+    size_t n = tables_of(cv->opt, tables, true, false); /* waiting is not being busy */
     int64_t span = cv->meta.session_start != NSYS_NULL && cv->meta.session_end != NSYS_NULL
                        ? cv->meta.session_end - cv->meta.session_start
                        : 0;
@@ -203,8 +223,15 @@ static int hide_idle_streams(conversion *cv)
 static int build_links(conversion *cv)
 {
     const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(tables, true, true);
-    return nsys_links_build(cv->db, SOURCE_CUDA_API.table->name, tables, n, &cv->err);
+    size_t n = tables_of(cv->opt, tables, true, true);
+    if (!source_selected(cv->opt, &SOURCE_CUDA_API))
+        return NSYSP_OK;
+    nsys_link_filter filter = {cv->opt->gpu, INT64_MIN, INT64_MAX};
+    if (cv->opt->has_time_range) {
+        filter.start = cv->range_start;
+        filter.end = cv->range_end;
+    }
+    return nsys_links_build(cv->db, SOURCE_CUDA_API.table->name, tables, n, &filter, &cv->err);
 }
 
 /* Where ranges still open at the end of the report close: the session's
@@ -235,7 +262,7 @@ static int64_t report_end(conversion *cv)
 static int project_nvtx(conversion *cv)
 {
     const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(tables, true, false);
+    size_t n = tables_of(cv->opt, tables, true, false);
     return nsys_nvtx_gpu_build(cv->db, SOURCE_CUDA_API.table->name, tables, n,
                                cv->c.report_end, &cv->err);
 }
@@ -327,6 +354,9 @@ static int convert(conversion *cv)
         return status;
     if ((status = nsys_enums_load(cv->db, &cv->enums, &cv->err)) != NSYSP_OK)
         return status;
+    int64_t origin = cv->meta.session_start == NSYS_NULL ? 0 : cv->meta.session_start;
+    cv->range_start = origin + cv->opt->time_start;
+    cv->range_end = origin + cv->opt->time_end;
     if ((status = hide_idle_streams(cv)) != NSYSP_OK)
         return status;
     if ((status = build_links(cv)) != NSYSP_OK)
@@ -352,7 +382,9 @@ static int convert(conversion *cv)
     if (pw_sequence_start(seq) < 0)
         return NSYSP_ERR_OUTPUT;
     model_init(&cv->c.model, seq, &cv->meta);
+    model_set_filters(&cv->c.model, cv->opt->gpu, cv->opt->pid);
     cv->model_ready = true;
+
     cv->res->time_shift_ns = time_shift(cv);
     model_set_shift(&cv->c.model, cv->res->time_shift_ns);
     return run_feeds(cv);

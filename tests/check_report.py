@@ -30,6 +30,8 @@ import sqlite3
 import subprocess
 import sys
 
+from check_accounting_helper import accounting
+
 NULL_NAME_KERNEL = '(unnamed kernel)'
 NULL_NAME_API = '(unnamed CUDA call)'
 
@@ -301,20 +303,8 @@ def compare(what, want, got, problems):
 
 def check_accounting(db, stats_path, problems):
     """Every row of every table read is an event or a counted skip."""
-    t = tables(db)
-    lines = open(stats_path, encoding='utf-8', errors='replace').read().splitlines()
-    for line in lines:
-        f = line.split()
-        if len(f) != 5 or not f[2].isdigit():
-            continue
-        name, table, rows, events, skipped = f[0], f[1], int(f[2]), int(f[3]), int(f[4])
-        if rows != events + skipped:
-            problems.append(f'{name}: {rows} rows but {events} events + {skipped} skipped')
-        if table in t:
-            where = {'NVTX_EVENTS': ' WHERE eventType IN (34, 59, 60, 70, 71)'}.get(table, '')
-            want = db.execute(f'SELECT count(*) FROM "{table}"{where}').fetchone()[0]
-            if want != rows:
-                problems.append(f'{name}: read {rows} rows of {table}, which has {want}')
+    text = open(stats_path, encoding='utf-8', errors='replace').read()
+    problems.extend(accounting(db, text))
 
 
 def main():

@@ -38,6 +38,11 @@ expect 2 "unknown option" -- "$bin" --bogus x.sqlite
 expect 2 "bad --kernel-names" -- "$bin" --kernel-names long x.sqlite
 expect 2 "bad --compress-level" -- "$bin" --compress-level 12 x.sqlite
 expect 2 "bad --min-stream-activity" -- "$bin" --min-stream-activity 120 x.sqlite
+expect 2 "bad --time-range" -- "$bin" --time-range 5s:1s x.sqlite
+expect 2 "bad --time-range unit" -- "$bin" --time-range 1h:2h x.sqlite
+expect 2 "bad --sources" -- "$bin" --sources kernel,bogus x.sqlite
+grep -q "unknown source 'bogus'" "$dir/err" || { echo "FAIL: --sources message"; fail=1; }
+expect 2 "bad --gpu" -- "$bin" --gpu x x.sqlite
 
 expect 3 "missing file" -- "$bin" "$dir/missing.sqlite"
 one_line_naming "$dir/missing.sqlite" "missing file"

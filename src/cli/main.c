@@ -2,6 +2,8 @@
  * Options, messages, signals and exit statuses live here; conversion lives
  * behind include/nsys_perfetto.h. */
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +19,29 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
+/* "kernel, cuda-api, ..." for --help and error messages. */
+static const char *source_names(void)
+{
+    static char names[1024];
+    size_t used = 0;
+    const char *name;
+    for (size_t i = 0; (name = nsysp_source_name(i)) != NULL; i++) {
+        bool seen = false; /* several tables go by one name */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(nsysp_source_name(j), name) == 0;
+        if (seen)
+            continue;
+        int n = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", name);
+        if (n < 0 || (size_t)n >= sizeof names - used)
+            break;
+        used += (size_t)n;
+    }
+    return names;
+}
+
 static void usage(FILE *to)
 {
-    fputs("Usage: nsys-perfetto [OPTIONS] REPORT.sqlite\n"
+    fprintf(to, "Usage: nsys-perfetto [OPTIONS] REPORT.sqlite\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
           "Perfetto trace for ui.perfetto.dev and trace_processor.\n"
           "\n"
@@ -34,6 +56,13 @@ static void usage(FILE *to)
           "                           (the default domain is called 'default')\n"
           "      --nvtx-filter REGEX  keep only NVTX ranges/marks whose name matches REGEX\n"
           "                           (POSIX extended)\n"
+          "      --time-range START:END\n"
+          "                           keep events that start in this range of the report\n"
+          "                           (times with a unit: ns, us, ms or s; e.g. 1.5s:2s)\n"
+          "      --gpu ID             keep the GPU work of device ID only\n"
+          "      --pid PID            keep the events of process PID only (scheduling stays)\n"
+          "      --sources LIST       convert only these sources, comma-separated:\n"
+          "                           %s\n"
           "      --compress-level N   gzip level 1-9 (default: 6)\n"
           "      --no-compress        write an uncompressed trace\n"
           "      --stats              print per-source row accounting to stderr\n"
@@ -50,7 +79,60 @@ static void usage(FILE *to)
           "  5  input is SQLite but not a usable Nsight Systems export\n"
           "  6  output cannot be written\n"
           "  7  interrupted\n",
-          to);
+          source_names());
+}
+
+/* "1.5ms" -> 1500000 (ns); a bare number is ns. Returns 0 or -1. */
+static int parse_time(const char *text, int64_t *ns)
+{
+    char *end;
+    double v = strtod(text, &end);
+    static const struct {
+        const char *unit;
+        double scale;
+    } UNITS[] = {{"", 1}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    for (size_t i = 0; end != text && i < sizeof UNITS / sizeof UNITS[0]; i++) {
+        if (strcmp(end, UNITS[i].unit) == 0 && v * UNITS[i].scale < 9.2e18 &&
+            v * UNITS[i].scale > -9.2e18) {
+            *ns = (int64_t)(v * UNITS[i].scale + (v < 0 ? -0.5 : 0.5));
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_time_range(const char *text, nsysp_options *opt)
+{
+    const char *colon = strchr(text, ':');
+    char start[64];
+    if (!colon || (size_t)(colon - text) >= sizeof start)
+        return -1;
+    memcpy(start, text, (size_t)(colon - text));
+    start[colon - text] = '\0';
+    if (parse_time(start, &opt->time_start) < 0 || parse_time(colon + 1, &opt->time_end) < 0 ||
+        opt->time_end < opt->time_start)
+        return -1;
+    opt->has_time_range = 1;
+    return 0;
+}
+
+/* Splits a comma-separated list of source names in place into names[];
+ * returns how many, or -1 naming the unknown one in *bad. */
+static int parse_sources(char *list, const char **names, size_t max, const char **bad)
+{
+    size_t n = 0;
+    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+        bool known = false;
+        const char *s;
+        for (size_t i = 0; (s = nsysp_source_name(i)) != NULL && !known; i++)
+            known = strcmp(s, name) == 0;
+        if (!known || n == max) {
+            *bad = name;
+            return -1;
+        }
+        names[n++] = name;
+    }
+    return (int)n;
 }
 
 static void print_stats(const nsysp_result *r)
@@ -87,7 +169,8 @@ static void print_stats(const nsysp_result *r)
 int main(int argc, char **argv)
 {
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
-           OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER };
+           OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
+           OPT_PID, OPT_SOURCES };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -100,13 +183,17 @@ int main(int argc, char **argv)
         {"min-stream-activity", required_argument, NULL, OPT_MIN_STREAM_ACTIVITY},
         {"nvtx-domain", required_argument, NULL, OPT_NVTX_DOMAIN},
         {"nvtx-filter", required_argument, NULL, OPT_NVTX_FILTER},
+        {"time-range", required_argument, NULL, OPT_TIME_RANGE},
+        {"gpu", required_argument, NULL, OPT_GPU},
+        {"pid", required_argument, NULL, OPT_PID},
+        {"sources", required_argument, NULL, OPT_SOURCES},
         {NULL, 0, NULL, 0},
     };
 
     nsysp_options opt;
     nsysp_options_init(&opt);
     /* argv outlives the conversion, so domain names can point into it. */
-    static const char *domains[64];
+    static const char *domains[64], *sources[64];
     size_t n_domains = 0;
     int quiet = 0, stats = 0, c;
     while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
@@ -168,6 +255,40 @@ int main(int argc, char **argv)
         case OPT_NVTX_FILTER:
             opt.nvtx_filter = optarg;
             break;
+        case OPT_TIME_RANGE:
+            if (parse_time_range(optarg, &opt) < 0) {
+                fprintf(stderr, "nsys-perfetto: --time-range: expected START:END with units "
+                                "ns, us, ms or s (e.g. 1.5s:2s), got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            break;
+        case OPT_GPU:
+        case OPT_PID: {
+            char *end;
+            long long v = strtoll(optarg, &end, 10);
+            if (*end || v < 0 || v > INT32_MAX || (c == OPT_PID && v == 0)) {
+                fprintf(stderr, "nsys-perfetto: --%s: expected a number, got '%s'\n",
+                        c == OPT_GPU ? "gpu" : "pid", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            if (c == OPT_GPU)
+                opt.gpu = v;
+            else
+                opt.pid = (int32_t)v;
+            break;
+        }
+        case OPT_SOURCES: {
+            const char *bad = NULL;
+            int n = parse_sources(optarg, sources, sizeof sources / sizeof sources[0], &bad);
+            if (n < 0) {
+                fprintf(stderr, "nsys-perfetto: --sources: unknown source '%s' (known: %s)\n",
+                        bad, source_names());
+                return NSYSP_ERR_USAGE;
+            }
+            opt.sources = sources;
+            opt.n_sources = (size_t)n;
+            break;
+        }
         case OPT_NO_COMPRESS:
             opt.compress_level = 0;
             break;

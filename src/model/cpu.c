@@ -115,6 +115,8 @@ int model_sched(model *m, int64_t cpu, int64_t ts, int64_t global_tid, bool sche
 int model_sample(model *m, int64_t ts, int64_t cpu, int64_t global_tid, uint64_t callstack_iid,
                  bool kernel_mode)
 {
+    if (m->only_pid > 0 && nsys_pid_of(global_tid) != m->only_pid)
+        return 1;
     uint64_t out_ts = (uint64_t)(ts + m->slices.shift);
     if (model_describe_thread(m, global_tid, out_ts) < 0)
         return -1;

@@ -35,6 +35,7 @@ void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
     m->meta = meta;
     hmap_init(&m->rows);
     hmap_init(&m->labels);
+    m->only_device = -1;
     /* With one CUDA process a stream id is unambiguous on its GPU; with
      * several, rows say whose stream they are. */
     m->label_streams_with_process = meta->cuda_processes > 1;
@@ -70,6 +71,22 @@ static const char *row_name(char *out, size_t size, const char *name, const char
     else
         snprintf(out, size, "%s", name);
     return out;
+}
+
+void model_set_filters(model *m, int64_t device, int32_t pid)
+{
+    m->only_device = device;
+    m->only_pid = pid;
+}
+
+static bool pid_hidden(const model *m, int64_t global_id)
+{
+    return m->only_pid > 0 && nsys_pid_of(global_id) != m->only_pid;
+}
+
+static bool device_hidden(const model *m, int64_t device)
+{
+    return m->only_device >= 0 && device != m->only_device;
 }
 
 void model_set_shift(model *m, int64_t shift)
@@ -154,6 +171,7 @@ slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind,
     int32_t rank = (int32_t)kind * (1 << 20) + (int32_t)(label_key & 0xFFFFF);
     row = slicer_row(&m->slices, owner_track(m, global_tid),
                      row_name(name, sizeof name, THREAD_ROW_NAMES[kind], label), true, true, rank);
+    row->hidden = pid_hidden(m, global_tid);
     remember_row(m, &key, row);
     return row;
 }
@@ -167,6 +185,7 @@ slice_row *model_process_row(model *m, int64_t global_pid, const char *name, con
     char full[512];
     row = slicer_row(&m->slices, process_track(m, global_pid),
                      row_name(full, sizeof full, name, label), false, false, 0);
+    row->hidden = pid_hidden(m, global_pid);
     remember_row(m, &key, row);
     return row;
 }
@@ -251,6 +270,7 @@ static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid,
     /* Work on one stream never nests: any overlap is concurrency (PDL,
      * clock skew) and goes to another lane. */
     row = slicer_row(&m->slices, gpu_track(m, device), name, false, true, rank);
+    row->hidden = device_hidden(m, device) || pid_hidden(m, global_pid);
     remember_row(m, &key, row);
     return row;
 }
@@ -271,6 +291,7 @@ slice_row *model_gpu_row(model *m, int64_t device, const char *name, const char 
     /* After the streams; nested ranges stay nested, overlaps get lanes. */
     row = slicer_row(&m->slices, gpu_track(m, device), row_name(full, sizeof full, name, label),
                      true, true, INT32_MAX - 1);
+    row->hidden = device_hidden(m, device);
     remember_row(m, &key, row);
     return row;
 }
@@ -305,12 +326,35 @@ track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, const cha
         snprintf(full, sizeof full, "%s", name);
     }
     pw_track desc = {.kind = PW_TRACK_COUNTER, .name = full, .unit_name = unit};
-    return tracks_add(&m->tracks, &key, sizeof key, gpu_track(m, device), &desc);
+    t = tracks_add(&m->tracks, &key, sizeof key, gpu_track(m, device), &desc);
+    t->hidden = device_hidden(m, device) || (global_pid && pid_hidden(m, global_pid));
+    return t;
 }
 
-int model_counters(model *m, int64_t ts, track *const *tracks, const double *values, size_t n)
+/* Drops the values of hidden tracks; returns how many remain. */
+static size_t visible_counters(track *const *tracks, const double *values, size_t n,
+                               track **kept_tracks, double *kept_values)
 {
-    enum { PER_EVENT = 1 + PW_MAX_EXTRA_COUNTERS };
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (tracks[i]->hidden)
+            continue;
+        kept_tracks[kept] = tracks[i];
+        kept_values[kept++] = values[i];
+    }
+    return kept;
+}
+
+int model_counters(model *m, int64_t ts, track *const *all_tracks, const double *all_values,
+                   size_t n_all)
+{
+    enum { PER_EVENT = 1 + PW_MAX_EXTRA_COUNTERS, MAX_COUNTERS = 256 };
+    track *tracks[MAX_COUNTERS];
+    double values[MAX_COUNTERS];
+    size_t n = visible_counters(all_tracks, all_values,
+                                n_all < MAX_COUNTERS ? n_all : MAX_COUNTERS, tracks, values);
+    if (!n)
+        return n_all ? 1 : 0;
     uint64_t out_ts = (uint64_t)(ts + m->slices.shift);
     if (slicer_advance(&m->slices, ts) < 0)
         return -1;

@@ -47,10 +47,16 @@ typedef struct model {
     size_t n_cpus;
     uint64_t cpu_switches;   /* sched_switch events written */
     uint64_t cpu_samples;    /* perf samples written */
+    int64_t only_device;     /* --gpu: other devices hidden; -1 for all */
+    int32_t only_pid;        /* --pid: other processes hidden; 0 for all */
 } model;
 
 void model_init(model *m, pw_seq *seq, const nsys_meta *meta);
 void model_free(model *m);
+
+/* Hides the rows of other devices (device >= 0) and of other processes
+ * (pid > 0): their events are dropped and counted as filtered. */
+void model_set_filters(model *m, int64_t device, int32_t pid);
 
 /* Every timestamp written is the report's plus shift (>= 0 in the trace). */
 void model_set_shift(model *m, int64_t shift);

@@ -158,6 +158,8 @@ static lane *new_lane(slicer *s, slice_row *r)
 
 int slicer_slice(slicer *s, slice_row *r, int64_t start, int64_t end, pw_event *ev)
 {
+    if (r->hidden)
+        return 1;
     if (slicer_advance(s, start) < 0)
         return -1;
     lane *l = NULL;
@@ -185,6 +187,8 @@ int slicer_slice(slicer *s, slice_row *r, int64_t start, int64_t end, pw_event *
 
 int slicer_instant(slicer *s, slice_row *r, int64_t ts, pw_event *ev)
 {
+    if (r->hidden)
+        return 1;
     if (slicer_advance(s, ts) < 0)
         return -1;
     lane *l = NULL;

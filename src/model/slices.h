@@ -30,6 +30,7 @@ typedef struct slice_row {
     char *name;              /* name of every lane track */
     char *merge_key;
     bool nest;               /* nested slices may share a lane */
+    bool hidden;             /* left out by a filter: slices are dropped */
     bool has_rank;
     int32_t rank;
     lane **lanes;
@@ -68,7 +69,8 @@ int slicer_advance(slicer *s, int64_t ts);
 
 /* Places [start, end] on row and writes its BEGIN. ev supplies name,
  * category, args and flows; type, ts and track are set here. start must not
- * precede the start of earlier slices. */
+ * precede the start of earlier slices. Returns 0, 1 when the row is hidden
+ * (nothing written), or -1 when the output failed; so do the others. */
 int slicer_slice(slicer *s, slice_row *row, int64_t start, int64_t end, pw_event *ev);
 
 /* Writes an instant on row at ts, on the first lane where it fits. */

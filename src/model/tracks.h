@@ -18,6 +18,7 @@ typedef struct track {
     struct track *parent;
     pw_track desc;           /* strings owned by the track */
     bool written;
+    bool hidden;             /* counters: left out by a filter */
     struct track *next_alloc;
 } track;
 

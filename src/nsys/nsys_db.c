@@ -186,7 +186,9 @@ nsys_db *nsys_db_open(const char *path, buf *err, int *status)
     hmap_init(&db->meta);
 
     char *uri = file_uri(path);
-    int rc = sqlite3_open_v2(uri, &db->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    /* One thread uses the connection: no SQLite mutexes. */
+    int rc = sqlite3_open_v2(uri, &db->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                             NULL);
     free(uri);
     if (rc != SQLITE_OK) {
         *status = nsys_db_error(db, rc, "opening", err);

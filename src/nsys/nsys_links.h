@@ -14,6 +14,7 @@
 #define NSYSP_NSYS_LINKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "nsys_db.h"
 
@@ -28,9 +29,15 @@
 #define NSYS_LINK_FROM_GPU \
     "SELECT n FROM temp.flow_links l WHERE l.gpid = t.globalPid AND l.corr = t.correlationId"
 
+/* What the filters leave out, so that it gets no flow either. */
+typedef struct nsys_link_filter {
+    int64_t only_device;     /* -1: all devices */
+    int64_t start, end;      /* rows starting in [start, end] only */
+} nsys_link_filter;
+
 /* Builds the table from the API table and the GPU tables that exist and have
  * globalPid and correlationId. Does nothing when there is nothing to link. */
 int nsys_links_build(nsys_db *db, const char *api_table, const char *const *gpu_tables,
-                     size_t n_gpu_tables, buf *err);
+                     size_t n_gpu_tables, const nsys_link_filter *filter, buf *err);
 
 #endif

@@ -89,8 +89,7 @@ static int emit(conv *c, const void *r)
         ev.n_flow_ids = (size_t)row->gpu_ops;
     }
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_CUDA_API, NULL);
-    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
 const source SOURCE_CUDA_API = {

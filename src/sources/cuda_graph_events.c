@@ -94,8 +94,7 @@ static int emit(conv *c, const void *r)
     pw_event ev = {.name = event_name(row->event_class), .category = "cuda_graph", .args = args,
                    .n_args = n};
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_CUDA_API, NULL);
-    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
 const source SOURCE_CUDA_GRAPH_EVENTS = {
@@ -103,6 +102,6 @@ const source SOURCE_CUDA_GRAPH_EVENTS = {
     SOURCE_CPU,
 };
 const source SOURCE_CUDA_GRAPH_NODE_EVENTS = {
-    "cuda-graph-node", &NODE_TABLE, sizeof(graph_event_row), offsetof(graph_event_row, start),
+    "cuda-graph", &NODE_TABLE, sizeof(graph_event_row), offsetof(graph_event_row, start),
     emit, SOURCE_CPU,
 };

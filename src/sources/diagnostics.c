@@ -36,8 +36,7 @@ static int emit(conv *c, const void *r)
     pw_event ev = {.type = PW_INSTANT, .name = text, .category = "diagnostic", .args = args,
                    .n_args = n};
     track *t = model_global_track(&c->model, "Diagnostics");
-    return slicer_event(&c->model.slices, t, row->timestamp, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    return source_result(slicer_event(&c->model.slices, t, row->timestamp, &ev));
 }
 
 const source SOURCE_DIAGNOSTICS = {

@@ -52,8 +52,7 @@ static int emit(conv *c, const void *r)
         model_gpu_counter(&c->model, row->device, row->global_pid, "Memory in use", "bytes"),
     };
     double values[2] = {(double)(int64_t)*device_total, (double)(int64_t)*process_total};
-    return model_counters(&c->model, row->start, tracks, values, 2) < 0 ? SOURCE_FAILED
-                                                                        : SOURCE_EMITTED;
+    return source_result(model_counters(&c->model, row->start, tracks, values, 2));
 }
 
 const source SOURCE_GPU_MEMORY = {

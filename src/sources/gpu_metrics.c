@@ -93,8 +93,7 @@ static int emit_metrics(conv *c, const void *r)
         values[n++] = value;
         p = *end == ',' ? end + 1 : NULL;
     }
-    return model_counters(&c->model, row->start, tracks, values, n) < 0 ? SOURCE_FAILED
-                                                                        : SOURCE_EMITTED;
+    return source_result(model_counters(&c->model, row->start, tracks, values, n));
 }
 
 const source SOURCE_GPU_METRICS = {
@@ -172,8 +171,7 @@ static int emit_generic(conv *c, const void *r)
             values[n++] = v;
         }
     }
-    return model_counters(&c->model, row->start, tracks, values, n) < 0 ? SOURCE_FAILED
-                                                                        : SOURCE_EMITTED;
+    return source_result(model_counters(&c->model, row->start, tracks, values, n));
 }
 
 const source SOURCE_GPU_METRICS_2022 = {

@@ -43,6 +43,5 @@ int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev)
         ev->flow_ids = &flow;
         ev->n_flow_ids = 1;
     }
-    return model_slice(&c->model, dest, op->start, op->end, ev) < 0 ? SOURCE_FAILED
-                                                                    : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, op->start, op->end, ev));
 }

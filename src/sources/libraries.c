@@ -30,8 +30,7 @@ static int emit(conv *c, const void *r, thread_row_kind kind, const char *catego
     const char *name = nsys_string(c->strings, row->name_id);
     pw_event ev = {.name = name ? name : "(unnamed call)", .category = category};
     slice_row *dest = model_thread_row(&c->model, row->global_tid, kind, NULL);
-    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
 static int emit_cublas(conv *c, const void *r)

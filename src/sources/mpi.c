@@ -76,13 +76,12 @@ static int emit(conv *c, const void *r)
     pw_event ev = {.name = name ? name : "MPI call", .category = "mpi", .args = args,
                    .n_args = n};
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_MPI, NULL);
-    return model_slice(&c->model, dest, row->start, end, &ev) < 0 ? SOURCE_FAILED
-                                                                  : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, row->start, end, &ev));
 }
 
 #define MPI_SOURCE(id, name, table) \
     const source id = {name, &table, sizeof(mpi_row), offsetof(mpi_row, start), emit, SOURCE_CPU}
-MPI_SOURCE(SOURCE_MPI_P2P, "mpi-p2p", P2P);
-MPI_SOURCE(SOURCE_MPI_COLLECTIVES, "mpi-collectives", COLLECTIVES);
-MPI_SOURCE(SOURCE_MPI_START_WAIT, "mpi-start-wait", START_WAIT);
-MPI_SOURCE(SOURCE_MPI_OTHER, "mpi-other", OTHER);
+MPI_SOURCE(SOURCE_MPI_P2P, "mpi", P2P);
+MPI_SOURCE(SOURCE_MPI_COLLECTIVES, "mpi", COLLECTIVES);
+MPI_SOURCE(SOURCE_MPI_START_WAIT, "mpi", START_WAIT);
+MPI_SOURCE(SOURCE_MPI_OTHER, "mpi", OTHER);

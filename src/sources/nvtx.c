@@ -157,7 +157,7 @@ static int emit(conv *c, const void *r)
         slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_NVTX, domain_name);
         rc = model_slice(&c->model, dest, row->start, end, &ev);
     }
-    return rc < 0 ? SOURCE_FAILED : SOURCE_EMITTED;
+    return source_result(rc);
 }
 
 const source SOURCE_NVTX = {

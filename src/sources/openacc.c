@@ -116,13 +116,12 @@ static int emit(conv *c, const void *r)
             args[n++] = arg_int(ints[i].name, ints[i].value);
     pw_event ev = {.name = name, .category = "openacc", .args = args, .n_args = n};
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_OPENACC, NULL);
-    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
 #define OPENACC_SOURCE(id, name, table)                                                   \
     const source id = {name, &table, sizeof(openacc_row), offsetof(openacc_row, start), emit, \
                        SOURCE_CPU}
-OPENACC_SOURCE(SOURCE_OPENACC_DATA, "openacc-data", DATA);
-OPENACC_SOURCE(SOURCE_OPENACC_LAUNCH, "openacc-launch", LAUNCH);
-OPENACC_SOURCE(SOURCE_OPENACC_OTHER, "openacc-other", OTHER);
+OPENACC_SOURCE(SOURCE_OPENACC_DATA, "openacc", DATA);
+OPENACC_SOURCE(SOURCE_OPENACC_LAUNCH, "openacc", LAUNCH);
+OPENACC_SOURCE(SOURCE_OPENACC_OTHER, "openacc", OTHER);

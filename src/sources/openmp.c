@@ -93,8 +93,7 @@ static int emit_named(conv *c, const void *r, const char *fallback)
     pw_event ev = {.name = name ? name : fallback, .category = "openmp", .args = args,
                    .n_args = n};
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_OPENMP, NULL);
-    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
 #define DEFINE_SOURCE(KIND, NAME)                                                          \

@@ -55,8 +55,7 @@ static int emit(conv *c, const void *r)
         .callstack_iid = source_callstack(c, row->callchain, &kernel_leaf),
     };
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_OSRT, NULL);
-    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
 const source SOURCE_OSRT = {

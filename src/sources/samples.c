@@ -37,9 +37,8 @@ static int emit(conv *c, const void *r)
     bool kernel_leaf;
     uint64_t callstack = source_callstack(c, row->callchain, &kernel_leaf);
     int64_t cpu = row->cpu == NSYS_NULL ? 0 : row->cpu;
-    return model_sample(&c->model, row->start, cpu, row->global_tid, callstack, kernel_leaf) < 0
-               ? SOURCE_FAILED
-               : SOURCE_EMITTED;
+    return source_result(
+        model_sample(&c->model, row->start, cpu, row->global_tid, callstack, kernel_leaf));
 }
 
 const source SOURCE_SAMPLES = {

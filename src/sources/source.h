@@ -69,6 +69,15 @@ const source *source_at(size_t i);
 /* The CUDA API source, which GPU sources link their flows to. */
 extern const source SOURCE_CUDA_API;
 
+/* The result of a row from what the model said: -1 the output failed, 1
+ * the row lands on a track the filters (--gpu, --pid) hide, 0 written. */
+static inline int source_result(int model_rc)
+{
+    if (model_rc < 0)
+        return SOURCE_FAILED;
+    return model_rc > 0 ? SOURCE_SKIPPED(NSYSP_SKIP_FILTERED) : SOURCE_EMITTED;
+}
+
 /* Checks a row's interval; 0 when usable, else SOURCE_SKIPPED(reason). */
 static inline int source_check_interval(int64_t start, int64_t end)
 {

@@ -41,11 +41,11 @@ static int emit_cpu(conv *c, const void *r)
                    .n_args = n};
     slice_row *dest = model_process_row(&c->model, nsys_global_pid_of(row->global_pid),
                                         "Unified memory", NULL);
-    return model_instant(&c->model, dest, row->start, &ev) < 0 ? SOURCE_FAILED : SOURCE_EMITTED;
+    return source_result(model_instant(&c->model, dest, row->start, &ev));
 }
 
 const source SOURCE_UM_CPU_FAULTS = {
-    "um-cpu-faults", &CPU_TABLE, sizeof(cpu_fault_row), offsetof(cpu_fault_row, start), emit_cpu,
+    "um-faults", &CPU_TABLE, sizeof(cpu_fault_row), offsetof(cpu_fault_row, start), emit_cpu,
     SOURCE_CPU,
 };
 
@@ -95,11 +95,10 @@ static int emit_gpu(conv *c, const void *r)
     pw_event ev = {.name = "GPU page faults", .category = "unified_memory", .args = args,
                    .n_args = n};
     slice_row *dest = model_gpu_row(&c->model, row->device, "Page faults", NULL);
-    return model_slice(&c->model, dest, row->start, row->end, &ev) < 0 ? SOURCE_FAILED
-                                                                       : SOURCE_EMITTED;
+    return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
 const source SOURCE_UM_GPU_FAULTS = {
-    "um-gpu-faults", &GPU_TABLE, sizeof(gpu_fault_row), offsetof(gpu_fault_row, start),
+    "um-faults", &GPU_TABLE, sizeof(gpu_fault_row), offsetof(gpu_fault_row, start),
     emit_gpu, SOURCE_CPU,
 };
