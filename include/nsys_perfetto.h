@@ -144,6 +144,30 @@ const char *nsysp_skip_reason_name(nsysp_skip_reason reason);
 const char *nsysp_source_name(size_t i);
 const char *nsysp_version(void);
 
+/* ---- Summaries ----------------------------------------------------------
+
+ * Per-name totals of a report, as `nsys-perfetto summary` prints them:
+ * kernels (short names), memory operations ("Memcpy HtoD", "Memset"), CUDA
+ * API calls (without version suffix) and NVTX ranges, each with count and
+ * total, minimum and maximum duration in ns. */
+typedef struct nsysp_summary_row {
+    const char *category;        /* "kernel", "memory", "cuda-api", "nvtx" */
+    char *name;
+    uint64_t count;
+    int64_t total_ns, min_ns, max_ns;
+} nsysp_summary_row;
+
+typedef struct nsysp_summary {
+    nsysp_summary_row *rows;     /* by category, then total time, longest first */
+    size_t n_rows;
+    char message[512];           /* one-line error, empty on success */
+} nsysp_summary;
+
+/* Summarizes one report; match (NULL for all) is a POSIX extended regular
+ * expression the names must match. */
+nsysp_status nsysp_summarize(const char *input_path, const char *match, nsysp_summary *summary);
+void nsysp_summary_free(nsysp_summary *summary);
+
 #ifdef __cplusplus
 }
 #endif

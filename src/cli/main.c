@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nsys_perfetto.h"
+#include "summary_cli.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -42,6 +43,7 @@ static const char *source_names(void)
 static void usage(FILE *to)
 {
     fprintf(to, "Usage: nsys-perfetto [OPTIONS] REPORT.sqlite\n"
+          "       nsys-perfetto summary [--match REGEX] [--csv] [--label L]... REPORT...\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
           "Perfetto trace for ui.perfetto.dev and trace_processor.\n"
           "\n"
@@ -168,6 +170,9 @@ static void print_stats(const nsysp_result *r)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "summary") == 0)
+        return summary_main(argc - 1, argv + 1);
+
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
            OPT_PID, OPT_SOURCES };

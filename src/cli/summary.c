@@ -1,0 +1,212 @@
+/* nsys-perfetto summary: per-name totals of one or more reports, as an
+ * aligned table or CSV, one column group per report, for comparing runs
+ * that vary one parameter. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary_cli.h"
+
+enum { MAX_REPORTS = 64 };
+
+typedef struct merged_row {
+    const char *category;
+    const char *name;
+    const nsysp_summary_row *per_report[MAX_REPORTS];
+} merged_row;
+
+static void summary_usage(FILE *to)
+{
+    fputs("Usage: nsys-perfetto summary [OPTIONS] REPORT.sqlite...\n"
+          "Per-name totals of kernels, memory operations, CUDA API calls and NVTX ranges:\n"
+          "count, total, mean, min and max duration (ns), one column group per report.\n"
+          "\n"
+          "Options:\n"
+          "      --match REGEX  only names matching REGEX (POSIX extended)\n"
+          "      --label TEXT   the column label of the next report (repeat once per report;\n"
+          "                     default: the file name)\n"
+          "      --csv          comma-separated values instead of an aligned table\n"
+          "  -h, --help         show this help\n",
+          to);
+}
+
+/* Rows of all reports merged by (category, name), in the first report's
+ * order, then the others' new names. */
+static size_t merge(const nsysp_summary *sums, size_t n_reports, merged_row **out)
+{
+    size_t n = 0, cap = 0;
+    merged_row *rows = NULL;
+    for (size_t r = 0; r < n_reports; r++) {
+        for (size_t i = 0; i < sums[r].n_rows; i++) {
+            const nsysp_summary_row *s = &sums[r].rows[i];
+            size_t j = 0;
+            while (j < n && (strcmp(rows[j].category, s->category) != 0 ||
+                             strcmp(rows[j].name, s->name) != 0))
+                j++;
+            if (j == n) {
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    rows = realloc(rows, cap * sizeof *rows);
+                    if (!rows)
+                        abort();
+                }
+                memset(&rows[n], 0, sizeof rows[n]);
+                rows[n].category = s->category;
+                rows[n].name = s->name;
+                n++;
+            }
+            rows[j].per_report[r] = s;
+        }
+    }
+    *out = rows;
+    return n;
+}
+
+/* CSV field: quoted when it holds a comma, quote or newline. */
+static void csv_field(const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static void print_csv(const merged_row *rows, size_t n, const char *const *labels, size_t reports)
+{
+    fputs("category,name", stdout);
+    for (size_t r = 0; r < reports; r++) {
+        static const char *const FIELDS[] = {"count", "total_ns", "mean_ns", "min_ns", "max_ns"};
+        for (int f = 0; f < 5; f++) {
+            putchar(',');
+            char head[256];
+            snprintf(head, sizeof head, "%s %s", labels[r], FIELDS[f]);
+            csv_field(head);
+        }
+    }
+    putchar('\n');
+    for (size_t i = 0; i < n; i++) {
+        csv_field(rows[i].category);
+        putchar(',');
+        csv_field(rows[i].name);
+        for (size_t r = 0; r < reports; r++) {
+            const nsysp_summary_row *s = rows[i].per_report[r];
+            if (s)
+                printf(",%llu,%lld,%lld,%lld,%lld", (unsigned long long)s->count,
+                       (long long)s->total_ns, (long long)(s->total_ns / (int64_t)s->count),
+                       (long long)s->min_ns, (long long)s->max_ns);
+            else
+                fputs(",,,,,", stdout);
+        }
+        putchar('\n');
+    }
+}
+
+static void print_table(const merged_row *rows, size_t n, const char *const *labels,
+                        size_t reports)
+{
+    int name_width = 4;
+    for (size_t i = 0; i < n; i++) {
+        int len = (int)strlen(rows[i].name);
+        name_width = len > name_width ? (len < 60 ? len : 60) : name_width;
+    }
+    printf("%-9s %-*s", "category", name_width, "name");
+    for (size_t r = 0; r < reports; r++)
+        printf(" | %-52.52s", labels[r]);
+    printf("\n%-9s %-*s", "", name_width, "");
+    for (size_t r = 0; r < reports; r++)
+        printf(" | %8s %14s %12s %12s", "count", "total ns", "mean ns", "max ns");
+    putchar('\n');
+    for (size_t i = 0; i < n; i++) {
+        printf("%-9s %-*.*s", rows[i].category, name_width, name_width, rows[i].name);
+        for (size_t r = 0; r < reports; r++) {
+            const nsysp_summary_row *s = rows[i].per_report[r];
+            if (s)
+                printf(" | %8llu %14lld %12lld %12lld", (unsigned long long)s->count,
+                       (long long)s->total_ns, (long long)(s->total_ns / (int64_t)s->count),
+                       (long long)s->max_ns);
+            else
+                printf(" | %8s %14s %12s %12s", "-", "-", "-", "-");
+        }
+        putchar('\n');
+    }
+}
+
+int summary_main(int argc, char **argv)
+{
+    enum { OPT_MATCH = 256, OPT_LABEL, OPT_CSV };
+    static const struct option options[] = {
+        {"match", required_argument, NULL, OPT_MATCH},
+        {"label", required_argument, NULL, OPT_LABEL},
+        {"csv", no_argument, NULL, OPT_CSV},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *match = NULL, *labels[MAX_REPORTS];
+    size_t n_labels = 0;
+    int csv = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_MATCH:
+            match = optarg;
+            break;
+        case OPT_LABEL:
+            if (n_labels == MAX_REPORTS) {
+                fprintf(stderr, "nsys-perfetto summary: at most %d reports\n", MAX_REPORTS);
+                return NSYSP_ERR_USAGE;
+            }
+            labels[n_labels++] = optarg;
+            break;
+        case OPT_CSV:
+            csv = 1;
+            break;
+        case 'h':
+            summary_usage(stdout);
+            return 0;
+        default:
+            fputs("Try 'nsys-perfetto summary --help'.\n", stderr);
+            return NSYSP_ERR_USAGE;
+        }
+    }
+    size_t reports = (size_t)(argc - optind);
+    if (reports == 0 || reports > MAX_REPORTS || (n_labels && n_labels != reports)) {
+        fprintf(stderr, "nsys-perfetto summary: %s\nTry 'nsys-perfetto summary --help'.\n",
+                reports == 0 ? "no report given"
+                : reports > MAX_REPORTS ? "too many reports"
+                                        : "give one --label per report");
+        return NSYSP_ERR_USAGE;
+    }
+    nsysp_summary sums[MAX_REPORTS];
+    int status = NSYSP_OK;
+    size_t done = 0;
+    for (; done < reports && status == NSYSP_OK; done++) {
+        const char *path = argv[optind + (int)done];
+        if (!n_labels) {
+            const char *slash = strrchr(path, '/');
+            labels[done] = slash ? slash + 1 : path;
+        }
+        status = nsysp_summarize(path, match, &sums[done]);
+        if (status != NSYSP_OK)
+            fprintf(stderr, "nsys-perfetto summary: %s\n", sums[done].message);
+    }
+    if (status == NSYSP_OK) {
+        merged_row *rows;
+        size_t n = merge(sums, reports, &rows);
+        if (csv)
+            print_csv(rows, n, labels, reports);
+        else
+            print_table(rows, n, labels, reports);
+        free(rows);
+    }
+    for (size_t i = 0; i < done; i++)
+        nsysp_summary_free(&sums[i]);
+    return status;
+}

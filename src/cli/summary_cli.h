@@ -1,0 +1,10 @@
+/* The `summary` subcommand of the command-line tool. */
+#ifndef NSYSP_CLI_SUMMARY_CLI_H
+#define NSYSP_CLI_SUMMARY_CLI_H
+
+#include "nsys_perfetto.h"
+
+/* argv[0] is "summary"; returns the exit status. */
+int summary_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,200 @@
+/* nsysp_summarize: per-name totals straight from the report, with SQL
+ * aggregates (one GROUP BY per category), for comparing runs without
+ * opening a trace. */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsys_perfetto.h"
+#include "common/hmap.h"
+#include "common/xalloc.h"
+#include "nsys/nsys_db.h"
+#include "nsys/nsys_enums.h"
+#include "nsys/nsys_strings.h"
+
+typedef struct summary_build {
+    nsys_db *db;
+    nsys_strings strings;
+    regex_t match;
+    bool has_match;
+    hmap index;              /* "category\\0name" -> row index + 1 */
+    nsysp_summary_row *rows;
+    size_t n, cap;
+    buf err;
+} summary_build;
+
+static void add(summary_build *b, const char *category, const char *name, int64_t count,
+                int64_t total, int64_t min, int64_t max)
+{
+    if (!name || count <= 0 || (b->has_match && regexec(&b->match, name, 0, NULL, 0) != 0))
+        return;
+    buf key = {0};
+    buf_printf(&key, "%s%c%s", category, 0, name);
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&b->index, key.data, key.len, &inserted);
+    buf_free(&key);
+    if (inserted) {
+        b->rows = xgrow(b->rows, &b->cap, b->n + 1, sizeof *b->rows);
+        b->rows[b->n] = (nsysp_summary_row){.category = category, .name = xstrdup(name),
+                                            .min_ns = min, .max_ns = max};
+        *slot = ++b->n;
+    }
+    /* Several ids can share a name (e.g. versioned API names): merge. */
+    nsysp_summary_row *r = &b->rows[*slot - 1];
+    r->count += (uint64_t)count;
+    r->total_ns += total;
+    r->min_ns = min < r->min_ns ? min : r->min_ns;
+    r->max_ns = max > r->max_ns ? max : r->max_ns;
+}
+
+/* Runs a fixed aggregate query whose rows are (key, text, count, total,
+ * min, max); key is a StringIds id, or, with by_text, text is the name. */
+static int aggregate(summary_build *b, const char *category, const char *sql,
+                     const char *(*name_of)(summary_build *, sqlite3_stmt *, char *, size_t))
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(b->db), sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return nsys_db_error(b->db, rc, "summarizing", &b->err);
+    char scratch[256];
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        add(b, category, name_of(b, st, scratch, sizeof scratch), sqlite3_column_int64(st, 2),
+            sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5));
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(b->db, rc, "summarizing", &b->err);
+}
+
+static const char *string_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
+{
+    (void)scratch, (void)size;
+    const char *text = (const char *)sqlite3_column_text(st, 1);
+    return text ? text : nsys_string(&b->strings, sqlite3_column_int64(st, 0));
+}
+
+static const char *api_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
+{
+    const char *full = string_name(b, st, scratch, size);
+    if (!full)
+        return NULL;
+    /* The displayed name, without the "_v7000" version suffix. */
+    size_t n = strlen(full), i = n;
+    while (i > 0 && full[i - 1] >= '0' && full[i - 1] <= '9')
+        i--;
+    if (i < n && i >= 3 && full[i - 1] == 'v' && full[i - 2] == '_')
+        n = i - 2;
+    snprintf(scratch, size, "%.*s", (int)n, full);
+    return scratch;
+}
+
+static const char *memcpy_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
+{
+    (void)b;
+    const char *kind = nsys_memcpy_short_name(sqlite3_column_int64(st, 0));
+    snprintf(scratch, size, "Memcpy %s", kind ? kind : "(unknown kind)");
+    return scratch;
+}
+
+static const char *memset_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
+{
+    (void)b, (void)st, (void)scratch, (void)size;
+    return "Memset";
+}
+
+#define DURATIONS "count(*), sum(\"end\" - start), min(\"end\" - start), max(\"end\" - start)"
+
+static int summarize(summary_build *b)
+{
+    static const struct {
+        const char *category, *table, *needs, *sql;
+        const char *(*name_of)(summary_build *, sqlite3_stmt *, char *, size_t);
+    } QUERIES[] = {
+        {"kernel", "CUPTI_ACTIVITY_KIND_KERNEL", "shortName",
+         "SELECT shortName, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_KERNEL"
+         " WHERE \"end\" >= start GROUP BY shortName", string_name},
+        {"memory", "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind",
+         "SELECT copyKind, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_MEMCPY"
+         " WHERE \"end\" >= start GROUP BY copyKind", memcpy_name},
+        {"memory", "CUPTI_ACTIVITY_KIND_MEMSET", "start",
+         "SELECT 0, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE \"end\" >= start",
+         memset_name},
+        {"cuda-api", "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId",
+         "SELECT nameId, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+         " WHERE \"end\" >= start GROUP BY nameId", api_name},
+        {"nvtx", "NVTX_EVENTS", "textId",
+         "SELECT textId, text, " DURATIONS " FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"
+         " AND \"end\" >= start GROUP BY text, textId", string_name},
+    };
+    for (size_t i = 0; i < sizeof QUERIES / sizeof QUERIES[0]; i++) {
+        if (!nsys_db_has_column(b->db, QUERIES[i].table, QUERIES[i].needs))
+            continue;
+        int status = aggregate(b, QUERIES[i].category, QUERIES[i].sql, QUERIES[i].name_of);
+        if (status != NSYSP_OK)
+            return status;
+    }
+    return NSYSP_OK;
+}
+
+static int by_category_then_total(const void *pa, const void *pb)
+{
+    static const char *const ORDER[] = {"kernel", "memory", "cuda-api", "nvtx"};
+    const nsysp_summary_row *a = pa, *b = pb;
+    int ia = 0, ib = 0;
+    for (int i = 0; i < 4; i++) {
+        ia = strcmp(a->category, ORDER[i]) == 0 ? i : ia;
+        ib = strcmp(b->category, ORDER[i]) == 0 ? i : ib;
+    }
+    if (ia != ib)
+        return ia - ib;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+nsysp_status nsysp_summarize(const char *input, const char *match, nsysp_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    summary_build b = {0};
+    hmap_init(&b.index);
+    int status = NSYSP_OK;
+    if (match) {
+        int rc = regcomp(&b.match, match, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[256];
+            regerror(rc, &b.match, why, sizeof why);
+            buf_printf(&b.err, "--match '%s': %s", match, why);
+            status = NSYSP_ERR_USAGE;
+        } else {
+            b.has_match = true;
+        }
+    }
+    if (status == NSYSP_OK)
+        b.db = nsys_db_open(input, &b.err, &status);
+    if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK)
+        status = summarize(&b);
+    if (status == NSYSP_OK) {
+        qsort(b.rows, b.n, sizeof *b.rows, by_category_then_total);
+        out->rows = b.rows;
+        out->n_rows = b.n;
+    } else {
+        for (size_t i = 0; i < b.n; i++)
+            free(b.rows[i].name);
+        free(b.rows);
+        snprintf(out->message, sizeof out->message, "%s", buf_cstr(&b.err));
+    }
+    nsys_strings_free(&b.strings);
+    nsys_db_close(b.db);
+    if (b.has_match)
+        regfree(&b.match);
+    hmap_free(&b.index);
+    buf_free(&b.err);
+    return (nsysp_status)status;
+}
+
+void nsysp_summary_free(nsysp_summary *s)
+{
+    for (size_t i = 0; i < s->n_rows; i++)
+        free(s->rows[i].name);
+    free(s->rows);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""check_summary.py NSYS_PERFETTO REPORT.sqlite [REPORT.sqlite...]
+
+`nsys-perfetto summary --csv` totals equal SQL sums on each report
+(count, total, min, max per kernel name, memory operation, CUDA API call
+without version suffix, NVTX range name), and several reports come out
+as labelled column groups with the right values.
+"""
+import collections
+import csv
+import io
+import re
+import sqlite3
+import subprocess
+import sys
+
+SHORT = [None, 'HtoD', 'DtoH', 'HtoA', 'AtoH', 'AtoA', 'AtoD', 'DtoA', 'DtoD', 'HtoH', 'PtoP',
+         'HtoD (unified)', 'DtoH (unified)', 'DtoD (unified)']
+
+
+def expected(path):
+    db = sqlite3.connect(f'file:{path}?mode=ro&immutable=1', uri=True)
+    t = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    s = dict(db.execute('SELECT id, value FROM StringIds')) if 'StringIds' in t else {}
+    acc = collections.defaultdict(lambda: [0, 0, None, None])
+
+    def add(cat, name, dur):
+        a = acc[(cat, name)]
+        a[0] += 1
+        a[1] += dur
+        a[2] = dur if a[2] is None else min(a[2], dur)
+        a[3] = dur if a[3] is None else max(a[3], dur)
+
+    def rows(table, cols, where=''):
+        if table in t:
+            yield from db.execute(f'SELECT start, "end", {cols} FROM {table} WHERE "end" >= start {where}')
+    for st, en, name in rows('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName'):
+        add('kernel', s[name], en - st)
+    for st, en, kind in rows('CUPTI_ACTIVITY_KIND_MEMCPY', 'copyKind'):
+        add('memory', f'Memcpy {SHORT[kind] if 0 < kind < len(SHORT) else "(unknown kind)"}', en - st)
+    for st, en, _ in rows('CUPTI_ACTIVITY_KIND_MEMSET', '1'):
+        add('memory', 'Memset', en - st)
+    for st, en, name in rows('CUPTI_ACTIVITY_KIND_RUNTIME', 'nameId'):
+        full = s[name]
+        m = re.match(r'^(.*)_v\d+$', full)
+        add('cuda-api', m.group(1) if m and m.group(1) else full, en - st)
+    for st, en, text, tid in rows('NVTX_EVENTS', 'text, textId', 'AND eventType IN (59, 60, 70, 71)'):
+        name = text if text is not None else s.get(tid)
+        if name is not None:
+            add('nvtx', name, en - st)
+    return {k: tuple(v) for k, v in acc.items()}
+
+
+def main():
+    bin_, reports = sys.argv[1], sys.argv[2:]
+    labels = [f'run{i}' for i in range(len(reports))]
+    cmd = [bin_, 'summary', '--csv'] + [a for l in labels for a in ('--label', l)] + reports
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    table = list(csv.reader(io.StringIO(out)))
+    head, body = table[0], table[1:]
+    problems = []
+    for i, (label, path) in enumerate(zip(labels, reports)):
+        col = head.index(f'{label} count')
+        got = {(r[0], r[1]): (int(r[col]), int(r[col + 1]), int(r[col + 3]), int(r[col + 4]))
+               for r in body if r[col]}
+        want = expected(path)
+        if got != want:
+            missing = {k: v for k, v in want.items() if got.get(k) != v}
+            extra = {k: v for k, v in got.items() if want.get(k) != v}
+            problems.append(f'{path}: differs: want {list(missing.items())[:3]} got {list(extra.items())[:3]}')
+    if problems:
+        print('\n'.join(problems))
+        return 1
+    print(f'ok: {len(body)} names over {len(reports)} reports')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
