@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nsys_perfetto.h"
+#include "serve.h"
 #include "summary_cli.h"
 
 static volatile sig_atomic_t interrupted;
@@ -68,6 +69,9 @@ static void usage(FILE *to)
           "      --compress-level N   gzip level 1-9 (default: 6)\n"
           "      --no-compress        write an uncompressed trace\n"
           "      --stats              print per-source row accounting to stderr\n"
+          "      --open               then serve the trace on 127.0.0.1:9001 (or the next\n"
+          "                           free port) for ui.perfetto.dev, print its link (and\n"
+          "                           open it when there is a display); exit once fetched\n"
           "  -q, --quiet              print nothing but errors\n"
           "  -h, --help               show this help\n"
           "      --version            show the version\n"
@@ -175,7 +179,7 @@ int main(int argc, char **argv)
 
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
-           OPT_PID, OPT_SOURCES };
+           OPT_PID, OPT_SOURCES, OPT_OPEN };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -192,6 +196,7 @@ int main(int argc, char **argv)
         {"gpu", required_argument, NULL, OPT_GPU},
         {"pid", required_argument, NULL, OPT_PID},
         {"sources", required_argument, NULL, OPT_SOURCES},
+        {"open", no_argument, NULL, OPT_OPEN},
         {NULL, 0, NULL, 0},
     };
 
@@ -200,7 +205,7 @@ int main(int argc, char **argv)
     /* argv outlives the conversion, so domain names can point into it. */
     static const char *domains[64], *sources[64];
     size_t n_domains = 0;
-    int quiet = 0, stats = 0, c;
+    int quiet = 0, stats = 0, open_ui = 0, c;
     while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
         switch (c) {
         case 'o':
@@ -294,6 +299,9 @@ int main(int argc, char **argv)
             opt.n_sources = (size_t)n;
             break;
         }
+        case OPT_OPEN:
+            open_ui = 1;
+            break;
         case OPT_NO_COMPRESS:
             opt.compress_level = 0;
             break;
@@ -336,5 +344,7 @@ int main(int argc, char **argv)
                 (unsigned long long)res.hidden_streams, opt.min_stream_activity);
     if (!quiet)
         fprintf(stderr, "nsys-perfetto: wrote %s\n", res.output_path);
+    if (open_ui)
+        return serve_trace(res.output_path, &interrupted, quiet);
     return 0;
 }
