@@ -69,6 +69,10 @@ typedef struct nsysp_options {
     int64_t time_start, time_end;
     int64_t gpu;
     int32_t pid;
+    /* Called now and then with how far the conversion is (0..1), e.g. to
+     * draw a progress display; NULL for none. */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
     /* Count the rows of the tables not converted (see nsysp_result). */
     int count_unread_tables;
     /* When non-NULL and set non-zero (e.g. by a signal handler), the

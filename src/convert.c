@@ -158,11 +158,20 @@ static int run_feeds(conversion *cv)
 {
     int status = NSYSP_OK;
     uint64_t rows = 0;
-    feed *f;
-    while ((f = next_feed(cv)) != NULL) {
-        if ((++rows & 0xFFF) == 0 && cv->opt->cancel && *cv->opt->cancel) {
-            buf_printf(&cv->err, "%s: interrupted", cv->input);
-            return NSYSP_ERR_INTERRUPTED;
+    feed *f = next_feed(cv);
+    /* Progress is the position in time between the first row and the end. */
+    int64_t first = f ? feed_start(f) : 0;
+    double span = (double)(cv->c.report_end > first ? cv->c.report_end - first : 1);
+    for (; f != NULL; f = next_feed(cv)) {
+        if ((++rows & 0xFFF) == 0) {
+            if (cv->opt->cancel && *cv->opt->cancel) {
+                buf_printf(&cv->err, "%s: interrupted", cv->input);
+                return NSYSP_ERR_INTERRUPTED;
+            }
+            if (cv->opt->progress && (rows & 0xFFFF) == 0) {
+                double done = (double)(feed_start(f) - first) / span;
+                cv->opt->progress(cv->opt->progress_ctx, done < 0 ? 0 : done > 1 ? 1 : done);
+            }
         }
         int64_t start = feed_start(f);
         int rc = cv->opt->has_time_range && (start < cv->range_start || start > cv->range_end)

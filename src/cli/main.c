@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "nsys_perfetto.h"
+#include "nsys_export.h"
 #include "serve.h"
 #include "summary_cli.h"
 
@@ -46,7 +49,8 @@ static void usage(FILE *to)
     fprintf(to, "Usage: nsys-perfetto [OPTIONS] REPORT.sqlite\n"
           "       nsys-perfetto summary [--match REGEX] [--csv] [--label L]... REPORT...\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
-          "Perfetto trace for ui.perfetto.dev and trace_processor.\n"
+          "Perfetto trace for ui.perfetto.dev and trace_processor. A .nsys-rep or .qdrep\n"
+          "report is exported with nsys (on PATH, or $NSYS) first.\n"
           "\n"
           "Options:\n"
           "  -o, --output PATH        write the trace to PATH\n"
@@ -139,6 +143,18 @@ static int parse_sources(char *list, const char **names, size_t max, const char 
         names[n++] = name;
     }
     return (int)n;
+}
+
+/* A one-line progress display on a terminal, redrawn at most 5 times a
+ * second. */
+static void show_progress(void *ctx, double fraction)
+{
+    struct timespec *last = ctx, now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec == last->tv_sec && now.tv_nsec - last->tv_nsec < 200000000)
+        return;
+    *last = now;
+    fprintf(stderr, "\rnsys-perfetto: converting... %3d%%", (int)(fraction * 100));
 }
 
 static void print_stats(const nsysp_result *r)
@@ -330,8 +346,30 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     opt.cancel = &interrupted;
 
+    /* A .nsys-rep goes through the user's nsys first; the trace still goes
+     * beside the report. */
+    char exported[4096] = "", tmpdir[4096] = "", default_output[4096];
+    if (is_nsys_report(input)) {
+        int rc = export_nsys_report(input, exported, sizeof exported, tmpdir, sizeof tmpdir);
+        if (rc != NSYSP_OK)
+            return rc;
+        if (!opt.output_path &&
+            nsysp_default_output_path(input, default_output, sizeof default_output) == 0)
+            opt.output_path = default_output;
+    }
+
+    struct timespec last_progress = {0};
+    bool progress = !quiet && isatty(2);
+    if (progress) {
+        opt.progress = show_progress;
+        opt.progress_ctx = &last_progress;
+    }
     nsysp_result res;
-    nsysp_status status = nsysp_convert(input, &opt, &res);
+    nsysp_status status = nsysp_convert(exported[0] ? exported : input, &opt, &res);
+    if (progress && last_progress.tv_sec)
+        fputs("\r\033[K", stderr); /* clear the progress line */
+    if (exported[0])
+        remove_export(exported, tmpdir);
     if (status != NSYSP_OK) {
         fprintf(stderr, "nsys-perfetto: %s\n", res.message);
         return status;

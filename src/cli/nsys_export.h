@@ -1,0 +1,22 @@
+/* .nsys-rep and .qdrep inputs: exported to SQLite with the user's own nsys
+ * (on PATH, or named by $NSYS) into a temporary directory first. */
+#ifndef NSYSP_CLI_NSYS_EXPORT_H
+#define NSYSP_CLI_NSYS_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether path names an nsys report rather than its SQLite export. */
+bool is_nsys_report(const char *path);
+
+/* Exports report into a new temporary directory; on success writes the
+ * SQLite path into sqlite (size bytes) and the directory into tmpdir, and
+ * returns 0. On failure prints one line naming the report and returns an
+ * nsysp_status. */
+int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpdir,
+                       size_t tmpdir_size);
+
+/* Removes what export_nsys_report created. */
+void remove_export(const char *sqlite, const char *tmpdir);
+
+#endif
