@@ -69,6 +69,9 @@ typedef struct nsysp_options {
     int64_t time_start, time_end;
     int64_t gpu;
     int32_t pid;
+    /* Several reports (nsysp_convert_many) are aligned on their session
+     * starts in UTC; with align_start they all start at zero instead. */
+    int align_start;
     /* Called now and then with how far the conversion is (0..1), e.g. to
      * draw a progress display; NULL for none. */
     void (*progress)(void *ctx, double fraction);
@@ -134,6 +137,12 @@ void nsysp_options_init(nsysp_options *opt);
 /* Converts one report. Fills *result (which may be NULL) and returns
  * NSYSP_OK or an error status with result->message set. */
 nsysp_status nsysp_convert(const char *input_path, const nsysp_options *opt, nsysp_result *result);
+
+/* Merges several reports into one trace: one process group per process of
+ * every report, named with its host (or file name), pids kept apart, times
+ * aligned (see align_start). The output defaults to the first input's. */
+nsysp_status nsysp_convert_many(const char *const *inputs, size_t n_inputs,
+                                const nsysp_options *opt, nsysp_result *result);
 
 /* Writes the default output path for input into out (size bytes):
  * "dir/report.sqlite" -> "dir/report.perfetto-trace". Returns 0, or -1 when

@@ -68,24 +68,35 @@ static int feed_advance(feed *f, buf *err, int *status)
     }
 }
 
-typedef struct conversion {
+/* One input report: what is read from it and the model it feeds. */
+typedef struct report {
     const char *input;
     const nsysp_options *opt;
-    nsysp_result *res;
-    buf err;
+    nsysp_result *res;       /* shared: stats of all reports go there */
+    buf *err;                /* shared */
     nsys_db *db;
     nsys_strings strings;
     nsys_meta meta;
     nsys_enums enums;
-    regex_t nvtx_filter;
-    bool has_nvtx_filter;
     bool meta_loaded;
-    pw_writer *writer;
     conv c;
     bool model_ready;
     feed feeds[NSYSP_MAX_SOURCES];
     size_t n_feeds;
     int64_t range_start, range_end; /* --time-range in report time */
+    int64_t first_start;     /* earliest row, or NSYS_NULL */
+    int64_t align;           /* added to align it with the other reports */
+} report;
+
+typedef struct conversion {
+    const nsysp_options *opt;
+    nsysp_result *res;
+    buf err;
+    regex_t nvtx_filter;
+    bool has_nvtx_filter;
+    pw_writer *writer;
+    report *reports;
+    size_t n_reports;
 } conversion;
 
 /* Whether the options' source list (if any) names src. */
@@ -99,39 +110,39 @@ static bool source_selected(const nsysp_options *opt, const source *src)
     return false;
 }
 
-static int open_feeds(conversion *cv)
+static int open_feeds(report *r)
 {
     int status = NSYSP_OK;
-    for (size_t i = 0; i < sources_count() && cv->n_feeds < NSYSP_MAX_SOURCES; i++) {
+    for (size_t i = 0; i < sources_count() && r->n_feeds < NSYSP_MAX_SOURCES; i++) {
         const source *src = source_at(i);
-        if (!nsys_db_has_table(cv->db, src->table->name) || !source_selected(cv->opt, src))
+        if (!nsys_db_has_table(r->db, src->table->name) || !source_selected(r->opt, src))
             continue;
-        feed *f = &cv->feeds[cv->n_feeds];
-        nsysp_source_stats *st = &cv->res->sources[cv->res->n_sources];
+        feed *f = &r->feeds[r->n_feeds];
+        nsysp_source_stats *st = &r->res->sources[r->res->n_sources];
         memset(st, 0, sizeof *st);
         st->name = src->name;
         st->table = src->table->name;
-        status = nsys_cursor_open(cv->db, src->table, &f->cursor, &cv->err);
+        status = nsys_cursor_open(r->db, src->table, &f->cursor, r->err);
         if (status != NSYSP_OK)
             return status;
         f->src = src;
         f->row = xcalloc(1, src->row_size);
         f->stats = st;
-        cv->n_feeds++;
-        cv->res->n_sources++;
-        if (feed_advance(f, &cv->err, &status) < 0)
+        r->n_feeds++;
+        r->res->n_sources++;
+        if (feed_advance(f, r->err, &status) < 0)
             return status;
     }
     return NSYSP_OK;
 }
 
 /* The feed whose current row starts first (ties: registry order). */
-static feed *next_feed(conversion *cv)
+static feed *next_feed(report *r)
 {
     feed *best = NULL;
     int64_t best_start = 0;
-    for (size_t i = 0; i < cv->n_feeds; i++) {
-        feed *f = &cv->feeds[i];
+    for (size_t i = 0; i < r->n_feeds; i++) {
+        feed *f = &r->feeds[i];
         if (!f->has_row)
             continue;
         int64_t s = feed_start(f);
@@ -143,40 +154,38 @@ static feed *next_feed(conversion *cv)
     return best;
 }
 
-/* trace_processor drops negative timestamps; reports can have events from
- * before the session start, so the whole trace moves by one constant. */
-static int64_t time_shift(conversion *cv)
+/* The earliest row of the report (the feeds are primed), or NSYS_NULL.
+ * trace_processor drops negative timestamps and reports can have events
+ * from before the session start, so the trace moves by one constant. */
+static int64_t first_start(report *r)
 {
-    feed *first = next_feed(cv);
-    if (!first)
-        return 0;
-    int64_t start = feed_start(first);
-    return start < 0 ? -start : 0;
+    feed *first = next_feed(r);
+    return first ? feed_start(first) : NSYS_NULL;
 }
 
-static int run_feeds(conversion *cv)
+static int run_feeds(report *r)
 {
     int status = NSYSP_OK;
     uint64_t rows = 0;
-    feed *f = next_feed(cv);
+    feed *f = next_feed(r);
     /* Progress is the position in time between the first row and the end. */
     int64_t first = f ? feed_start(f) : 0;
-    double span = (double)(cv->c.report_end > first ? cv->c.report_end - first : 1);
-    for (; f != NULL; f = next_feed(cv)) {
+    double span = (double)(r->c.report_end > first ? r->c.report_end - first : 1);
+    for (; f != NULL; f = next_feed(r)) {
         if ((++rows & 0xFFF) == 0) {
-            if (cv->opt->cancel && *cv->opt->cancel) {
-                buf_printf(&cv->err, "%s: interrupted", cv->input);
+            if (r->opt->cancel && *r->opt->cancel) {
+                buf_printf(r->err, "%s: interrupted", r->input);
                 return NSYSP_ERR_INTERRUPTED;
             }
-            if (cv->opt->progress && (rows & 0xFFFF) == 0) {
+            if (r->opt->progress && (rows & 0xFFFF) == 0) {
                 double done = (double)(feed_start(f) - first) / span;
-                cv->opt->progress(cv->opt->progress_ctx, done < 0 ? 0 : done > 1 ? 1 : done);
+                r->opt->progress(r->opt->progress_ctx, done < 0 ? 0 : done > 1 ? 1 : done);
             }
         }
         int64_t start = feed_start(f);
-        int rc = cv->opt->has_time_range && (start < cv->range_start || start > cv->range_end)
+        int rc = r->opt->has_time_range && (start < r->range_start || start > r->range_end)
                      ? SOURCE_SKIPPED(NSYSP_SKIP_FILTERED)
-                     : f->src->emit(&cv->c, f->row);
+                     : f->src->emit(&r->c, f->row);
         if (rc == SOURCE_FAILED)
             return NSYSP_ERR_OUTPUT;
         uint64_t weight = feed_weight(f);
@@ -184,19 +193,19 @@ static int run_feeds(conversion *cv)
             f->stats->emitted += weight;
         else
             f->stats->skipped[rc - 1] += weight;
-        if (feed_advance(f, &cv->err, &status) < 0)
+        if (feed_advance(f, r->err, &status) < 0)
             return status;
     }
-    return model_finish(&cv->c.model) < 0 ? NSYSP_ERR_OUTPUT : NSYSP_OK;
+    return model_finish(&r->c.model) < 0 ? NSYSP_ERR_OUTPUT : NSYSP_OK;
 }
 
-static void close_feeds(conversion *cv)
+static void close_feeds(report *r)
 {
-    for (size_t i = 0; i < cv->n_feeds; i++) {
-        nsys_cursor_close(cv->feeds[i].cursor);
-        free(cv->feeds[i].row);
+    for (size_t i = 0; i < r->n_feeds; i++) {
+        nsys_cursor_close(r->feeds[i].cursor);
+        free(r->feeds[i].row);
     }
-    cv->n_feeds = 0;
+    r->n_feeds = 0;
 }
 
 static bool source_selected(const nsysp_options *opt, const source *src);
@@ -215,48 +224,48 @@ static size_t tables_of(const nsysp_options *opt, const char **tables, bool work
 }
 
 /* --min-stream-activity: marks the streams to leave out (nsys_activity.h). */
-static int hide_idle_streams(conversion *cv)
+static int hide_idle_streams(report *r)
 {
-    if (cv->opt->min_stream_activity <= 0)
+    if (r->opt->min_stream_activity <= 0)
         return NSYSP_OK;
     const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(cv->opt, tables, true, false); /* waiting is not being busy */
-    int64_t span = cv->meta.session_start != NSYS_NULL && cv->meta.session_end != NSYS_NULL
-                       ? cv->meta.session_end - cv->meta.session_start
+    size_t n = tables_of(r->opt, tables, true, false); /* waiting is not being busy */
+    int64_t span = r->meta.session_start != NSYS_NULL && r->meta.session_end != NSYS_NULL
+                       ? r->meta.session_end - r->meta.session_start
                        : 0;
-    return nsys_hide_idle_streams(cv->db, tables, n, cv->opt->min_stream_activity / 100.0, span,
-                                  &cv->res->hidden_streams, &cv->err);
+    return nsys_hide_idle_streams(r->db, tables, n, r->opt->min_stream_activity / 100.0, span,
+                                  &r->res->hidden_streams, r->err);
 }
 
 /* Finds which API calls launched which GPU operations (see nsys_links.h). */
-static int build_links(conversion *cv)
+static int build_links(report *r)
 {
     const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(cv->opt, tables, true, true);
-    if (!source_selected(cv->opt, &SOURCE_CUDA_API))
+    size_t n = tables_of(r->opt, tables, true, true);
+    if (!source_selected(r->opt, &SOURCE_CUDA_API))
         return NSYSP_OK;
-    nsys_link_filter filter = {cv->opt->gpu, INT64_MIN, INT64_MAX};
-    if (cv->opt->has_time_range) {
-        filter.start = cv->range_start;
-        filter.end = cv->range_end;
+    nsys_link_filter filter = {r->opt->gpu, INT64_MIN, INT64_MAX};
+    if (r->opt->has_time_range) {
+        filter.start = r->range_start;
+        filter.end = r->range_end;
     }
-    return nsys_links_build(cv->db, SOURCE_CUDA_API.table->name, tables, n, &filter, &cv->err);
+    return nsys_links_build(r->db, SOURCE_CUDA_API.table->name, tables, n, &filter, r->err);
 }
 
 /* Where ranges still open at the end of the report close: the session's
  * end, else the last end time of any table the sources read. */
-static int64_t report_end(conversion *cv)
+static int64_t report_end(report *r)
 {
-    int64_t end = cv->meta.session_end;
+    int64_t end = r->meta.session_end;
     for (size_t i = 0; i < sources_count(); i++) {
         const char *table = source_at(i)->table->name;
-        if (!nsys_db_has_column(cv->db, table, "end"))
+        if (!nsys_db_has_column(r->db, table, "end"))
             continue;
         char sql[256];
         snprintf(sql, sizeof sql, "SELECT max(\"end\") FROM \"%s\"", table);
         sqlite3_stmt *st;
         if (end != NSYS_NULL ||
-            sqlite3_prepare_v2(nsys_db_sqlite(cv->db), sql, -1, &st, NULL) != SQLITE_OK)
+            sqlite3_prepare_v2(nsys_db_sqlite(r->db), sql, -1, &st, NULL) != SQLITE_OK)
             continue;
         if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
             int64_t v = sqlite3_column_int64(st, 0);
@@ -268,12 +277,12 @@ static int64_t report_end(conversion *cv)
 }
 
 /* NVTX ranges onto the GPU (nsys_nvtx_gpu.h), over the GPU work only. */
-static int project_nvtx(conversion *cv)
+static int project_nvtx(report *r)
 {
     const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(cv->opt, tables, true, false);
-    return nsys_nvtx_gpu_build(cv->db, SOURCE_CUDA_API.table->name, tables, n,
-                               cv->c.report_end, &cv->err);
+    size_t n = tables_of(r->opt, tables, true, false);
+    return nsys_nvtx_gpu_build(r->db, SOURCE_CUDA_API.table->name, tables, n,
+                               r->c.report_end, r->err);
 }
 
 /* Tables the reader uses for names and labels rather than events. */
@@ -284,6 +293,7 @@ static bool is_metadata_table(const char *t)
         "META_DATA_CAPTURE", "EXPORT_META_DATA", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_STREAM",
         "TARGET_INFO_NVTX_CUDA_STREAM", "TARGET_INFO_NVTX_CUDA_DEVICE", "TARGET_INFO_GPU_METRICS",
         "GENERIC_EVENT_SOURCES", "GENERIC_EVENT_TYPES", "OSRT_CALLCHAINS", "SAMPLING_CALLCHAINS",
+        "TARGET_INFO_SESSION_START_TIME",
     };
     for (size_t i = 0; i < sizeof METADATA / sizeof *METADATA; i++)
         if (strcmp(t, METADATA[i]) == 0)
@@ -293,32 +303,32 @@ static bool is_metadata_table(const char *t)
 
 static void note_unread_table(void *ctx, const char *table)
 {
-    conversion *cv = ctx;
-    if (is_metadata_table(table) || cv->res->n_unread == NSYSP_MAX_SOURCES)
+    report *r = ctx;
+    if (is_metadata_table(table) || r->res->n_unread == NSYSP_MAX_SOURCES)
         return;
     for (size_t i = 0; i < sources_count(); i++)
         if (strcmp(source_at(i)->table->name, table) == 0)
             return;
-    size_t i = cv->res->n_unread++;
-    snprintf(cv->res->unread[i].name, sizeof cv->res->unread[i].name, "%s", table);
-    cv->res->unread[i].rows = -1;
-    if (!cv->opt->count_unread_tables)
+    size_t i = r->res->n_unread++;
+    snprintf(r->res->unread[i].name, sizeof r->res->unread[i].name, "%s", table);
+    r->res->unread[i].rows = -1;
+    if (!r->opt->count_unread_tables)
         return;
     char sql[160];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", cv->res->unread[i].name);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", r->res->unread[i].name);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(nsys_db_sqlite(cv->db), sql, -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(nsys_db_sqlite(r->db), sql, -1, &st, NULL) == SQLITE_OK) {
         if (sqlite3_step(st) == SQLITE_ROW)
-            cv->res->unread[i].rows = sqlite3_column_int64(st, 0);
+            r->res->unread[i].rows = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
     }
 }
 
-/* Refuses to write over the input itself (the rename would destroy it). */
-static int check_output_is_not_input(conversion *cv)
+/* Refuses to write over an input (the rename would destroy it). */
+static int check_output_is_not_input(conversion *cv, const char *input)
 {
     char in[PATH_MAX], out[PATH_MAX];
-    if (realpath(cv->input, in) && realpath(cv->res->output_path, out) && strcmp(in, out) == 0) {
+    if (realpath(input, in) && realpath(cv->res->output_path, out) && strcmp(in, out) == 0) {
         buf_printf(&cv->err, "%s: output path is the input report", cv->res->output_path);
         return NSYSP_ERR_OUTPUT;
     }
@@ -338,79 +348,164 @@ static int compile_filters(conversion *cv)
         return NSYSP_ERR_USAGE;
     }
     cv->has_nvtx_filter = true;
-    cv->c.nvtx_filter = &cv->nvtx_filter;
     return NSYSP_OK;
 }
 
-static int convert(conversion *cv)
+/* Reads what a report needs before its events (names, links, the GPU
+ * projection of NVTX) and primes its feeds. */
+static int open_report(report *r)
+{
+    int status;
+    r->db = nsys_db_open(r->input, r->err, &status);
+    if (!r->db)
+        return status;
+    nsys_db_set_cancel(r->db, r->opt->cancel);
+    snprintf(r->res->schema_version, sizeof r->res->schema_version, "%s",
+             nsys_db_schema_version(r->db));
+    if ((status = nsys_strings_load(r->db, &r->strings, r->err)) != NSYSP_OK)
+        return status;
+    r->meta_loaded = true;
+    if ((status = nsys_meta_load(r->db, &r->strings, &r->meta, r->err)) != NSYSP_OK)
+        return status;
+    if ((status = nsys_enums_load(r->db, &r->enums, r->err)) != NSYSP_OK)
+        return status;
+    int64_t origin = r->meta.session_start == NSYS_NULL ? 0 : r->meta.session_start;
+    r->range_start = origin + r->opt->time_start;
+    r->range_end = origin + r->opt->time_end;
+    if ((status = hide_idle_streams(r)) != NSYSP_OK)
+        return status;
+    if ((status = build_links(r)) != NSYSP_OK)
+        return status;
+    r->c.report_end = report_end(r);
+    if ((status = project_nvtx(r)) != NSYSP_OK)
+        return status;
+    if ((status = nsys_callchains_build(r->db, r->err)) != NSYSP_OK)
+        return status;
+    if ((status = open_feeds(r)) != NSYSP_OK)
+        return status;
+    nsys_db_each_table(r->db, note_unread_table, r);
+    r->first_start = first_start(r);
+    return NSYSP_OK;
+}
+
+/* What tells merged reports apart: the host that captured it, else the
+ * file name. */
+static void report_label(const report *r, char *out, size_t size)
+{
+    const char *host = nsys_db_meta(r->db, "EXPORT_HOST");
+    const char *slash = strrchr(r->input, '/');
+    snprintf(out, size, "%s", host && *host ? host : slash ? slash + 1 : r->input);
+}
+
+/* Time alignment of several reports: on each one's session start in UTC
+ * (TARGET_INFO_SESSION_START_TIME), or all starting at zero (align_start).
+ * Then one shift for all, so that no timestamp is negative. */
+static int64_t align_reports(conversion *cv)
+{
+    int64_t earliest_utc = INT64_MAX;
+    for (size_t i = 0; i < cv->n_reports; i++)
+        if (cv->reports[i].meta.session_utc != NSYS_NULL &&
+            cv->reports[i].meta.session_utc < earliest_utc)
+            earliest_utc = cv->reports[i].meta.session_utc;
+    int64_t shift = 0;
+    for (size_t i = 0; i < cv->n_reports; i++) {
+        report *r = &cv->reports[i];
+        int64_t start = r->meta.session_start == NSYS_NULL ? 0 : r->meta.session_start;
+        if (cv->n_reports > 1 && cv->opt->align_start)
+            r->align = -start;
+        else if (cv->n_reports > 1 && r->meta.session_utc != NSYS_NULL)
+            r->align = r->meta.session_utc - earliest_utc;
+        if (r->first_start != NSYS_NULL && r->first_start + r->align + shift < 0)
+            shift = -(r->first_start + r->align);
+    }
+    return shift;
+}
+
+/* Writes one report's events on its own sequence, with its own model. */
+static int convert_report(conversion *cv, size_t index, int64_t shift, uint64_t first_uuid)
+{
+    report *r = &cv->reports[index];
+    r->c.strings = &r->strings;
+    r->c.meta = &r->meta;
+    r->c.enums = &r->enums;
+    r->c.opt = cv->opt;
+    r->c.nvtx_filter = cv->has_nvtx_filter ? &cv->nvtx_filter : NULL;
+    pw_seq *seq = pw_writer_sequence(cv->writer);
+    if (pw_sequence_start(seq) < 0)
+        return NSYSP_ERR_OUTPUT;
+    model_init(&r->c.model, seq, &r->meta);
+    r->c.model.tracks.next_uuid = first_uuid;
+    r->c.flows.salt = index;
+    r->model_ready = true;
+    model_set_filters(&r->c.model, cv->opt->gpu, cv->opt->pid);
+    if (cv->n_reports > 1) {
+        /* Pids and tids of report k live in their own range, so that equal
+         * pids from different hosts never collide. */
+        char label[128];
+        report_label(r, label, sizeof label);
+        model_set_report(&r->c.model, (int32_t)index, label);
+    }
+    model_set_shift(&r->c.model, r->align + shift);
+    return run_feeds(r);
+}
+
+static int convert(conversion *cv, const char *const *inputs)
 {
     int status = compile_filters(cv);
+    for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++)
+        status = check_output_is_not_input(cv, inputs[i]);
+    for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
+        report *r = &cv->reports[i];
+        r->input = inputs[i];
+        r->opt = cv->opt;
+        r->res = cv->res;
+        r->err = &cv->err;
+        status = open_report(r);
+    }
     if (status != NSYSP_OK)
         return status;
-    status = check_output_is_not_input(cv);
-    if (status != NSYSP_OK)
-        return status;
-    cv->db = nsys_db_open(cv->input, &cv->err, &status);
-    if (!cv->db)
-        return status;
-    nsys_db_set_cancel(cv->db, cv->opt->cancel);
-    snprintf(cv->res->schema_version, sizeof cv->res->schema_version, "%s",
-             nsys_db_schema_version(cv->db));
-    if ((status = nsys_strings_load(cv->db, &cv->strings, &cv->err)) != NSYSP_OK)
-        return status;
-    cv->meta_loaded = true;
-    if ((status = nsys_meta_load(cv->db, &cv->strings, &cv->meta, &cv->err)) != NSYSP_OK)
-        return status;
-    if ((status = nsys_enums_load(cv->db, &cv->enums, &cv->err)) != NSYSP_OK)
-        return status;
-    int64_t origin = cv->meta.session_start == NSYS_NULL ? 0 : cv->meta.session_start;
-    cv->range_start = origin + cv->opt->time_start;
-    cv->range_end = origin + cv->opt->time_end;
-    if ((status = hide_idle_streams(cv)) != NSYSP_OK)
-        return status;
-    if ((status = build_links(cv)) != NSYSP_OK)
-        return status;
-    cv->c.report_end = report_end(cv);
-    if ((status = project_nvtx(cv)) != NSYSP_OK)
-        return status;
-    if ((status = nsys_callchains_build(cv->db, &cv->err)) != NSYSP_OK)
-        return status;
-    if ((status = open_feeds(cv)) != NSYSP_OK)
-        return status;
-    nsys_db_each_table(cv->db, note_unread_table, cv);
+    int64_t shift = align_reports(cv);
+    cv->res->time_shift_ns = shift;
 
     pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level, &cv->err);
     if (!out)
         return NSYSP_ERR_OUTPUT;
     cv->writer = pw_writer_new(out);
-    cv->c.strings = &cv->strings;
-    cv->c.meta = &cv->meta;
-    cv->c.enums = &cv->enums;
-    cv->c.opt = cv->opt;
-    pw_seq *seq = pw_writer_sequence(cv->writer);
-    if (pw_sequence_start(seq) < 0)
-        return NSYSP_ERR_OUTPUT;
-    model_init(&cv->c.model, seq, &cv->meta);
-    model_set_filters(&cv->c.model, cv->opt->gpu, cv->opt->pid);
-    cv->model_ready = true;
+    uint64_t next_uuid = 1;
+    for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
+        status = convert_report(cv, i, shift, next_uuid);
+        next_uuid = cv->reports[i].c.model.tracks.next_uuid;
+    }
+    return status;
+}
 
-    cv->res->time_shift_ns = time_shift(cv);
-    model_set_shift(&cv->c.model, cv->res->time_shift_ns);
-    return run_feeds(cv);
+static void free_report(report *r, nsysp_result *res)
+{
+    close_feeds(r);
+    if (r->model_ready) {
+        res->tracks += r->c.model.tracks.written;
+        res->flows += r->c.flows.linked;
+        model_free(&r->c.model);
+        flows_free(&r->c.flows);
+        pairmap_free(&r->c.memory_in_use);
+        pairmap_free(&r->c.allocations);
+    }
+    buf_free(&r->c.scratch);
+    if (r->meta_loaded) {
+        nsys_meta_free(&r->meta);
+        nsys_enums_free(&r->enums);
+        nsys_strings_free(&r->strings);
+    }
+    nsys_db_close(r->db);
 }
 
 /* Frees everything; commits the output only when status is OK. */
 static int finish(conversion *cv, int status)
 {
-    close_feeds(cv);
-    if (cv->model_ready) {
-        cv->res->tracks = cv->c.model.tracks.written;
-        cv->res->flows = cv->c.flows.linked;
-        model_free(&cv->c.model);
-        flows_free(&cv->c.flows);
-        pairmap_free(&cv->c.memory_in_use);
-        pairmap_free(&cv->c.allocations);
-    }
+    /* Models go first: their tracks count before the writer closes. */
+    for (size_t i = 0; i < cv->n_reports; i++)
+        free_report(&cv->reports[i], cv->res);
+    free(cv->reports);
     if (cv->writer) {
         cv->res->packets = pw_writer_packets(cv->writer);
         if (status == NSYSP_ERR_OUTPUT && !cv->err.len)
@@ -423,13 +518,6 @@ static int finish(conversion *cv, int status)
         cv->res->bytes_uncompressed = totals.bytes_in;
         cv->res->bytes_written = totals.bytes_out;
     }
-    buf_free(&cv->c.scratch);
-    if (cv->meta_loaded) {
-        nsys_meta_free(&cv->meta);
-        nsys_enums_free(&cv->enums);
-        nsys_strings_free(&cv->strings);
-    }
-    nsys_db_close(cv->db);
     if (cv->has_nvtx_filter)
         regfree(&cv->nvtx_filter);
     if (status != NSYSP_OK)
@@ -439,7 +527,8 @@ static int finish(conversion *cv, int status)
     return status;
 }
 
-nsysp_status nsysp_convert(const char *input, const nsysp_options *opt, nsysp_result *result)
+nsysp_status nsysp_convert_many(const char *const *inputs, size_t n_inputs,
+                                const nsysp_options *opt, nsysp_result *result)
 {
     nsysp_options defaults;
     nsysp_result scratch;
@@ -451,20 +540,27 @@ nsysp_status nsysp_convert(const char *input, const nsysp_options *opt, nsysp_re
         result = &scratch;
     memset(result, 0, sizeof *result);
 
-    conversion cv = {.input = input, .opt = opt, .res = result};
-    int status;
-    if (opt->output_path) {
+    conversion cv = {.opt = opt, .res = result};
+    int status = NSYSP_OK;
+    if (n_inputs == 0) {
+        buf_printf(&cv.err, "no input report");
+        status = NSYSP_ERR_USAGE;
+    } else if (opt->output_path) {
         snprintf(result->output_path, sizeof result->output_path, "%s", opt->output_path);
-        status = NSYSP_OK;
-    } else if (nsysp_default_output_path(input, result->output_path,
+    } else if (nsysp_default_output_path(inputs[0], result->output_path,
                                          sizeof result->output_path) < 0) {
-        buf_printf(&cv.err, "%s: path too long", input);
+        buf_printf(&cv.err, "%s: path too long", inputs[0]);
         status = NSYSP_ERR_OUTPUT;
-    } else {
-        status = NSYSP_OK;
     }
+    cv.reports = xcalloc(n_inputs ? n_inputs : 1, sizeof *cv.reports);
+    cv.n_reports = n_inputs;
     if (status == NSYSP_OK)
-        status = convert(&cv);
+        status = convert(&cv, inputs);
     status = finish(&cv, status);
     return (nsysp_status)status;
+}
+
+nsysp_status nsysp_convert(const char *input, const nsysp_options *opt, nsysp_result *result)
+{
+    return nsysp_convert_many(&input, 1, opt, result);
 }

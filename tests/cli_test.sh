@@ -33,7 +33,8 @@ expect 0 "--version" -- "$bin" --version
 grep -q "^nsys-perfetto [0-9]" "$dir/out" || { echo "FAIL: --version text"; fail=1; }
 
 expect 2 "no input" -- "$bin"
-expect 2 "two inputs" -- "$bin" a.sqlite b.sqlite
+expect 3 "two inputs, missing" -- "$bin" a.sqlite b.sqlite
+expect 2 "bad --align" -- "$bin" --align sideways a.sqlite
 expect 2 "unknown option" -- "$bin" --bogus x.sqlite
 expect 2 "bad --kernel-names" -- "$bin" --kernel-names long x.sqlite
 expect 2 "bad --compress-level" -- "$bin" --compress-level 12 x.sqlite

@@ -46,11 +46,13 @@ static const char *source_names(void)
 
 static void usage(FILE *to)
 {
-    fprintf(to, "Usage: nsys-perfetto [OPTIONS] REPORT.sqlite\n"
+    fprintf(to, "Usage: nsys-perfetto [OPTIONS] REPORT.sqlite [REPORT.sqlite...]\n"
           "       nsys-perfetto summary [--match REGEX] [--csv] [--label L]... REPORT...\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
           "Perfetto trace for ui.perfetto.dev and trace_processor. A .nsys-rep or .qdrep\n"
-          "report is exported with nsys (on PATH, or $NSYS) first.\n"
+          "report is exported with nsys (on PATH, or $NSYS) first. Several reports merge\n"
+          "into one trace (use -o): each process is labelled with its host, pids are kept\n"
+          "apart, and times are aligned on each report's session start in UTC.\n"
           "\n"
           "Options:\n"
           "  -o, --output PATH        write the trace to PATH\n"
@@ -70,6 +72,8 @@ static void usage(FILE *to)
           "      --pid PID            keep the events of process PID only (scheduling stays)\n"
           "      --sources LIST       convert only these sources, comma-separated:\n"
           "                           %s\n"
+          "      --align start        with several reports: start them all at zero instead\n"
+          "                           of aligning them on their UTC session starts\n"
           "      --compress-level N   gzip level 1-9 (default: 6)\n"
           "      --no-compress        write an uncompressed trace\n"
           "      --stats              print per-source row accounting to stderr\n"
@@ -195,7 +199,7 @@ int main(int argc, char **argv)
 
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
-           OPT_PID, OPT_SOURCES, OPT_OPEN };
+           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -213,6 +217,7 @@ int main(int argc, char **argv)
         {"pid", required_argument, NULL, OPT_PID},
         {"sources", required_argument, NULL, OPT_SOURCES},
         {"open", no_argument, NULL, OPT_OPEN},
+        {"align", required_argument, NULL, OPT_ALIGN},
         {NULL, 0, NULL, 0},
     };
 
@@ -318,6 +323,14 @@ int main(int argc, char **argv)
         case OPT_OPEN:
             open_ui = 1;
             break;
+        case OPT_ALIGN:
+            if (strcmp(optarg, "start") != 0 && strcmp(optarg, "utc") != 0) {
+                fprintf(stderr, "nsys-perfetto: --align: expected start or utc, got '%s'\n",
+                        optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            opt.align_start = strcmp(optarg, "start") == 0;
+            break;
         case OPT_NO_COMPRESS:
             opt.compress_level = 0;
             break;
@@ -330,12 +343,13 @@ int main(int argc, char **argv)
             return NSYSP_ERR_USAGE;
         }
     }
-    if (optind != argc - 1) {
+    enum { MAX_INPUTS = 64 };
+    size_t n_inputs = (size_t)(argc - optind);
+    if (n_inputs == 0 || n_inputs > MAX_INPUTS) {
         fprintf(stderr, "nsys-perfetto: %s\nTry 'nsys-perfetto --help'.\n",
-                optind >= argc ? "no input report given" : "one input report expected");
+                n_inputs == 0 ? "no input report given" : "at most 64 reports at once");
         return NSYSP_ERR_USAGE;
     }
-    const char *input = argv[optind];
     opt.nvtx_domains = domains;
     opt.n_nvtx_domains = n_domains;
 
@@ -347,16 +361,26 @@ int main(int argc, char **argv)
     opt.cancel = &interrupted;
 
     /* A .nsys-rep goes through the user's nsys first; the trace still goes
-     * beside the report. */
-    char exported[4096] = "", tmpdir[4096] = "", default_output[4096];
-    if (is_nsys_report(input)) {
-        int rc = export_nsys_report(input, exported, sizeof exported, tmpdir, sizeof tmpdir);
-        if (rc != NSYSP_OK)
-            return rc;
-        if (!opt.output_path &&
-            nsysp_default_output_path(input, default_output, sizeof default_output) == 0)
-            opt.output_path = default_output;
+     * beside the (first) report. */
+    static char exported[MAX_INPUTS][4096], tmpdirs[MAX_INPUTS][4096];
+    const char *inputs[MAX_INPUTS];
+    char default_output[4096];
+    int rc = NSYSP_OK;
+    size_t n_exported = 0;
+    for (size_t i = 0; i < n_inputs && rc == NSYSP_OK; i++) {
+        inputs[i] = argv[optind + (int)i];
+        if (!is_nsys_report(inputs[i]))
+            continue;
+        rc = export_nsys_report(inputs[i], exported[i], sizeof exported[i], tmpdirs[i],
+                                sizeof tmpdirs[i]);
+        if (rc == NSYSP_OK) {
+            n_exported = i + 1;
+            inputs[i] = exported[i];
+        }
     }
+    if (rc == NSYSP_OK && !opt.output_path && is_nsys_report(argv[optind]) &&
+        nsysp_default_output_path(argv[optind], default_output, sizeof default_output) == 0)
+        opt.output_path = default_output;
 
     struct timespec last_progress = {0};
     bool progress = !quiet && isatty(2);
@@ -365,11 +389,15 @@ int main(int argc, char **argv)
         opt.progress_ctx = &last_progress;
     }
     nsysp_result res;
-    nsysp_status status = nsysp_convert(exported[0] ? exported : input, &opt, &res);
+    nsysp_status status = rc != NSYSP_OK ? (nsysp_status)rc
+                                         : nsysp_convert_many(inputs, n_inputs, &opt, &res);
     if (progress && last_progress.tv_sec)
         fputs("\r\033[K", stderr); /* clear the progress line */
-    if (exported[0])
-        remove_export(exported, tmpdir);
+    for (size_t i = 0; i < n_exported; i++)
+        if (exported[i][0])
+            remove_export(exported[i], tmpdirs[i]);
+    if (rc != NSYSP_OK)
+        return rc; /* export_nsys_report said why */
     if (status != NSYSP_OK) {
         fprintf(stderr, "nsys-perfetto: %s\n", res.message);
         return status;

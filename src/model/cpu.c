@@ -65,10 +65,7 @@ static const char *comm_of(const model *m, int64_t global_tid)
     return name ? name : nsys_process_name(m->meta, nsys_global_pid_of(global_tid));
 }
 
-static int32_t tid_of(int64_t global_tid)
-{
-    return global_tid ? nsys_tid_of(global_tid) : 0;
-}
+
 
 static int add_switch(model *m, int64_t cpu, int64_t ts, int64_t prev, int64_t prev_state,
                       int64_t next)
@@ -82,10 +79,10 @@ static int add_switch(model *m, int64_t cpu, int64_t ts, int64_t prev, int64_t p
     c->pending[c->n_pending++] = (pw_sched_switch){
         .ts = out_ts,
         .prev_comm = comm_of(m, prev),
-        .prev_pid = tid_of(prev),
+        .prev_pid = prev ? model_tid(m, prev) : 0,
         .prev_state = prev_state,
         .next_comm = comm_of(m, next),
-        .next_pid = tid_of(next),
+        .next_pid = next ? model_tid(m, next) : 0,
     };
     c->seen = true;
     c->running = next;
@@ -96,7 +93,7 @@ static int add_switch(model *m, int64_t cpu, int64_t ts, int64_t prev, int64_t p
 int model_sched(model *m, int64_t cpu, int64_t ts, int64_t global_tid, bool sched_in,
                 int64_t prev_state)
 {
-    if (cpu < 0 || cpu >= CPU_MAX || global_tid <= 0 || tid_of(global_tid) == 0)
+    if (cpu < 0 || cpu >= CPU_MAX || global_tid <= 0 || nsys_tid_of(global_tid) == 0)
         return MODEL_SCHED_INCONSISTENT;
     cpu_state *c = cpu_of(m, cpu);
     if (sched_in) {
@@ -122,7 +119,7 @@ int model_sample(model *m, int64_t ts, int64_t cpu, int64_t global_tid, uint64_t
         return -1;
     m->cpu_samples++;
     return pw_write_perf_sample(m->tracks.seq, out_ts, cpu < 0 ? 0 : (uint32_t)cpu,
-                                nsys_pid_of(global_tid), nsys_tid_of(global_tid), callstack_iid,
+                                model_pid(m, global_tid), model_tid(m, global_tid), callstack_iid,
                                 kernel_mode);
 }
 

@@ -11,9 +11,9 @@ void flows_free(flows *f)
     free(f->ids);
 }
 
-static uint64_t flow_id(int64_t gpid, int64_t corr, int64_t k)
+static uint64_t flow_id(const flows *f, int64_t gpid, int64_t corr, int64_t k)
 {
-    int64_t key[3] = {gpid, corr, k};
+    int64_t key[4] = {gpid, corr, k, (int64_t)f->salt};
     return hmap_hash(key, sizeof key); /* never 0, which Perfetto rejects */
 }
 
@@ -21,7 +21,7 @@ const uint64_t *flows_of_call(flows *f, int64_t gpid, int64_t corr, int64_t n)
 {
     f->ids = xgrow(f->ids, &f->cap_ids, (size_t)n, sizeof *f->ids);
     for (int64_t k = 0; k < n; k++)
-        f->ids[k] = flow_id(gpid, corr, k);
+        f->ids[k] = flow_id(f, gpid, corr, k);
     return f->ids;
 }
 
@@ -29,10 +29,10 @@ uint64_t flows_of_gpu_op(flows *f, int64_t gpid, int64_t corr, int64_t n)
 {
     f->linked++;
     if (n <= 1)
-        return flow_id(gpid, corr, 0);
+        return flow_id(f, gpid, corr, 0);
     uint64_t *seen = pairmap_upsert(&f->next_k, gpid, corr);
     int64_t k = (int64_t)(*seen)++;
     if (k + 1 >= n)
         pairmap_remove(&f->next_k, gpid, corr);
-    return flow_id(gpid, corr, k);
+    return flow_id(f, gpid, corr, k);
 }

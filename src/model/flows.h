@@ -19,6 +19,7 @@ typedef struct flows {
     uint64_t *ids;           /* scratch for a call's ids */
     size_t cap_ids;
     uint64_t linked;         /* GPU operations given a flow */
+    uint64_t salt;           /* tells merged reports' ids apart */
 } flows;
 
 void flows_free(flows *f);

@@ -1,7 +1,10 @@
 #include "model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../common/xalloc.h"
 
 #include "../nsys/nsys_ids.h"
 
@@ -44,6 +47,7 @@ void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
 void model_free(model *m)
 {
     model_free_cpus(m);
+    free(m->report_label);
     slicer_free(&m->slices);
     tracks_free(&m->tracks);
     hmap_free(&m->rows);
@@ -89,6 +93,34 @@ static bool device_hidden(const model *m, int64_t device)
     return m->only_device >= 0 && device != m->only_device;
 }
 
+void model_set_report(model *m, int32_t index, const char *label)
+{
+    m->id_base = index << 22;
+    free(m->report_label);
+    m->report_label = xstrdup(label);
+}
+
+int32_t model_pid(const model *m, int64_t global_id)
+{
+    int32_t pid = nsys_pid_of(global_id);
+    return pid ? m->id_base + pid : 0;
+}
+
+int32_t model_tid(const model *m, int64_t global_tid)
+{
+    int32_t tid = nsys_tid_of(global_tid);
+    return tid ? m->id_base + tid : 0;
+}
+
+/* name, or "name · label" for a merged report. */
+static const char *labelled(const model *m, const char *name, char *out, size_t size)
+{
+    if (!m->report_label)
+        return name;
+    snprintf(out, size, "%s \xC2\xB7 %s", name ? name : "process", m->report_label);
+    return out;
+}
+
 void model_set_shift(model *m, int64_t shift)
 {
     m->slices.shift = shift;
@@ -120,10 +152,11 @@ static track *process_track(model *m, int64_t global_pid)
     track *t = tracks_find(&m->tracks, &key, sizeof key);
     if (t)
         return t;
+    char name[512];
     pw_track desc = {
         .kind = PW_TRACK_PROCESS,
-        .pid = nsys_pid_of(global_pid),
-        .name = nsys_process_name(m->meta, global_pid),
+        .pid = model_pid(m, global_pid),
+        .name = labelled(m, nsys_process_name(m->meta, global_pid), name, sizeof name),
     };
     return tracks_add(&m->tracks, &key, sizeof key, NULL, &desc);
 }
@@ -137,8 +170,8 @@ static track *thread_track(model *m, int64_t global_tid)
     track *process = process_track(m, nsys_global_pid_of(global_tid));
     pw_track desc = {
         .kind = PW_TRACK_THREAD,
-        .pid = nsys_pid_of(global_tid),
-        .tid = nsys_tid_of(global_tid),
+        .pid = model_pid(m, global_tid),
+        .tid = model_tid(m, global_tid),
         .name = nsys_thread_name(m->meta, global_tid),
     };
     return tracks_add(&m->tracks, &key, sizeof key, process, &desc);
@@ -207,7 +240,9 @@ static track *gpu_track(model *m, int64_t device)
     if (gpu && gpu->name && n > 0 && (size_t)n < sizeof name)
         n += snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s", gpu->name);
     if (gpu && gpu->bus && n > 0 && (size_t)n < sizeof name)
-        snprintf(name + n, sizeof name - (size_t)n, " (%s)", gpu->bus);
+        n += snprintf(name + n, sizeof name - (size_t)n, " (%s)", gpu->bus);
+    if (m->report_label && n > 0 && (size_t)n < sizeof name)
+        snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s", m->report_label);
     pw_track desc = {
         .kind = PW_TRACK_PLAIN,
         .name = name,

@@ -48,6 +48,8 @@ typedef struct model {
     uint64_t cpu_switches;   /* sched_switch events written */
     uint64_t cpu_samples;    /* perf samples written */
     int64_t only_device;     /* --gpu: other devices hidden; -1 for all */
+    int32_t id_base;         /* added to pids and tids of merged reports */
+    char *report_label;      /* merged reports: "· host" in process/GPU names */
     int32_t only_pid;        /* --pid: other processes hidden; 0 for all */
 } model;
 
@@ -57,6 +59,15 @@ void model_free(model *m);
 /* Hides the rows of other devices (device >= 0) and of other processes
  * (pid > 0): their events are dropped and counted as filtered. */
 void model_set_filters(model *m, int64_t device, int32_t pid);
+
+/* For the index-th of several merged reports: its pids and tids move to
+ * their own range (index << 22; Linux pids stay below 2^22) and its
+ * processes and GPUs are named with label. */
+void model_set_report(model *m, int32_t index, const char *label);
+
+/* The pid and tid written for an nsys global id. */
+int32_t model_pid(const model *m, int64_t global_id);
+int32_t model_tid(const model *m, int64_t global_tid);
 
 /* Every timestamp written is the report's plus shift (>= 0 in the trace). */
 void model_set_shift(model *m, int64_t shift);

@@ -379,6 +379,23 @@ static void on_session(nsys_meta *m, const void *r, const nsys_strings *s)
         m->session_end = row->stop;
 }
 
+/* ---- TARGET_INFO_SESSION_START_TIME: the session start in UTC ---------- */
+
+typedef struct utc_row {
+    int64_t utc;
+} utc_row;
+
+static const nsys_column UTC_COLUMNS[] = {
+    NSYS_COL_REQ(utc_row, utc, "utcEpochNs", NSYS_INT),
+};
+static const nsys_table UTC_TABLE = {"TARGET_INFO_SESSION_START_TIME", UTC_COLUMNS, 1, NULL};
+
+static void on_utc(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    m->session_utc = ((const utc_row *)r)->utc;
+}
+
 int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *err)
 {
     memset(m, 0, sizeof *m);
@@ -394,7 +411,7 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     hmap_init(&m->gpu_metrics);
     hmap_init(&m->metric_sources);
     hmap_init(&m->metric_types);
-    m->session_start = m->session_end = NSYS_NULL;
+    m->session_start = m->session_end = m->session_utc = NSYS_NULL;
 
     process_row pr;
     thread_row tr;
@@ -406,6 +423,7 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     metric_row mr;
     source_row gr2;
     type_row tr2;
+    utc_row ur;
     int status = for_each_row(db, &PROCESS_TABLE, &pr, err, on_process, m, strings);
     if (status == NSYSP_OK)
         status = for_each_row(db, &THREAD_TABLE, &tr, err, on_thread, m, strings);
@@ -427,6 +445,8 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
         status = for_each_row(db, &SOURCE_TABLE, &gr2, err, on_generic_source, m, strings);
     if (status == NSYSP_OK)
         status = for_each_row(db, &TYPE_TABLE, &tr2, err, on_generic_type, m, strings);
+    if (status == NSYSP_OK)
+        status = for_each_row(db, &UTC_TABLE, &ur, err, on_utc, m, strings);
     if (status == NSYSP_OK)
         status = count_kernel_processes(db, m, err);
     return status;

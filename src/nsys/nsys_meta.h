@@ -36,6 +36,7 @@ typedef struct nsys_meta {
     size_t n_names, cap_names;
     int64_t session_start;   /* ANALYSIS_DETAILS.startTime, or NSYS_NULL */
     int64_t session_end;     /* ANALYSIS_DETAILS.stopTime, or NSYS_NULL */
+    int64_t session_utc;     /* TARGET_INFO_SESSION_START_TIME.utcEpochNs, or NSYS_NULL */
     hmap cuda_pids;          /* pids that own CUDA streams */
     hmap nvtx_streams;       /* (pid, context, stream) -> name index + 1 */
     hmap nvtx_devices;       /* device id -> name index + 1 */
