@@ -161,7 +161,7 @@ static void show_progress(void *ctx, double fraction)
     fprintf(stderr, "\rnsys-perfetto: converting... %3d%%", (int)(fraction * 100));
 }
 
-static void print_stats(const nsysp_result *r)
+static void print_stats(const nsysp_result *r, double seconds)
 {
     fprintf(stderr, "%-12s %-36s %10s %10s %10s\n", "source", "table", "rows", "events",
             "skipped");
@@ -185,7 +185,7 @@ static void print_stats(const nsysp_result *r)
             (unsigned long long)r->bytes_written, (unsigned long long)r->bytes_uncompressed);
     if (r->time_shift_ns)
         fprintf(stderr, ", timestamps shifted by +%lld ns", (long long)r->time_shift_ns);
-    fputc('\n', stderr);
+    fprintf(stderr, ", %.2f s\n", seconds);
     for (size_t i = 0; i < r->n_unread; i++)
         if (r->unread[i].rows != 0)
             fprintf(stderr, "not converted: %s (%lld rows)\n", r->unread[i].name,
@@ -388,6 +388,8 @@ int main(int argc, char **argv)
         opt.progress = show_progress;
         opt.progress_ctx = &last_progress;
     }
+    struct timespec began, ended;
+    clock_gettime(CLOCK_MONOTONIC, &began);
     nsysp_result res;
     nsysp_status status = rc != NSYSP_OK ? (nsysp_status)rc
                                          : nsysp_convert_many(inputs, n_inputs, &opt, &res);
@@ -402,8 +404,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "nsys-perfetto: %s\n", res.message);
         return status;
     }
+    clock_gettime(CLOCK_MONOTONIC, &ended);
     if (stats)
-        print_stats(&res);
+        print_stats(&res, (double)(ended.tv_sec - began.tv_sec) +
+                              (double)(ended.tv_nsec - began.tv_nsec) * 1e-9);
     if (res.hidden_streams && !quiet)
         fprintf(stderr, "nsys-perfetto: hid %llu CUDA streams busy less than %g%% of the report "
                         "(--min-stream-activity)\n",
