@@ -34,6 +34,19 @@
  *       --samples HZ      CPU samples, about HZ per second of a thread's running time:
  *                         COMPOSITE_EVENTS + SAMPLING_CALLCHAINS (modern and 2022)
  *                         These three: see "CPU side" below.
+ *       --gpu-metrics HZ  GPU metrics sampled HZ times a second (10-200000): GPU_METRICS +
+ *                         TARGET_INFO_GPU_METRICS (modern), GENERIC_EVENTS/_SOURCES/_TYPES (2022)
+ *       --memory-usage    CUDA_GPU_MEMORY_USAGE_EVENTS (modern and 2022)
+ *       --libraries       CUBLAS_EVENTS, CUDNN_EVENTS (modern and 2022)
+ *       --mpi             MPI_* tables (modern)
+ *       --openacc         CUPTI_ACTIVITY_KIND_OPENACC_DATA/_LAUNCH/_OTHER (modern and 2022)
+ *       --openmp          OPENMP_EVENT_KIND_* tables, three OpenMP worker threads per process
+ *                         (modern and 2022)
+ *       --um-faults       CUDA_UM_CPU_PAGE_FAULT_EVENTS, CUDA_UM_GPU_PAGE_FAULT_EVENTS (modern
+ *                         and 2022)
+ *       --diagnostics     DIAGNOSTIC_EVENT (modern)
+ *       --all-tables      all of these the schema has, --gpu-metrics at 1000 Hz unless given
+ *                         These nine: see "Further tables" below.
  *   -v, --verbose         print row counts and timings to stderr
  *   -h, --help
  *
@@ -135,6 +148,80 @@
  *   ~4.8 s). Each option alone: ~13% OSRT, ~13% SCHED or ~7% samples. More CUDA threads than
  *   CPUs means fewer samples per row.
  *
+ * Further tables (--gpu-metrics, --memory-usage, --libraries, --mpi, --openacc, --openmp,
+ * --um-faults, --diagnostics; all off by default, refused with --schema legacy):
+ *   Shapes: NVIDIA's SQLite Schema Reference for 2026.4 (schema 3.28.1) for the modern schema;
+ *   full `nsys export --lazy=false` exports of nsys 2022.4.2.1 (3.0.0) for 2022, which has no
+ *   MPI tables, no DIAGNOSTIC_EVENT and no GPU_METRICS (--mpi and --diagnostics need modern).
+ *   Columns newer than 3.7.2 (2023.4) whose first version is unknown are written in the modern
+ *   schema although it claims 3.25.0: GPU_METRICS.rawTimestamp, OPENACC correlationId,
+ *   CUDA_GPU_MEMORY_USAGE_EVENTS.streamId, MPI commUid, CUDA_UM_CPU_PAGE_FAULT_EVENTS.sourceFile
+ *   and sourceLine. Their ENUM tables are written with them (ENUM_CUDA_DEV_MEM_EVENT_OPER,
+ *   ENUM_CUDA_UNIF_MEM_ACCESS_TYPE, ENUM_OPENACC_*, ENUM_OPENMP_*, ENUM_DIAGNOSTIC_*; rows copied
+ *   from the 3.0.0/3.17.1 and 3.25.0 exports).
+ *   These options only watch the CUDA simulation: each draws from a random stream of its own,
+ *   so the CUDA (and CPU-side) rows and their string ids stay those of a run without them; their
+ *   strings come after every other one, and their rows come on top of -n. The rows are kept
+ *   aside and written after the simulation, each table in start order. On a CUDA thread they
+ *   either lie in the time its CUDA calls leave free or contain whole calls (a library call or
+ *   OpenACC construct starts up to 1.5 us before the call and ends after it), never partly
+ *   overlapping a CUDA call, an OS runtime call or one another.
+ *   --gpu-metrics: one sample per GPU every 1e9/HZ ns, from just before 0 to just before the end
+ *     of the session, all metrics of a sample with one timestamp; a value describes the interval
+ *     up to the next sample and follows the GPU rows in it (SM Active from kernel time, PCIe
+ *     RX/TX from host-to-device/device-to-host copies, DRAM from device copies and memsets,
+ *     NVLink from peer copies). Modern: 16 metrics named as in nsys's GH100 metric set
+ *     ("SM Active [Throughput %]", "GPC Clock Frequency [MHz]", ...), metricId 0-15, typeName
+ *     the metric set's name (a guess: no real value is known); values are integers, percentages
+ *     except the clocks, which are in Hz despite "[MHz]", as exports are reported to store them.
+ *     rawTimestamp = timestamp (time source SessionNs). 2022: the 22 fields of the real A100
+ *     export, in its order, JSON text byte-for-byte in its format, timestamp NULL, rawTimestamp
+ *     session ns. typeId = 0x0001_SSSS_0000_00DD: VM 1, source 1 + GPU, the GPU in the low byte
+ *     (gpuId = typeId & 0xFF); one source and one type per GPU (sourceId = typeId with the low
+ *     byte 0). GPU 0 gets the real export's ids.
+ *   --memory-usage: the existing cudaMalloc/cudaFree calls allocate and free: an allocation on
+ *     the thread's device (memKind 2, Device), a free of one of the process's live blocks with
+ *     its address and bytes (a cudaFree without a live block frees nothing), correlationId the
+ *     call's; some blocks are never freed. Each process's first CUDA call loads its module:
+ *     three named __device__ variables (memKind 5, Device Static, correlationId NULL).
+ *   --libraries: cuBLAS calls (eventClass 29) around 60% of GEMM kernel launches, cuDNN calls
+ *     (28) around 15% of the other launches (a quarter of them covering the next CUDA call too),
+ *     and short calls (cublasSetStream_v2, cudnnSetTensorNdDescriptor, ...) in 12% of the free
+ *     gaps of 2.5 us or more.
+ *   --mpi: one rank per process (MPI_RANKS: its main thread), calls on the main thread in free
+ *     gaps: MPI_Init (in the first gap of 30 us or more), MPI_Comm_rank, MPI_Comm_size,
+ *     MPI_Comm_dup, then cycles of Irecv/Isend from/to the neighbour ranks with MPI_Test and
+ *     MPI_Wait on their requests (every third cycle blocking MPI_Send/MPI_Recv), a collective
+ *     (Allreduce, Bcast with a root, Barrier, Allgather, Reduce to 0) and every other cycle an
+ *     MPI_Iallreduce and its MPI_Wait. Tags, sizes and collectives are the same on every rank.
+ *     MPICH-style handles (MPI_COMM_WORLD 0x44000000, its duplicate 0x84000002, requests
+ *     0xac00000n reused), commUid the same on every rank; MPI_COMMUNICATORS: both communicators
+ *     per rank, members "0,1,..." (format not known). At the end rank 0 is left in MPI_Barrier and
+ *     the last rank in MPI_Recv with end NULL (unfinished); the others call MPI_Finalize.
+ *   --openacc: directives of an NVHPC program around CUDA calls: Compute Construct > Enqueue
+ *     Launch around 20% of kernel launches (one launch of the runtime's own, srcFile
+ *     "(runtime)", no construct), Enter Data/Update > Enqueue Upload around host-to-device
+ *     copies, Exit Data/Update > Enqueue Download around device-to-host ones, Wait around stream
+ *     and device syncs; names as nsys's openacc_sum prints them, DeviceType 4 (nvidia), cu*Id of
+ *     the call's stream, gangs/workers/vector from the kernel's grid and block. The Enqueue
+ *     events and Wait carry the CUDA call's correlationId (modern). Taken before --libraries.
+ *   --openmp: each process runs a team of its main thread and three worker threads
+ *     (pid + threads + 3 + k, "OpenMP Worker Thread" in ThreadNames; the main thread is named
+ *     "OpenMP Initial Thread" as nsys names it). Parallel regions take 60% of the main thread's
+ *     free gaps of 40 us or more; names, kinds and ids as in a real 2022.4 export of a libomp
+ *     program: per team thread Implicit Task > [Waiting for Lock, Mutex released (instant,
+ *     nameId 4294967295)] [Waiting to enter Critical Region, Critical Region] Single Region
+ *     (Executor/Waiting) > Explicit Task Creation (instant) and Implicit Barrier > Explicit Task
+ *     (executor); parallelId and taskId counted per process from 2. OPENMP_EVENT_KIND_THREAD:
+ *     the team's threads until the end of the session.
+ *   --um-faults: 5% of kernels take 1-3 GPU fault groups (ranges, which may overlap), 10% of
+ *     synchronising calls are followed by 1-6 CPU faults (instants) in managed memory.
+ *   --diagnostics: messages with the texts real 2024.6-2025.3 exports have: daemon warnings
+ *     before 0 (VM-level globalPid), "Profiling has started." at 0 and "Profiling has stopped."
+ *     at the session end (globalPid 0xFE00000000000000), per process the injection's messages,
+ *     an error, the analysis' counts (timestampType 2), and one message after the stop. Real
+ *     exports never leave globalPid NULL; two VM-level messages here do (the schema allows it).
+ *
  * Build: cc -std=c11 -O2 -o nsys-fixture nsys-fixture.c -lsqlite3
  */
 #include <errno.h>
@@ -180,6 +267,18 @@ static const char *const usage_text =
     "                        (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS; modern and 2022)\n"
     "                        The CPU side adds host work between CUDA calls; see the\n"
     "                        source's header for the model and the row mix\n"
+    "      --gpu-metrics HZ  GPU metrics sampled HZ times a second, 10-200000 (GPU_METRICS\n"
+    "                        + TARGET_INFO_GPU_METRICS; 2022: GENERIC_EVENTS)\n"
+    "      --memory-usage    CUDA_GPU_MEMORY_USAGE_EVENTS\n"
+    "      --libraries       CUBLAS_EVENTS, CUDNN_EVENTS\n"
+    "      --mpi             MPI_* tables (modern schema)\n"
+    "      --openacc         CUPTI_ACTIVITY_KIND_OPENACC_DATA/_LAUNCH/_OTHER\n"
+    "      --openmp          OPENMP_EVENT_KIND_* tables\n"
+    "      --um-faults       CUDA_UM_CPU/GPU_PAGE_FAULT_EVENTS\n"
+    "      --diagnostics     DIAGNOSTIC_EVENT (modern schema)\n"
+    "      --all-tables      all of the above the schema has (--gpu-metrics 1000)\n"
+    "                        These need --schema modern or 2022 and leave the CUDA rows\n"
+    "                        as they are; see the source's header\n"
     "  -v, --verbose         print row counts and timings to stderr\n"
     "  -h, --help            show this help\n";
 
@@ -288,6 +387,11 @@ static int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
 /* ------------------------------------------------------------------------------------
  * Binary min-heap of fixed-size elements
  * ---------------------------------------------------------------------------------- */
@@ -389,12 +493,15 @@ struct column {
     unsigned flags;
     unsigned schemas;
     struct value def; /* value written unless the row sets the column */
+    const char *references; /* column constraint after NOT NULL / PRIMARY KEY, NULL: none */
 };
 
-/* Column with a NULL default, with an integer default, with a text default. */
-#define COL(name, type, flags, schemas) {name, type, flags, schemas, {V_NULL, 0, NULL}}
-#define COLI(name, type, flags, schemas, i) {name, type, flags, schemas, {V_INT, i, NULL}}
-#define COLT(name, type, flags, schemas, s) {name, type, flags, schemas, {V_TEXT, 0, s}}
+/* Column with a NULL default, with an integer default, with a text default; one with a
+ * REFERENCES constraint (3.0.0 wrote a few as real SQL, later versions as comments). */
+#define COL(name, type, flags, schemas) {name, type, flags, schemas, {V_NULL, 0, NULL}, NULL}
+#define COLI(name, type, flags, schemas, i) {name, type, flags, schemas, {V_INT, i, NULL}, NULL}
+#define COLT(name, type, flags, schemas, s) {name, type, flags, schemas, {V_TEXT, 0, s}, NULL}
+#define COLR(name, type, flags, schemas, refs) {name, type, flags, schemas, {V_NULL, 0, NULL}, refs}
 #define INT "INTEGER"
 #define TXT "TEXT"
 
@@ -823,12 +930,292 @@ static const struct column composite_cols[] = {
     [CE_CPU_CYCLES] = COLI("cpuCycles", INT, NN, S_NEW, 1),
 };
 
+/* ---- Tables of --gpu-metrics, --memory-usage, --libraries, --mpi, --openacc, --openmp,
+ * --um-faults and --diagnostics. Column lists: NVIDIA's SQLite Schema Reference (2026.4,
+ * schema 3.28.1) for the modern shape, full `nsys export --lazy=false` exports of nsys
+ * 2022.4.2.1 (3.0.0) for the 2022 shape; see "Further tables" in the header. */
+
+/* GPU metrics, 2023 on: one row per (sample, GPU, metric). 3.7.2 had no rawTimestamp and a
+ * nullable timestamp; 3.28.1 has both, NOT NULL. */
+enum { GM_RAW_TS, GM_TS, GM_TYPE_ID, GM_METRIC_ID, GM_VALUE, GM__N };
+static const struct column gpu_metrics_cols[] = {
+    [GM_RAW_TS] = COL("rawTimestamp", INT, NN, S_MODERN),
+    [GM_TS] = COL("timestamp", INT, NN, S_MODERN),
+    [GM_TYPE_ID] = COL("typeId", INT, NN, S_MODERN),
+    [GM_METRIC_ID] = COL("metricId", INT, NN, S_MODERN),
+    [GM_VALUE] = COL("value", INT, NN, S_MODERN),
+};
+
+enum { GI_TYPE_ID, GI_SOURCE_ID, GI_TYPE_NAME, GI_METRIC_ID, GI_METRIC_NAME, GI__N };
+static const struct column gpu_metric_info_cols[] = {
+    [GI_TYPE_ID] = COL("typeId", INT, NN, S_MODERN),
+    [GI_SOURCE_ID] = COL("sourceId", INT, NN, S_MODERN),
+    [GI_TYPE_NAME] = COL("typeName", TXT, NN, S_MODERN),
+    [GI_METRIC_ID] = COL("metricId", INT, NN, S_MODERN),
+    [GI_METRIC_NAME] = COL("metricName", TXT, NN, S_MODERN),
+};
+
+/* GPU metrics, 2022.4 (3.0.0): generic events with JSON text; the REFERENCES clauses are
+ * real SQL there. (3.28.1 has structured versions of these tables; not written.) */
+enum { GS_SOURCE_ID, GS_DATA, GS__N };
+static const struct column generic_source_cols[] = {
+    [GS_SOURCE_ID] = COL("sourceId", INT, NN | PK, S_2022),
+    [GS_DATA] = COL("data", TXT, NN, S_2022),
+};
+enum { GT2_TYPE_ID, GT2_SOURCE_ID, GT2_DATA, GT2__N };
+static const struct column generic_type_cols[] = {
+    [GT2_TYPE_ID] = COL("typeId", INT, NN | PK, S_2022),
+    [GT2_SOURCE_ID] = COLR("sourceId", INT, NN, S_2022, "GENERIC_EVENT_SOURCES"),
+    [GT2_DATA] = COL("data", TXT, NN, S_2022),
+};
+enum { GE2_RAW_TS, GE2_TS, GE2_TYPE_ID, GE2_DATA, GE2__N };
+static const struct column generic_event_cols[] = {
+    [GE2_RAW_TS] = COL("rawTimestamp", INT, NN, S_2022),
+    [GE2_TS] = COL("timestamp", INT, 0, S_2022), /* NULL in every row of the real export */
+    [GE2_TYPE_ID] = COLR("typeId", INT, NN, S_2022, "GENERIC_EVENT_TYPES(typeId)"),
+    [GE2_DATA] = COL("data", TXT, NN, S_2022),
+};
+
+/* --cuda-memory-usage: instants; streamId came after 3.7.2. */
+enum {
+    MU_START, MU_GLOBAL_PID, MU_DEVICE, MU_CONTEXT, MU_ADDRESS, MU_PC, MU_BYTES, MU_MEM_KIND, MU_OPER,
+    MU_NAME, MU_CORR, MU_STREAM, MU_LOCAL_POOL_ADDR, MU_LOCAL_POOL_THRESHOLD, MU_LOCAL_POOL_SIZE,
+    MU_LOCAL_POOL_USED, MU_IMPORTED_POOL_ADDR, MU_IMPORTED_POOL_PID, MU__N
+};
+static const struct column memory_usage_cols[] = {
+    [MU_START] = COL("start", INT, NN, S_NEW),
+    [MU_GLOBAL_PID] = COL("globalPid", INT, NN, S_NEW),
+    [MU_DEVICE] = COL("deviceId", INT, NN, S_NEW),
+    [MU_CONTEXT] = COL("contextId", INT, NN, S_NEW),
+    [MU_ADDRESS] = COL("address", INT, NN, S_NEW),
+    [MU_PC] = COL("pc", INT, NN, S_NEW),
+    [MU_BYTES] = COL("bytes", INT, NN, S_NEW),
+    [MU_MEM_KIND] = COL("memKind", INT, NN, S_NEW),
+    [MU_OPER] = COL("memoryOperationType", INT, NN, S_NEW),
+    [MU_NAME] = COL("name", TXT, 0, S_NEW),
+    [MU_CORR] = COL("correlationId", INT, 0, S_NEW),
+    [MU_STREAM] = COL("streamId", INT, 0, S_MODERN),
+    [MU_LOCAL_POOL_ADDR] = COL("localMemoryPoolAddress", INT, 0, S_NEW),
+    [MU_LOCAL_POOL_THRESHOLD] = COL("localMemoryPoolReleaseThreshold", INT, 0, S_NEW),
+    [MU_LOCAL_POOL_SIZE] = COL("localMemoryPoolSize", INT, 0, S_NEW),
+    [MU_LOCAL_POOL_USED] = COL("localMemoryPoolUtilizedSize", INT, 0, S_NEW),
+    [MU_IMPORTED_POOL_ADDR] = COL("importedMemoryPoolAddress", INT, 0, S_NEW),
+    [MU_IMPORTED_POOL_PID] = COL("importedMemoryPoolProcessId", INT, 0, S_NEW),
+};
+
+/* CUBLAS_EVENTS and CUDNN_EVENTS: same columns, unchanged since 3.0.0. */
+enum { LB_START, LB_END, LB_CLASS, LB_GLOBAL_TID, LB_NAME_ID, LB__N };
+static const struct column library_cols[] = {
+    [LB_START] = COL("start", INT, NN, S_NEW),
+    [LB_END] = COL("end", INT, NN, S_NEW),
+    [LB_CLASS] = COL("eventClass", INT, NN, S_NEW),
+    [LB_GLOBAL_TID] = COL("globalTid", INT, 0, S_NEW),
+    [LB_NAME_ID] = COL("nameId", INT, NN, S_NEW),
+};
+
+/* MPI (2023.4 on). The four event tables start with the same four columns; end is NULL
+ * for calls unfinished when the capture stopped; commUid came after 3.7.2. */
+enum { MP_START, MP_END, MP_GLOBAL_TID, MP_TEXT_ID, MP__COMMON };
+#define MPI_COMMON_COLUMNS                               \
+    [MP_START] = COL("start", INT, NN, S_MODERN),        \
+    [MP_END] = COL("end", INT, 0, S_MODERN),             \
+    [MP_GLOBAL_TID] = COL("globalTid", INT, 0, S_MODERN), \
+    [MP_TEXT_ID] = COL("textId", INT, 0, S_MODERN)
+enum { P2P_COMM = MP__COMMON, P2P_COMM_UID, P2P_TAG, P2P_REMOTE, P2P_SIZE, P2P_REQUEST, P2P__N };
+static const struct column mpi_p2p_cols[] = {
+    MPI_COMMON_COLUMNS,
+    [P2P_COMM] = COL("commHandle", INT, 0, S_MODERN),
+    [P2P_COMM_UID] = COL("commUid", INT, 0, S_MODERN),
+    [P2P_TAG] = COL("tag", INT, 0, S_MODERN),
+    [P2P_REMOTE] = COL("remoteRank", INT, 0, S_MODERN),
+    [P2P_SIZE] = COL("size", INT, 0, S_MODERN),
+    [P2P_REQUEST] = COL("requestHandle", INT, 0, S_MODERN),
+};
+enum { CO_COMM = MP__COMMON, CO_COMM_UID, CO_ROOT, CO_SIZE, CO_RECV_SIZE, CO_REQUEST, CO__N };
+static const struct column mpi_collective_cols[] = {
+    MPI_COMMON_COLUMNS,
+    [CO_COMM] = COL("commHandle", INT, 0, S_MODERN),
+    [CO_COMM_UID] = COL("commUid", INT, 0, S_MODERN),
+    [CO_ROOT] = COL("rootRank", INT, 0, S_MODERN),
+    [CO_SIZE] = COL("size", INT, 0, S_MODERN),
+    [CO_RECV_SIZE] = COL("recvSize", INT, 0, S_MODERN),
+    [CO_REQUEST] = COL("requestHandle", INT, 0, S_MODERN),
+};
+enum { SW_REQUEST = MP__COMMON, SW__N };
+static const struct column mpi_start_wait_cols[] = {
+    MPI_COMMON_COLUMNS,
+    [SW_REQUEST] = COL("requestHandle", INT, 0, S_MODERN),
+};
+static const struct column mpi_other_cols[] = {MPI_COMMON_COLUMNS};
+
+enum { MR_GLOBAL_TID, MR_RANK, MR__N };
+static const struct column mpi_rank_cols[] = {
+    [MR_GLOBAL_TID] = COL("globalTid", INT, NN, S_MODERN),
+    [MR_RANK] = COL("rank", INT, NN, S_MODERN),
+};
+enum { MC2_RANK, MC2_TIMESTAMP, MC2_COMM, MC2_PARENT, MC2_LOCAL_RANK, MC2_SIZE, MC2_GROUP_ROOT,
+       MC2_GROUP_ROOT_UID, MC2_MEMBERS, MC2_COMM_UID, MC2__N };
+static const struct column mpi_communicator_cols[] = {
+    [MC2_RANK] = COL("rank", INT, 0, S_MODERN),
+    [MC2_TIMESTAMP] = COL("timestamp", INT, 0, S_MODERN),
+    [MC2_COMM] = COL("commHandle", INT, 0, S_MODERN),
+    [MC2_PARENT] = COL("parentHandle", INT, 0, S_MODERN),
+    [MC2_LOCAL_RANK] = COL("localRank", INT, 0, S_MODERN),
+    [MC2_SIZE] = COL("size", INT, 0, S_MODERN),
+    [MC2_GROUP_ROOT] = COL("groupRoot", INT, 0, S_MODERN),
+    [MC2_GROUP_ROOT_UID] = COL("groupRootUid", INT, 0, S_MODERN),
+    [MC2_MEMBERS] = COL("members", TXT, 0, S_MODERN),
+    [MC2_COMM_UID] = COL("commUid", INT, 0, S_MODERN),
+};
+
+/* OpenACC (CUPTI): three tables sharing twelve columns (DeviceType is spelled so);
+ * correlationId came after 3.7.2. */
+enum { AC_START, AC_END, AC_NAME_ID, AC_GLOBAL_TID, AC_EVENT_KIND, AC_DEVICE_TYPE, AC_LINE, AC_CU_DEVICE,
+       AC_CU_CONTEXT, AC_CU_STREAM, AC_SRC_FILE, AC_FUNC_NAME, AC_CORR, AC__COMMON };
+#define OPENACC_COMMON_COLUMNS                                  \
+    [AC_START] = COL("start", INT, NN, S_NEW),                  \
+    [AC_END] = COL("end", INT, NN, S_NEW),                      \
+    [AC_NAME_ID] = COL("nameId", INT, NN, S_NEW),               \
+    [AC_GLOBAL_TID] = COL("globalTid", INT, 0, S_NEW),          \
+    [AC_EVENT_KIND] = COL("eventKind", INT, NN, S_NEW),         \
+    [AC_DEVICE_TYPE] = COLI("DeviceType", INT, NN, S_NEW, 4),   \
+    [AC_LINE] = COL("lineNo", INT, NN, S_NEW),                  \
+    [AC_CU_DEVICE] = COL("cuDeviceId", INT, NN, S_NEW),         \
+    [AC_CU_CONTEXT] = COL("cuContextId", INT, NN, S_NEW),       \
+    [AC_CU_STREAM] = COL("cuStreamId", INT, NN, S_NEW),         \
+    [AC_SRC_FILE] = COL("srcFile", INT, 0, S_NEW),              \
+    [AC_FUNC_NAME] = COL("funcName", INT, 0, S_NEW),            \
+    [AC_CORR] = COL("correlationId", INT, 0, S_MODERN)
+enum { AA_BYTES = AC__COMMON, AA_VAR_NAME, AA__N };
+static const struct column openacc_data_cols[] = {
+    OPENACC_COMMON_COLUMNS,
+    [AA_BYTES] = COL("bytes", INT, 0, S_NEW),
+    [AA_VAR_NAME] = COL("varName", INT, 0, S_NEW),
+};
+enum { AL_GANGS = AC__COMMON, AL_WORKERS, AL_VECTOR, AL_KERNEL_NAME, AL__N };
+static const struct column openacc_launch_cols[] = {
+    OPENACC_COMMON_COLUMNS,
+    [AL_GANGS] = COL("numGangs", INT, 0, S_NEW),
+    [AL_WORKERS] = COL("numWorkers", INT, 0, S_NEW),
+    [AL_VECTOR] = COL("vectorLength", INT, 0, S_NEW),
+    [AL_KERNEL_NAME] = COL("kernelName", INT, 0, S_NEW),
+};
+static const struct column openacc_other_cols[] = {OPENACC_COMMON_COLUMNS};
+
+/* OpenMP (OMPT): tables sharing seven columns, identical in 3.0.0 and 3.28.1. correlationId
+ * is "currently unused" (0 in the real export). */
+enum { OM_START, OM_END, OM_CLASS, OM_GLOBAL_TID, OM_CORR, OM_NAME_ID, OM_EVENT_KIND, OM__COMMON };
+#define OPENMP_COMMON_COLUMNS                                 \
+    [OM_START] = COL("start", INT, NN, S_NEW),                \
+    [OM_END] = COL("end", INT, NN, S_NEW),                    \
+    [OM_CLASS] = COLI("eventClass", INT, NN, S_NEW, 78),      \
+    [OM_GLOBAL_TID] = COL("globalTid", INT, 0, S_NEW),        \
+    [OM_CORR] = COLI("correlationId", INT, 0, S_NEW, 0),      \
+    [OM_NAME_ID] = COL("nameId", INT, NN, S_NEW),             \
+    [OM_EVENT_KIND] = COL("eventKind", INT, 0, S_NEW)
+enum { OT_THREAD_ID = OM__COMMON, OT_THREAD_TYPE, OT__N };
+static const struct column omp_thread_cols[] = {
+    OPENMP_COMMON_COLUMNS,
+    [OT_THREAD_ID] = COL("threadId", INT, 0, S_NEW),
+    [OT_THREAD_TYPE] = COL("threadType", INT, 0, S_NEW),
+};
+enum { OPR_PARALLEL_ID = OM__COMMON, OPR_PARENT_TASK, OPR__N };
+static const struct column omp_parallel_cols[] = {
+    OPENMP_COMMON_COLUMNS,
+    [OPR_PARALLEL_ID] = COL("parallelId", INT, 0, S_NEW),
+    [OPR_PARENT_TASK] = COL("parentTaskId", INT, 0, S_NEW),
+};
+/* SYNC_REGION and TASK: same columns, kind from different enums */
+enum { OS2_PARALLEL_ID = OM__COMMON, OS2_TASK_ID, OS2_KIND, OS2__N };
+static const struct column omp_sync_region_cols[] = {
+    OPENMP_COMMON_COLUMNS,
+    [OS2_PARALLEL_ID] = COL("parallelId", INT, 0, S_NEW),
+    [OS2_TASK_ID] = COL("taskId", INT, 0, S_NEW),
+    [OS2_KIND] = COL("kind", INT, 0, S_NEW), /* ENUM_OPENMP_SYNC_REGION */
+};
+static const struct column omp_task_cols[] = {
+    OPENMP_COMMON_COLUMNS,
+    [OS2_PARALLEL_ID] = COL("parallelId", INT, 0, S_NEW),
+    [OS2_TASK_ID] = COL("taskId", INT, 0, S_NEW),
+    [OS2_KIND] = COL("kind", INT, 0, S_NEW), /* ENUM_OPENMP_TASK_FLAG */
+};
+enum { OC_PARENT_TASK = OM__COMMON, OC_NEW_TASK, OC__N };
+static const struct column omp_task_create_cols[] = {
+    OPENMP_COMMON_COLUMNS,
+    [OC_PARENT_TASK] = COL("parentTaskId", INT, 0, S_NEW),
+    [OC_NEW_TASK] = COL("newTaskId", INT, 0, S_NEW),
+};
+enum { OW_KIND = OM__COMMON, OW_PARALLEL_ID, OW_TASK_ID, OW_COUNT, OW__N };
+static const struct column omp_workshare_cols[] = {
+    OPENMP_COMMON_COLUMNS,
+    [OW_KIND] = COL("kind", INT, 0, S_NEW), /* ENUM_OPENMP_WORK */
+    [OW_PARALLEL_ID] = COL("parallelId", INT, 0, S_NEW),
+    [OW_TASK_ID] = COL("taskId", INT, 0, S_NEW),
+    [OW_COUNT] = COL("count", INT, 0, S_NEW),
+};
+/* MUTEX_WAIT and MUTEX_RELEASED: same columns; CRITICAL_SECTION lacks taskId. */
+enum { OX_KIND = OM__COMMON, OX_WAIT_ID, OX_TASK_ID, OX__N };
+static const struct column omp_mutex_cols[] = {
+    OPENMP_COMMON_COLUMNS,
+    [OX_KIND] = COL("kind", INT, 0, S_NEW), /* ENUM_OPENMP_MUTEX */
+    [OX_WAIT_ID] = COL("waitId", INT, 0, S_NEW),
+    [OX_TASK_ID] = COL("taskId", INT, 0, S_NEW),
+};
+static const struct column omp_critical_cols[] = {
+    OPENMP_COMMON_COLUMNS,
+    [OX_KIND] = COL("kind", INT, 0, S_NEW),
+    [OX_WAIT_ID] = COL("waitId", INT, 0, S_NEW),
+};
+
+/* Unified memory page faults. CPU faults are instants; sourceFile/sourceLine came after
+ * 3.7.2. */
+enum { UC_START, UC_GLOBAL_PID, UC_ADDRESS, UC_PC, UC_INSTRUCTION, UC_MODULE, UC_UNRESOLVED, UC_SOURCE_FILE,
+       UC_SOURCE_LINE, UC__N };
+static const struct column um_cpu_fault_cols[] = {
+    [UC_START] = COL("start", INT, NN, S_NEW),
+    [UC_GLOBAL_PID] = COL("globalPid", INT, NN, S_NEW),
+    [UC_ADDRESS] = COL("address", INT, NN, S_NEW),
+    [UC_PC] = COL("originalFaultPc", INT, 0, S_NEW),
+    [UC_INSTRUCTION] = COL("CpuInstruction", INT, NN, S_NEW),
+    [UC_MODULE] = COL("module", INT, NN, S_NEW),
+    [UC_UNRESOLVED] = COL("unresolvedFaultPc", INT, 0, S_NEW),
+    [UC_SOURCE_FILE] = COL("sourceFile", INT, 0, S_MODERN),
+    [UC_SOURCE_LINE] = COL("sourceLine", INT, 0, S_MODERN),
+};
+enum { UG_START, UG_END, UG_GLOBAL_PID, UG_DEVICE, UG_ADDRESS, UG_FAULTS, UG_ACCESS, UG__N };
+static const struct column um_gpu_fault_cols[] = {
+    [UG_START] = COL("start", INT, NN, S_NEW),
+    [UG_END] = COL("end", INT, NN, S_NEW),
+    [UG_GLOBAL_PID] = COL("globalPid", INT, NN, S_NEW),
+    [UG_DEVICE] = COL("deviceId", INT, NN, S_NEW),
+    [UG_ADDRESS] = COL("address", INT, NN, S_NEW),
+    [UG_FAULTS] = COL("numberOfPageFaults", INT, NN, S_NEW),
+    [UG_ACCESS] = COL("faultAccessType", INT, NN, S_NEW),
+};
+
+/* nsys's own messages (2024.6 on; same columns in every export that has the table). */
+enum { DG_TIMESTAMP, DG_TIMESTAMP_TYPE, DG_SOURCE, DG_SEVERITY, DG_TEXT, DG_GLOBAL_PID, DG__N };
+static const struct column diagnostic_cols[] = {
+    [DG_TIMESTAMP] = COL("timestamp", INT, NN, S_MODERN),
+    [DG_TIMESTAMP_TYPE] = COL("timestampType", INT, NN, S_MODERN),
+    [DG_SOURCE] = COL("source", INT, NN, S_MODERN),
+    [DG_SEVERITY] = COL("severity", INT, NN, S_MODERN),
+    [DG_TEXT] = COL("text", TXT, NN, S_MODERN),
+    [DG_GLOBAL_PID] = COL("globalPid", INT, 0, S_MODERN),
+};
+
 enum table_id {
     T_STRING_IDS, T_META_EXPORT, T_META_CAPTURE, T_EXPORT_META, T_ANALYSIS, T_SESSION_START,
     T_PROCESSES, T_THREAD_NAMES, T_GPU, T_CUDA_GPU, T_CUDA_STREAM, T_NULL_STREAM, T_CONTEXT_INFO,
     T_RUNTIME, T_KERNEL, T_MEMCPY, T_MEMSET, T_SYNC, T_NVTX_DEVICE, T_NVTX_CONTEXT, T_NVTX_STREAM,
     T_GRAPH_TRACE, T_GRAPH_EVENTS, T_GRAPH_NODE_EVENTS, T_OSRT, T_OSRT_CALLCHAINS, T_UNWIND_TYPE,
-    T_SCHED, T_COMPOSITE, T_SAMPLING_CALLCHAINS, T__COUNT
+    T_SCHED, T_COMPOSITE, T_SAMPLING_CALLCHAINS,
+    /* further tables (options of their own) */
+    T_GPU_METRIC_INFO, T_GPU_METRICS, T_GENERIC_TYPES, T_GENERIC_SOURCES, T_GENERIC_EVENTS, T_MEMORY_USAGE,
+    T_CUBLAS, T_CUDNN, T_MPI_RANKS, T_MPI_P2P, T_MPI_COLLECTIVES, T_MPI_START_WAIT, T_MPI_OTHER,
+    T_MPI_COMMUNICATORS, T_ACC_DATA, T_ACC_LAUNCH, T_ACC_OTHER, T_OMP_THREAD, T_OMP_PARALLEL, T_OMP_SYNC_REGION,
+    T_OMP_TASK, T_OMP_TASK_CREATE, T_OMP_WORKSHARE, T_OMP_MUTEX_WAIT, T_OMP_MUTEX_RELEASED, T_OMP_CRITICAL,
+    T_UM_CPU_FAULTS, T_UM_GPU_FAULTS, T_DIAGNOSTIC, T__COUNT
 };
 
 #define TABLE(name, schemas, cols) {name, schemas, cols, ARRAY_LEN(cols), NULL}
@@ -864,6 +1251,35 @@ static const struct table_def table_defs[T__COUNT] = {
     [T_SCHED] = TABLE("SCHED_EVENTS", S_NEW, sched_cols),
     [T_COMPOSITE] = TABLE("COMPOSITE_EVENTS", S_NEW, composite_cols),
     [T_SAMPLING_CALLCHAINS] = TABLE_PK("SAMPLING_CALLCHAINS", S_NEW, callchain_cols, "id, stackDepth"),
+    [T_GPU_METRIC_INFO] = TABLE("TARGET_INFO_GPU_METRICS", S_MODERN, gpu_metric_info_cols),
+    [T_GPU_METRICS] = TABLE("GPU_METRICS", S_MODERN, gpu_metrics_cols),
+    [T_GENERIC_TYPES] = TABLE("GENERIC_EVENT_TYPES", S_2022, generic_type_cols),
+    [T_GENERIC_SOURCES] = TABLE("GENERIC_EVENT_SOURCES", S_2022, generic_source_cols),
+    [T_GENERIC_EVENTS] = TABLE("GENERIC_EVENTS", S_2022, generic_event_cols),
+    [T_MEMORY_USAGE] = TABLE("CUDA_GPU_MEMORY_USAGE_EVENTS", S_NEW, memory_usage_cols),
+    [T_CUBLAS] = TABLE("CUBLAS_EVENTS", S_NEW, library_cols),
+    [T_CUDNN] = TABLE("CUDNN_EVENTS", S_NEW, library_cols),
+    [T_MPI_RANKS] = TABLE("MPI_RANKS", S_MODERN, mpi_rank_cols),
+    [T_MPI_P2P] = TABLE("MPI_P2P_EVENTS", S_MODERN, mpi_p2p_cols),
+    [T_MPI_COLLECTIVES] = TABLE("MPI_COLLECTIVES_EVENTS", S_MODERN, mpi_collective_cols),
+    [T_MPI_START_WAIT] = TABLE("MPI_START_WAIT_EVENTS", S_MODERN, mpi_start_wait_cols),
+    [T_MPI_OTHER] = TABLE("MPI_OTHER_EVENTS", S_MODERN, mpi_other_cols),
+    [T_MPI_COMMUNICATORS] = TABLE("MPI_COMMUNICATORS", S_MODERN, mpi_communicator_cols),
+    [T_ACC_DATA] = TABLE("CUPTI_ACTIVITY_KIND_OPENACC_DATA", S_NEW, openacc_data_cols),
+    [T_ACC_LAUNCH] = TABLE("CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH", S_NEW, openacc_launch_cols),
+    [T_ACC_OTHER] = TABLE("CUPTI_ACTIVITY_KIND_OPENACC_OTHER", S_NEW, openacc_other_cols),
+    [T_OMP_THREAD] = TABLE("OPENMP_EVENT_KIND_THREAD", S_NEW, omp_thread_cols),
+    [T_OMP_PARALLEL] = TABLE("OPENMP_EVENT_KIND_PARALLEL", S_NEW, omp_parallel_cols),
+    [T_OMP_SYNC_REGION] = TABLE("OPENMP_EVENT_KIND_SYNC_REGION", S_NEW, omp_sync_region_cols),
+    [T_OMP_TASK] = TABLE("OPENMP_EVENT_KIND_TASK", S_NEW, omp_task_cols),
+    [T_OMP_TASK_CREATE] = TABLE("OPENMP_EVENT_KIND_TASK_CREATE", S_NEW, omp_task_create_cols),
+    [T_OMP_WORKSHARE] = TABLE("OPENMP_EVENT_KIND_WORKSHARE", S_NEW, omp_workshare_cols),
+    [T_OMP_MUTEX_WAIT] = TABLE("OPENMP_EVENT_KIND_MUTEX_WAIT", S_NEW, omp_mutex_cols),
+    [T_OMP_MUTEX_RELEASED] = TABLE("OPENMP_EVENT_KIND_MUTEX_RELEASED", S_NEW, omp_mutex_cols),
+    [T_OMP_CRITICAL] = TABLE("OPENMP_EVENT_KIND_CRITICAL_SECTION", S_NEW, omp_critical_cols),
+    [T_UM_CPU_FAULTS] = TABLE("CUDA_UM_CPU_PAGE_FAULT_EVENTS", S_NEW, um_cpu_fault_cols),
+    [T_UM_GPU_FAULTS] = TABLE("CUDA_UM_GPU_PAGE_FAULT_EVENTS", S_NEW, um_gpu_fault_cols),
+    [T_DIAGNOSTIC] = TABLE("DIAGNOSTIC_EVENT", S_MODERN, diagnostic_cols),
 };
 
 /* ------------------------------------------------------------------------------------
@@ -871,9 +1287,16 @@ static const struct table_def table_defs[T__COUNT] = {
  * prefix every row of a table shares.
  * ---------------------------------------------------------------------------------- */
 
+/* What optional output needs: the CPU side (--osrt, --sched, --samples) or one of the
+ * further tables' options. */
+enum feature {
+    FEAT_CPU = 1 << 0, FEAT_GPU_METRICS = 1 << 1, FEAT_MEMORY = 1 << 2, FEAT_LIBRARIES = 1 << 3,
+    FEAT_MPI = 1 << 4, FEAT_OPENACC = 1 << 5, FEAT_OPENMP = 1 << 6, FEAT_UM = 1 << 7, FEAT_DIAG = 1 << 8,
+};
+
 struct enum_row {
     unsigned schemas;
-    int id;
+    int64_t id;
     const char *name, *label;
 };
 
@@ -883,7 +1306,7 @@ struct enum_def {
     const char *prefix;
     const struct enum_row *rows;
     size_t nrows;
-    bool cpu_side; /* written only with --osrt, --sched or --samples */
+    unsigned needs; /* FEAT_* bits: written only when one of them is on; 0: always */
 };
 
 enum { EN_ID, EN_NAME, EN_LABEL, EN__N };
@@ -913,7 +1336,7 @@ static const struct enum_row memcpy_oper_rows[] = {
 };
 
 /* ENUM_CUDA_MEM_KIND ids (srcKind, dstKind, memKind): nsys numbering, not CUPTI's. */
-enum { MEM_PAGEABLE = 0, MEM_PINNED = 1, MEM_DEVICE = 2, MEM_MANAGED = 4 };
+enum { MEM_PAGEABLE = 0, MEM_PINNED = 1, MEM_DEVICE = 2, MEM_MANAGED = 4, MEM_DEVICE_STATIC = 5 };
 static const struct enum_row mem_kind_rows[] = {
     {S_NEW, 0, "PAGEABLE", "Pageable"},
     {S_NEW, 1, "PINNED", "Pinned"},
@@ -1151,8 +1574,186 @@ static const struct enum_row thread_block_rows[] = {
     {S_MODERN, 52, "PhysicalFault", "PhysicalFault"},
 };
 
-#define ENUM_TABLE(table, schemas, prefix, rows) {table, schemas, prefix, rows, ARRAY_LEN(rows), false}
-#define ENUM_TABLE_CPU(table, schemas, rows) {table, schemas, "", rows, ARRAY_LEN(rows), true}
+/* ENUM tables of the further tables (written with their option), rows as in the 3.0.0
+ * export (= 3.17.1) and, for the diagnostics, the 3.25.0 one; the labels' typos are
+ * NVIDIA's. 3.25.0 renamed the access types (see enum_defs). */
+enum { MEM_OPER_ALLOC = 0, MEM_OPER_FREE = 1 };
+enum { UM_ACCESS_UNKNOWN = 0, UM_ACCESS_READ = 1, UM_ACCESS_WRITE = 2, UM_ACCESS_ATOMIC = 3, UM_ACCESS_PREFETCH = 4 };
+static const struct enum_row dev_mem_oper_rows[] = {
+    {S_NEW, 0, "ALLOCATION", "Allocation"},
+    {S_NEW, 1, "DEALLOCATION", "Deallocation"},
+};
+
+static const struct enum_row um_access_rows[] = {
+    {S_NEW, 0, "UNKNOWN", "Unknown"},
+    {S_NEW, 1, "READ", "Read"},
+    {S_NEW, 2, "WRITE", "Write"},
+    {S_NEW, 3, "ATOMIC", "Atomic"},
+    {S_NEW, 4, "PREFETCH", "Prefetch"},
+};
+
+static const struct enum_row openacc_device_rows[] = {
+    {S_NEW, 0, "none", "None"},
+    {S_NEW, 1, "default", "Default"},
+    {S_NEW, 2, "host", "Host"},
+    {S_NEW, 3, "not_host", "Not host"},
+    {S_NEW, 4, "nvidia", "NVIDIA"},
+    {S_NEW, 5, "radeon", "Radeon"},
+    {S_NEW, 6, "xeonphi", "Xeon Phi"},
+    {S_NEW, 7, "pgi_opencl", "PGI OpenCL"},
+    {S_NEW, 8, "nvidia_opencl", "NVIDIA OpenCL"},
+    {S_NEW, 9, "opencl", "OpenCL"},
+};
+
+static const struct enum_row openacc_event_kind_rows[] = {
+    {S_NEW, 0, "INVALID", "Invalid"},
+    {S_NEW, 1, "DEVICE_INIT", "Device init"},
+    {S_NEW, 2, "DEVICE_SHUTDOWN", "Device shutdown"},
+    {S_NEW, 3, "RUNTIME_SHUTDOWN", "Runtime shutdown"},
+    {S_NEW, 4, "ENQUEUE_LAUNCH", "Enqueue launch"},
+    {S_NEW, 5, "ENQUEUE_UPLOAD", "Enqueue upload"},
+    {S_NEW, 6, "ENQUEUE_DOWNLOAD", "Enqueue download"},
+    {S_NEW, 7, "WAIT", "Wait"},
+    {S_NEW, 8, "IMPLICIT_WAIT", "Implicit wait"},
+    {S_NEW, 9, "COMPUTE_CONSTRUCT", "Compute construct"},
+    {S_NEW, 10, "UPDATE", "UPDATE"},
+    {S_NEW, 11, "ENTER_DATA", "Enter data"},
+    {S_NEW, 12, "EXIT_DATA", "Exit data"},
+    {S_NEW, 13, "CREATE", "Create"},
+    {S_NEW, 14, "DELETE", "Delete"},
+    {S_NEW, 15, "ALLOC", "Alloc"},
+    {S_NEW, 16, "FREE", "Free"},
+};
+
+static const struct enum_row openmp_event_kind_rows[] = {
+    {S_NEW, 0, "INVALID", "Invalid"},
+    {S_NEW, 1, "THREAD_BEGIN", "Thread begin"},
+    {S_NEW, 2, "THREAD_END", "Thread end"},
+    {S_NEW, 3, "PARALLEL_BEGIN", "Parallel begin"},
+    {S_NEW, 4, "PARALLEL_END", "Parallel End"},
+    {S_NEW, 5, "SYNC_REGION_WAIT_BEGIN", "Sync region wait begin"},
+    {S_NEW, 6, "SYNC_REGION_WAIT_END", "Sync region wait end"},
+    {S_NEW, 7, "SYNC_REGION_BEGIN", "Sync region begin"},
+    {S_NEW, 8, "SYNC_REGION_END", "Sync region end"},
+    {S_NEW, 9, "TASK_BEGIN", "Task begin"},
+    {S_NEW, 10, "TASK_END", "Task end"},
+    {S_NEW, 11, "MASTER_BEGIN", "Master begin"},
+    {S_NEW, 12, "MASTER_END", "Master end"},
+    {S_NEW, 13, "REDUCTION_BEGIN", "Reduction begin"},
+    {S_NEW, 14, "REDUCTION_END", "Reduction end"},
+    {S_NEW, 15, "TASK_CREATE", "Task create"},
+    {S_NEW, 16, "TASK_SCHEDULE", "Task schedule"},
+    {S_NEW, 17, "CANCEL", "Cancel"},
+    {S_NEW, 18, "MUTEX_ACQUIRE", "Mutex acquire"},
+    {S_NEW, 19, "MUTEX_ACQUIRED", "Mutex acquired"},
+    {S_NEW, 20, "MUTEX_RELEASED", "Mutex released"},
+    {S_NEW, 21, "LOCK_INIT", "Lock init"},
+    {S_NEW, 22, "LOCK_DESTROY", "Lock destroy"},
+    {S_NEW, 23, "WORKSHARE_BEGIN", "Workshare begin"},
+    {S_NEW, 24, "WORKSHARE_END", "Workshare end"},
+    {S_NEW, 25, "DISPATCH", "Dispatch"},
+    {S_NEW, 26, "FLUSH", "Flush"},
+    {S_NEW, 27, "THREAD", "Thread"},
+    {S_NEW, 28, "PARALLEL", "Parallel"},
+    {S_NEW, 29, "SYNC_REGION_WAIT", "Sync region wait"},
+    {S_NEW, 30, "SYNC_REGION", "Sync region"},
+    {S_NEW, 31, "TASK", "Task"},
+    {S_NEW, 32, "MASTER", "Master"},
+    {S_NEW, 33, "REDUCTION", "Reduction"},
+    {S_NEW, 34, "MUTEX_WAIT", "Mutex wait"},
+    {S_NEW, 35, "CRITICAL_SECTION", "Critical section"},
+    {S_NEW, 36, "WORKSHARE", "Workshare"},
+};
+
+static const struct enum_row openmp_thread_rows[] = {
+    {S_NEW, 1, "initial", "Initial"},
+    {S_NEW, 2, "worker", "Worker"},
+    {S_NEW, 3, "other", "Internal"},
+    {S_NEW, 4, "unknown", "Unknown"},
+};
+
+static const struct enum_row openmp_dispatch_rows[] = {
+    {S_NEW, 1, "iteration", "Iteration"},
+    {S_NEW, 2, "section", "Section"},
+};
+
+static const struct enum_row openmp_sync_region_rows[] = {
+    {S_NEW, 1, "barrier", "Barrier"},
+    {S_NEW, 2, "barrier_implicit", "Implicit barrier"},
+    {S_NEW, 3, "barrier_explicit", "Explicit barrier"},
+    {S_NEW, 4, "barrier_implementation", "Implementation barrier"},
+    {S_NEW, 5, "taskwait", "Task wait"},
+    {S_NEW, 6, "taskgroup", "Task group"},
+    {S_NEW, 7, "reduction", "Reduction"},
+};
+
+static const struct enum_row openmp_work_rows[] = {
+    {S_NEW, 1, "loop", "Loop region"},
+    {S_NEW, 2, "sections", "Sections region"},
+    {S_NEW, 3, "single_executor", "Single region executor"},
+    {S_NEW, 4, "single_other", "Single region waiting"},
+    {S_NEW, 5, "workshare", "Workshare retion"},
+    {S_NEW, 6, "distribute", "Distribute region"},
+    {S_NEW, 7, "taskloop", "Task loop region"},
+};
+
+static const struct enum_row openmp_mutex_rows[] = {
+    {S_NEW, 1, "lock", "Wait for lock"},
+    {S_NEW, 2, "test_lock", "Testing lock"},
+    {S_NEW, 3, "nest_lock", "Wait for nested lock"},
+    {S_NEW, 4, "test_nest_lock", "Testing nested lock"},
+    {S_NEW, 5, "critical", "Wait for critical section entry"},
+    {S_NEW, 6, "atomic", "Wait for atomic region entry"},
+    {S_NEW, 7, "ordered", "Wait for ordered region entry"},
+};
+
+/* bit flags */
+static const struct enum_row openmp_task_flag_rows[] = {
+    {S_NEW, 1, "initial", "Initial"},
+    {S_NEW, 2, "implicit", "Implitic"},
+    {S_NEW, 4, "explicit", "Explicit"},
+    {S_NEW, 8, "target", "Target"},
+    {S_NEW, 134217728, "undeferred", "Undeferred"},
+    {S_NEW, 268435456, "untied", "United"},
+    {S_NEW, 536870912, "final", "Final"},
+    {S_NEW, 1073741824, "mergeable", "Mergeable"},
+    {S_NEW, 2147483648, "merged", "Merged"},
+};
+
+static const struct enum_row openmp_task_status_rows[] = {
+    {S_NEW, 1, "complete", "Completed"},
+    {S_NEW, 2, "yield", "Yielded"},
+    {S_NEW, 3, "cancel", "Cancelled"},
+    {S_NEW, 4, "detach", "Detached"},
+    {S_NEW, 5, "early_fulfill", "Early fulfilled"},
+    {S_NEW, 6, "late_fulfill", "Late fulfilled"},
+    {S_NEW, 7, "switch", "Switched Out"},
+};
+
+static const struct enum_row diag_severity_rows[] = {
+    {S_MODERN, 0, "UnknownLevel", "Unknown"},
+    {S_MODERN, 1, "Info", "Info"},
+    {S_MODERN, 2, "Warning", "Warning"},
+    {S_MODERN, 3, "Error", "Error"},
+    {S_MODERN, 4, "Verbose", "Verbose"},
+};
+
+static const struct enum_row diag_source_rows[] = {
+    {S_MODERN, 0, "UnknownSource", "Unknown source"},
+    {S_MODERN, 1, "Injection", "Injection"},
+    {S_MODERN, 2, "Daemon", "Daemon"},
+    {S_MODERN, 3, "Analysis", "Analysis"},
+};
+
+static const struct enum_row diag_timestamp_rows[] = {
+    {S_MODERN, 0, "UnknownTimestamp", "Unknown timestamp"},
+    {S_MODERN, 1, "TargetTimestamp", "Target timestamp"},
+    {S_MODERN, 2, "HostTimestamp", "Host timestamp"},
+};
+
+#define ENUM_TABLE(table, schemas, prefix, rows) {table, schemas, prefix, rows, ARRAY_LEN(rows), 0}
+#define ENUM_TABLE_CPU(table, schemas, rows) {table, schemas, "", rows, ARRAY_LEN(rows), FEAT_CPU}
+#define ENUM_TABLE_FOR(table, schemas, prefix, rows, needs) {table, schemas, prefix, rows, ARRAY_LEN(rows), needs}
 static const struct enum_def enum_defs[] = {
     ENUM_TABLE("ENUM_NSYS_EVENT_CLASS", S_NEW, "TRACE_PROCESS_EVENT_", event_class_rows),
     ENUM_TABLE("ENUM_CUDA_MEMCPY_OPER", S_NEW, "CUDA_MEMCPY_KIND_", memcpy_oper_rows),
@@ -1172,6 +1773,27 @@ static const struct enum_def enum_defs[] = {
     ENUM_TABLE_CPU("ENUM_STACK_UNWIND_METHOD", S_NEW, unwind_method_rows),
     ENUM_TABLE_CPU("ENUM_SAMPLING_THREAD_STATE", S_NEW, thread_state_rows),
     ENUM_TABLE_CPU("ENUM_SCHEDULING_THREAD_BLOCK", S_MODERN, thread_block_rows),
+    /* Those of the further tables. */
+    ENUM_TABLE_FOR("ENUM_CUDA_DEV_MEM_EVENT_OPER", S_NEW, "CUDA_DEV_MEM_EVENT_OPR_", dev_mem_oper_rows,
+                   FEAT_MEMORY),
+    ENUM_TABLE_FOR("ENUM_CUDA_UNIF_MEM_ACCESS_TYPE", S_2022, "CUDA_UNIFIED_MEMORY_ACCESS_TYPE_", um_access_rows,
+                   FEAT_UM),
+    ENUM_TABLE_FOR("ENUM_CUDA_UNIF_MEM_ACCESS_TYPE", S_MODERN, "CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_",
+                   um_access_rows, FEAT_UM),
+    ENUM_TABLE_FOR("ENUM_OPENACC_DEVICE", S_NEW, "acc_device_", openacc_device_rows, FEAT_OPENACC),
+    ENUM_TABLE_FOR("ENUM_OPENACC_EVENT_KIND", S_NEW, "CUPTI_OPENACC_EVENT_KIND_", openacc_event_kind_rows,
+                   FEAT_OPENACC),
+    ENUM_TABLE_FOR("ENUM_OPENMP_EVENT_KIND", S_NEW, "OPENMP_EVENT_KIND_", openmp_event_kind_rows, FEAT_OPENMP),
+    ENUM_TABLE_FOR("ENUM_OPENMP_THREAD", S_NEW, "ompt_thread_", openmp_thread_rows, FEAT_OPENMP),
+    ENUM_TABLE_FOR("ENUM_OPENMP_DISPATCH", S_NEW, "ompt_dispatch_", openmp_dispatch_rows, FEAT_OPENMP),
+    ENUM_TABLE_FOR("ENUM_OPENMP_SYNC_REGION", S_NEW, "ompt_sync_region_", openmp_sync_region_rows, FEAT_OPENMP),
+    ENUM_TABLE_FOR("ENUM_OPENMP_WORK", S_NEW, "ompt_work_", openmp_work_rows, FEAT_OPENMP),
+    ENUM_TABLE_FOR("ENUM_OPENMP_MUTEX", S_NEW, "ompt_mutex_", openmp_mutex_rows, FEAT_OPENMP),
+    ENUM_TABLE_FOR("ENUM_OPENMP_TASK_FLAG", S_NEW, "ompt_task_", openmp_task_flag_rows, FEAT_OPENMP),
+    ENUM_TABLE_FOR("ENUM_OPENMP_TASK_STATUS", S_NEW, "ompt_task_", openmp_task_status_rows, FEAT_OPENMP),
+    ENUM_TABLE_FOR("ENUM_DIAGNOSTIC_SEVERITY_LEVEL", S_MODERN, "", diag_severity_rows, FEAT_DIAG),
+    ENUM_TABLE_FOR("ENUM_DIAGNOSTIC_SOURCE_TYPE", S_MODERN, "", diag_source_rows, FEAT_DIAG),
+    ENUM_TABLE_FOR("ENUM_DIAGNOSTIC_TIMESTAMP_SOURCE", S_MODERN, "", diag_timestamp_rows, FEAT_DIAG),
 };
 
 /* ------------------------------------------------------------------------------------
@@ -1762,6 +2384,293 @@ static const struct sample_path_def sample_paths[SP__COUNT] = {
 #define OSRT_SAMPLE_KERNEL_PCT 60 /* samples inside an OS runtime call */
 
 /* ------------------------------------------------------------------------------------
+ * Vocabulary of the further tables: library calls, MPI calls, OpenACC constructs, OpenMP
+ * event names, unified-memory fault sites, GPU metrics. See "Further tables".
+ * ---------------------------------------------------------------------------------- */
+
+/* cuBLAS / cuDNN calls (CUBLAS_EVENTS / CUDNN_EVENTS nameId). WRAP ones contain the kernel
+ * launch they make (and sometimes the next CUDA call); SHORT ones run on their own. */
+enum library_use { LIB_USE_GEMM, LIB_USE_DNN, LIB_USE_SHORT };
+enum library_fn {
+    LIB_GEMM_EX, LIB_SGEMM, LIB_GEMM_BATCHED, LIB_SGEMM_BATCHED, LIB_SET_STREAM, LIB_SET_MATH_MODE,
+    LIB_SET_WORKSPACE, LIB_GET_MATH_MODE, DNN_CONV_FWD, DNN_CONV_BWD_DATA, DNN_CONV_BWD_FILTER,
+    DNN_BN_FWD_TRAINING, DNN_SOFTMAX_FWD, DNN_ADD_TENSOR, DNN_SET_STREAM, DNN_SET_TENSOR_DESC,
+    DNN_SET_FILTER_DESC, DNN_SET_CONV_DESC, DNN_GET_CONV_WORKSPACE, DNN_CREATE_TENSOR_DESC,
+    DNN_DESTROY_TENSOR_DESC, LIB__COUNT
+};
+#define CLASS_CUDNN 28
+#define CLASS_CUBLAS 29
+static const struct {
+    const char *name;
+    bool cudnn;
+    enum library_use use;
+} library_fns[LIB__COUNT] = {
+    [LIB_GEMM_EX] = {"cublasGemmEx", false, LIB_USE_GEMM},
+    [LIB_SGEMM] = {"cublasSgemm_v2", false, LIB_USE_GEMM},
+    [LIB_GEMM_BATCHED] = {"cublasGemmStridedBatchedEx", false, LIB_USE_GEMM},
+    [LIB_SGEMM_BATCHED] = {"cublasSgemmStridedBatched", false, LIB_USE_GEMM},
+    [LIB_SET_STREAM] = {"cublasSetStream_v2", false, LIB_USE_SHORT},
+    [LIB_SET_MATH_MODE] = {"cublasSetMathMode", false, LIB_USE_SHORT},
+    [LIB_SET_WORKSPACE] = {"cublasSetWorkspace_v2", false, LIB_USE_SHORT},
+    [LIB_GET_MATH_MODE] = {"cublasGetMathMode", false, LIB_USE_SHORT},
+    [DNN_CONV_FWD] = {"cudnnConvolutionForward", true, LIB_USE_DNN},
+    [DNN_CONV_BWD_DATA] = {"cudnnConvolutionBackwardData", true, LIB_USE_DNN},
+    [DNN_CONV_BWD_FILTER] = {"cudnnConvolutionBackwardFilter", true, LIB_USE_DNN},
+    [DNN_BN_FWD_TRAINING] = {"cudnnBatchNormalizationForwardTraining", true, LIB_USE_DNN},
+    [DNN_SOFTMAX_FWD] = {"cudnnSoftmaxForward", true, LIB_USE_DNN},
+    [DNN_ADD_TENSOR] = {"cudnnAddTensor", true, LIB_USE_DNN},
+    [DNN_SET_STREAM] = {"cudnnSetStream", true, LIB_USE_SHORT},
+    [DNN_SET_TENSOR_DESC] = {"cudnnSetTensorNdDescriptor", true, LIB_USE_SHORT},
+    [DNN_SET_FILTER_DESC] = {"cudnnSetFilterNdDescriptor", true, LIB_USE_SHORT},
+    [DNN_SET_CONV_DESC] = {"cudnnSetConvolutionNdDescriptor", true, LIB_USE_SHORT},
+    [DNN_GET_CONV_WORKSPACE] = {"cudnnGetConvolutionForwardWorkspaceSize", true, LIB_USE_SHORT},
+    [DNN_CREATE_TENSOR_DESC] = {"cudnnCreateTensorDescriptor", true, LIB_USE_SHORT},
+    [DNN_DESTROY_TENSOR_DESC] = {"cudnnDestroyTensorDescriptor", true, LIB_USE_SHORT},
+};
+
+/* MPI calls (textId) and the table each goes to. Handles and request values as MPICH
+ * writes them (MPI_COMM_WORLD 0x44000000, a duplicated communicator 0x84000002, requests
+ * 0xac00000n, reused once completed). */
+enum mpi_fn {
+    MF_INIT, MF_COMM_RANK, MF_COMM_SIZE, MF_COMM_DUP, MF_IRECV, MF_ISEND, MF_TEST, MF_WAIT, MF_SEND, MF_RECV,
+    MF_ALLREDUCE, MF_BCAST, MF_BARRIER, MF_ALLGATHER, MF_REDUCE, MF_IALLREDUCE, MF_FINALIZE, MF__COUNT
+};
+static const struct {
+    const char *name;
+    enum table_id table;
+} mpi_fns[MF__COUNT] = {
+    [MF_INIT] = {"MPI_Init", T_MPI_OTHER},
+    [MF_COMM_RANK] = {"MPI_Comm_rank", T_MPI_OTHER},
+    [MF_COMM_SIZE] = {"MPI_Comm_size", T_MPI_OTHER},
+    [MF_COMM_DUP] = {"MPI_Comm_dup", T_MPI_OTHER},
+    [MF_IRECV] = {"MPI_Irecv", T_MPI_P2P},
+    [MF_ISEND] = {"MPI_Isend", T_MPI_P2P},
+    [MF_TEST] = {"MPI_Test", T_MPI_START_WAIT},
+    [MF_WAIT] = {"MPI_Wait", T_MPI_START_WAIT},
+    [MF_SEND] = {"MPI_Send", T_MPI_P2P},
+    [MF_RECV] = {"MPI_Recv", T_MPI_P2P},
+    [MF_ALLREDUCE] = {"MPI_Allreduce", T_MPI_COLLECTIVES},
+    [MF_BCAST] = {"MPI_Bcast", T_MPI_COLLECTIVES},
+    [MF_BARRIER] = {"MPI_Barrier", T_MPI_COLLECTIVES},
+    [MF_ALLGATHER] = {"MPI_Allgather", T_MPI_COLLECTIVES},
+    [MF_REDUCE] = {"MPI_Reduce", T_MPI_COLLECTIVES},
+    [MF_IALLREDUCE] = {"MPI_Iallreduce", T_MPI_COLLECTIVES},
+    [MF_FINALIZE] = {"MPI_Finalize", T_MPI_OTHER},
+};
+#define MPI_COMM_WORLD_HANDLE INT64_C(0x44000000)
+#define MPI_COMM_DUP_HANDLE INT64_C(0x84000002)
+#define MPI_REQUEST_BASE INT64_C(0xac000000)
+
+/* OpenACC event names as nsys writes them (openacc_sum shows "Compute Construct@layers.c:118"),
+ * their ENUM_OPENACC_EVENT_KIND ids and tables. */
+enum acc_event {
+    ACC_ENQUEUE_LAUNCH, ACC_ENQUEUE_UPLOAD, ACC_ENQUEUE_DOWNLOAD, ACC_WAIT, ACC_COMPUTE, ACC_UPDATE,
+    ACC_ENTER_DATA, ACC_EXIT_DATA, ACC__COUNT
+};
+static const struct {
+    const char *name;
+    int kind;
+    enum table_id table;
+} acc_events[ACC__COUNT] = {
+    [ACC_ENQUEUE_LAUNCH] = {"Enqueue Launch", 4, T_ACC_LAUNCH},
+    [ACC_ENQUEUE_UPLOAD] = {"Enqueue Upload", 5, T_ACC_DATA},
+    [ACC_ENQUEUE_DOWNLOAD] = {"Enqueue Download", 6, T_ACC_DATA},
+    [ACC_WAIT] = {"Wait", 7, T_ACC_OTHER},
+    [ACC_COMPUTE] = {"Compute Construct", 9, T_ACC_OTHER},
+    [ACC_UPDATE] = {"Update", 10, T_ACC_OTHER},
+    [ACC_ENTER_DATA] = {"Enter Data", 11, T_ACC_OTHER},
+    [ACC_EXIT_DATA] = {"Exit Data", 12, T_ACC_OTHER},
+};
+
+/* Directives of an NVHPC-compiled program. Launch sites: the construct (outer, NULL for a
+ * launch of the runtime's own) and the kernel (extra); data sites: the construct and the
+ * variable (extra). */
+enum acc_site_kind { ACC_SITE_LAUNCH, ACC_SITE_UPLOAD, ACC_SITE_DOWNLOAD, ACC_SITE_WAIT };
+static const struct {
+    enum acc_site_kind kind;
+    int outer; /* enum acc_event, -1: none */
+    const char *file, *func;
+    int line;
+    const char *extra;
+} acc_sites[] = {
+    {ACC_SITE_LAUNCH, ACC_COMPUTE, "layers.c", "conv_forward", 77, "_8layers_c_conv_forward_77_gpu"},
+    {ACC_SITE_LAUNCH, ACC_COMPUTE, "layers.c", "relu_forward", 109, "_8layers_c_relu_forward_109_gpu"},
+    {ACC_SITE_LAUNCH, ACC_COMPUTE, "layers.c", "softmax_forward", 407, "_8layers_c_softmax_forward_407_gpu"},
+    {ACC_SITE_LAUNCH, ACC_COMPUTE, "main.c", "train_step", 202, "main_202_gpu"},
+    {ACC_SITE_LAUNCH, -1, "(runtime)", NULL, 44, "__pgi_uacc_cuda_fill_44_gpu"},
+    {ACC_SITE_UPLOAD, ACC_ENTER_DATA, "layers.c", "conv_forward", 60, "W[:l->weights_size]"},
+    {ACC_SITE_UPLOAD, ACC_UPDATE, "main.c", "train_step", 218, "X[:l->in_size]"},
+    {ACC_SITE_UPLOAD, ACC_ENTER_DATA, "main.c", "main", 127, "images[:n*784]"},
+    {ACC_SITE_DOWNLOAD, ACC_EXIT_DATA, "layers.c", "conv_forward", 118, "Y[:l->out_size]"},
+    {ACC_SITE_DOWNLOAD, ACC_UPDATE, "main.c", "train_step", 234, "loss[:1]"},
+    {ACC_SITE_WAIT, -1, "layers.c", "conv_forward", 118, NULL},
+    {ACC_SITE_WAIT, -1, "main.c", "train_step", 212, NULL},
+};
+
+/* OpenMP event names, as in a real 2022.4 export of an OMPT (libomp) program. The thread
+ * names are those nsys gave the threads there (also ThreadNames). */
+enum omp_name {
+    ON_PARALLEL, ON_IMPLICIT_TASK, ON_EXPLICIT_TASK, ON_IMPLICIT_BARRIER, ON_WAIT_LOCK, ON_WAIT_CRITICAL,
+    ON_CRITICAL, ON_SINGLE_EXECUTOR, ON_SINGLE_WAITING, ON_TASK_CREATION, ON_INITIAL_THREAD, ON_WORKER_THREAD,
+    ON__COUNT
+};
+static const char *const omp_names[ON__COUNT] = {
+    [ON_PARALLEL] = "Parallel Region",
+    [ON_IMPLICIT_TASK] = "Implicit Task",
+    [ON_EXPLICIT_TASK] = "Explicit Task",
+    [ON_IMPLICIT_BARRIER] = "Implicit Barrier",
+    [ON_WAIT_LOCK] = "Waiting for Lock",
+    [ON_WAIT_CRITICAL] = "Waiting to enter Critical Region",
+    [ON_CRITICAL] = "Critical Region",
+    [ON_SINGLE_EXECUTOR] = "Single Region (Executor)",
+    [ON_SINGLE_WAITING] = "Single Region (Waiting)",
+    [ON_TASK_CREATION] = "Explicit Task Creation",
+    [ON_INITIAL_THREAD] = "OpenMP Initial Thread",
+    [ON_WORKER_THREAD] = "OpenMP Worker Thread",
+};
+#define OMP_WORKERS 3                   /* OMP_NUM_THREADS=4: the CUDA main thread and three */
+#define OMP_NO_NAME INT64_C(4294967295) /* MUTEX_RELEASED nameId in every real row */
+/* ENUM_OPENMP_EVENT_KIND ids of the tables written */
+enum { OMPK_TASK_CREATE = 15, OMPK_MUTEX_RELEASED = 20, OMPK_THREAD = 27, OMPK_PARALLEL = 28,
+       OMPK_SYNC_REGION = 30, OMPK_TASK = 31, OMPK_MUTEX_WAIT = 34, OMPK_CRITICAL = 35, OMPK_WORKSHARE = 36 };
+
+/* Code touching managed memory on the CPU (CUDA_UM_CPU_PAGE_FAULT_EVENTS.CpuInstruction);
+ * a NULL symbol is unresolved and named after its address. */
+static const struct {
+    const char *symbol;
+    enum module_id module;
+    uint32_t offset;
+} um_cpu_sites[] = {
+    {"__memmove_avx_unaligned_erms", MOD_LIBC, 0x1a0b3d},
+    {"at::native::copy_(at::Tensor&, at::Tensor const&, bool)", MOD_TORCH_CPU, 0x1101f4c},
+    {"at::native::_local_scalar_dense_cpu(at::Tensor const&)", MOD_TORCH_CPU, 0x1a7c3b2},
+    {NULL, MOD_TORCH_CUDA, 0x1c4b9a0},
+};
+
+/* GPU metrics. Each metric shows one quantity of the sampling model; the modern names are
+ * those of nsys's GH100 metric set (2023.4 GpuMetrics/gh100.config: "<metric> [<unit>]"),
+ * the 2022 ones those of the real 2022.4 A100 export, in its order (no units). */
+enum gm_quantity {
+    GQ_GPC_CLOCK, GQ_SYS_CLOCK, GQ_GR_ACTIVE, GQ_SM_ACTIVE, GQ_SM_ISSUE, GQ_TENSOR, GQ_WARPS, GQ_UNALLOCATED,
+    GQ_DRAM_READ, GQ_DRAM_WRITE, GQ_NVL_RX, GQ_NVL_TX, GQ_NVL_RX_REQ, GQ_NVL_TX_REQ, GQ_NVL_PROTOCOL,
+    GQ_PCIE_RX, GQ_PCIE_TX, GQ_ZERO, GQ__COUNT
+};
+struct gm_metric {
+    const char *name;
+    enum gm_quantity quantity;
+};
+static const struct gm_metric gm_metrics_modern[] = {
+    {"GPC Clock Frequency [MHz]", GQ_GPC_CLOCK},
+    {"SYS Clock Frequency [MHz]", GQ_SYS_CLOCK},
+    {"GR Active [Throughput %]", GQ_GR_ACTIVE},
+    {"SM Active [Throughput %]", GQ_SM_ACTIVE},
+    {"SM Issue [Throughput %]", GQ_SM_ISSUE},
+    {"Tensor Active [Throughput %]", GQ_TENSOR},
+    {"Compute Warps in Flight [Throughput %]", GQ_WARPS},
+    {"Unallocated Warps in Active SMs [Throughput %]", GQ_UNALLOCATED},
+    {"DRAM Read Bandwidth [Throughput %]", GQ_DRAM_READ},
+    {"DRAM Write Bandwidth [Throughput %]", GQ_DRAM_WRITE},
+    {"NVLink RX Responses User Data [Throughput %]", GQ_NVL_RX},
+    {"NVLink TX Responses User Data [Throughput %]", GQ_NVL_TX},
+    {"NVLink RX Requests User Data [Throughput %]", GQ_NVL_RX_REQ},
+    {"NVLink TX Requests User Data [Throughput %]", GQ_NVL_TX_REQ},
+    {"PCIe RX Throughput [Throughput %]", GQ_PCIE_RX},
+    {"PCIe TX Throughput [Throughput %]", GQ_PCIE_TX},
+};
+static const struct gm_metric gm_metrics_2022[] = {
+    {"DRAM Read Throughput", GQ_DRAM_READ},
+    {"Unallocated Warps in Active SMs", GQ_UNALLOCATED},
+    {"Compute Warps In Flight", GQ_WARPS},
+    {"Pixel Warps In Flight", GQ_ZERO},
+    {"Vertex/Tess/Geometry Warps In Flight", GQ_ZERO},
+    {"Tensor Active", GQ_TENSOR},
+    {"SYS Clock Frequency", GQ_SYS_CLOCK},
+    {"GPC Clock Frequency", GQ_GPC_CLOCK},
+    {"GR Active", GQ_GR_ACTIVE},
+    {"SM Active", GQ_SM_ACTIVE},
+    {"SM Issue", GQ_SM_ISSUE},
+    {"NVLink TX Requests User Data", GQ_NVL_TX_REQ},
+    {"NVLink TX Responses Protocol Data", GQ_NVL_PROTOCOL},
+    {"NVLink TX Responses User Data", GQ_NVL_TX},
+    {"PCIe TX Throughput", GQ_PCIE_TX},
+    {"PCIe RX Throughput", GQ_PCIE_RX},
+    {"NVLink TX Requests Protocol Data", GQ_NVL_PROTOCOL},
+    {"NVLink RX Responses User Data", GQ_NVL_RX},
+    {"NVLink RX Responses Protocol Data", GQ_NVL_PROTOCOL},
+    {"NVLink RX Requests User Data", GQ_NVL_RX_REQ},
+    {"NVLink RX Requests Protocol Data", GQ_NVL_PROTOCOL},
+    {"DRAM Write Throughput", GQ_DRAM_WRITE},
+};
+#define GPU_METRICS_TYPE_NAME "General Metrics for NVIDIA GH100 (any frequency)"
+
+/* Busy time per sampling interval of a device's engines (ns, at most the interval). */
+enum { GB_SM, GB_H2D, GB_D2H, GB_DRAM, GB_NVL_TX, GB_NVL_RX, GB__COUNT };
+struct gm_bin {
+    uint32_t busy[GB__COUNT];
+};
+
+/* A row of a further table, kept until the simulation is over: f[i] is the value of the
+ * table's column i (XDEF: its default, XNULL: NULL; TEXT columns: an index into
+ * gen.xtexts). */
+#define XNULL INT64_MIN
+#define XDEF (INT64_MIN + 1)
+#define XCOLS 20
+struct xrow {
+    int64_t key; /* start: rows are written sorted by (table, key, seq) */
+    uint64_t seq;
+    enum table_id table;
+    int64_t f[XCOLS];
+};
+
+/* A CUDA call as the per-call options see it. */
+struct host_call {
+    enum api_id api;
+    int64_t start, end, correlation_id;
+    int32_t stream;    /* index into gen.streams, -1: none */
+    int32_t kernel;    /* index into kernel_defs, -1: not a launch */
+    int32_t copy_kind; /* memcpy calls */
+    int64_t bytes;     /* memcpy and memset calls */
+};
+
+/* Host-side layers on a CUDA thread: what its calls leave free, and an open wrap (a
+ * library call or an OpenACC construct around one or more CUDA calls). */
+enum wrap_kind { WRAP_NONE, WRAP_LIBRARY, WRAP_OPENACC };
+struct host_thread {
+    int64_t last_end;   /* end of its last CUDA call, INT64_MIN: none yet */
+    int64_t free_from;  /* end of the last row placed after that call (>= last_end) */
+    int64_t window_end; /* the thread is free until here after its last call (INT64_MAX: until
+                         * its next call) */
+    enum wrap_kind wrap;
+    int wrap_left;      /* further calls the wrap will cover */
+    bool close_pending; /* the wrap covers the last call and ends after it */
+    int64_t wrap_start[2]; /* inner and outer (OpenACC) start */
+    uint32_t wrap_what;    /* enum library_fn, or index into acc_sites */
+    struct host_call wrap_call;
+};
+
+struct mem_block {
+    int64_t address, bytes, device;
+};
+
+struct host_process {
+    bool seen;
+    int64_t first_start, last_end, cuda_rows; /* its CUDA calls, its CUDA rows (diagnostics) */
+    /* --memory-usage: live cudaMalloc blocks, next address per device */
+    struct mem_block *live;
+    size_t nlive, live_capacity;
+    int64_t *next_address;
+    /* --mpi: position in the call sequence */
+    bool mpi_initialized;
+    int mpi_pre;  /* calls done of MPI_Init, MPI_Comm_rank, MPI_Comm_size, MPI_Comm_dup */
+    int64_t mpi_cycle;
+    int mpi_pos;
+    /* --openmp */
+    int64_t omp_parallel_id, omp_task_id, omp_first, omp_last, omp_regions;
+    /* --um-faults */
+    int64_t managed_base;
+};
+
+/* ------------------------------------------------------------------------------------
  * Generator state
  * ---------------------------------------------------------------------------------- */
 
@@ -1769,8 +2678,10 @@ struct options {
     uint64_t seed;
     int64_t events, gpus, processes, threads, streams, overlap_pct, graphs;
     int64_t sched_cpus, samples_hz; /* 0: off */
+    int64_t gpu_metrics_hz;         /* 0: off */
     enum schema schema;
     bool negative_ts, graph_trace, nvtx_stream_names, osrt, verbose;
+    bool memory_usage, libraries, mpi, openacc, openmp, um_faults, diagnostics, all_tables;
     const char *out;
 };
 
@@ -1991,6 +2902,24 @@ struct gen {
     int64_t osrt_rows, sched_rows, sample_rows;
     bool unwind_types_written;
     bool dry; /* generators only draw their numbers */
+    /* further tables */
+    unsigned features;  /* FEAT_* bits on */
+    bool host_on;       /* host_note() and host_step_end() have work: per-call options */
+    struct rng gm_rng, mem_rng, lib_rng, mpi_rng, acc_rng, omp_rng, um_rng, diag_rng;
+    struct xrow *xrows; /* rows of the further tables, written after the simulation */
+    size_t nxrows, xrows_capacity;
+    char **xtexts;      /* their TEXT values */
+    size_t nxtexts, xtexts_capacity;
+    struct host_thread *hthreads; /* per CUDA thread (gen.threads) */
+    struct host_process *hprocs;  /* per process */
+    int64_t lib_name_ids[LIB__COUNT], mpi_name_ids[MF__COUNT], acc_name_ids[ACC__COUNT],
+        omp_name_ids[ON__COUNT];
+    int64_t acc_file_ids[ARRAY_LEN(acc_sites)], acc_func_ids[ARRAY_LEN(acc_sites)],
+        acc_extra_ids[ARRAY_LEN(acc_sites)];
+    int64_t um_symbol_ids[ARRAY_LEN(um_cpu_sites)], um_module_ids[ARRAY_LEN(um_cpu_sites)];
+    int64_t gm_period, gm_t0; /* GPU metrics: sample k covers [t0 + k period, + period) */
+    struct gm_bin **gm_bins;  /* per device, per sample: busy time of its engines */
+    size_t *gm_nbins;
 };
 
 /* ------------------------------------------------------------------------------------
@@ -2049,6 +2978,8 @@ static void build_create_sql(const struct gen *g, const struct table_def *def, s
                 sb_printf(sb, "%*sNOT NULL", (int)(10 - strlen(c->type)), "");
             if (c->flags & PK)
                 sb_printf(sb, "   PRIMARY KEY");
+            if (c->references)
+                sb_printf(sb, "   REFERENCES %s", c->references);
             sep = ",";
         }
     }
@@ -2264,6 +3195,52 @@ static void setup_cpu_config(struct gen *g)
     }
 }
 
+/* Which further tables are on; their random streams (more SHA-2 initial values, like
+ * cpu_rng's) and per-thread, per-process state. No draws from gen.rng. */
+static void setup_features(struct gen *g)
+{
+    const struct options *o = &g->opt;
+    unsigned f = g->cpu_on ? FEAT_CPU : 0;
+    f |= (o->gpu_metrics_hz ? FEAT_GPU_METRICS : 0) | (o->memory_usage ? FEAT_MEMORY : 0) |
+         (o->libraries ? FEAT_LIBRARIES : 0) | (o->mpi ? FEAT_MPI : 0) | (o->openacc ? FEAT_OPENACC : 0) |
+         (o->openmp ? FEAT_OPENMP : 0) | (o->um_faults ? FEAT_UM : 0) | (o->diagnostics ? FEAT_DIAG : 0);
+    g->features = f;
+    if (!(f & ~(unsigned)FEAT_CPU))
+        return;
+    g->host_on = (f & ~(unsigned)(FEAT_CPU | FEAT_GPU_METRICS)) != 0;
+    g->gm_rng.state = o->seed ^ UINT64_C(0xBB67AE8584CAA73B);
+    g->mem_rng.state = o->seed ^ UINT64_C(0x3C6EF372FE94F82B);
+    g->lib_rng.state = o->seed ^ UINT64_C(0xA54FF53A5F1D36F1);
+    g->mpi_rng.state = o->seed ^ UINT64_C(0x510E527FADE682D1);
+    g->acc_rng.state = o->seed ^ UINT64_C(0x9B05688C2B3E6C1F);
+    g->omp_rng.state = o->seed ^ UINT64_C(0x1F83D9ABFB41BD6B);
+    g->um_rng.state = o->seed ^ UINT64_C(0x5BE0CD19137E2179);
+    g->diag_rng.state = o->seed ^ UINT64_C(0xCBBB9D5DC1059ED8);
+    g->hthreads = xcalloc(g->nthreads, sizeof *g->hthreads);
+    for (size_t i = 0; i < g->nthreads; i++)
+        g->hthreads[i] = (struct host_thread){.last_end = INT64_MIN, .window_end = INT64_MAX,
+                                              .free_from = o->negative_ts ? INT64_MIN / 4 : 0};
+    g->hprocs = xcalloc((size_t)o->processes, sizeof *g->hprocs);
+    for (size_t p = 0; p < (size_t)o->processes; p++) {
+        struct host_process *hp = &g->hprocs[p];
+        hp->first_start = INT64_MAX;
+        hp->last_end = INT64_MIN;
+        hp->next_address = xcalloc((size_t)o->gpus, sizeof *hp->next_address);
+        for (int64_t d = 0; d < o->gpus; d++) /* 128 GiB of address space per device */
+            hp->next_address[d] = INT64_C(0x7f2a00000000) + d * INT64_C(0x2000000000);
+        hp->omp_parallel_id = hp->omp_task_id = 1; /* the implicit region and the initial task */
+        hp->omp_first = INT64_MAX;
+        hp->omp_last = INT64_MIN;
+        hp->managed_base = INT64_C(0x7f1c00000000);
+    }
+    if (f & FEAT_GPU_METRICS) {
+        g->gm_period = INT64_C(1000000000) / o->gpu_metrics_hz;
+        g->gm_t0 = -(int64_t)rng_below(&g->gm_rng, (uint64_t)g->gm_period); /* sampling began before 0 */
+        g->gm_bins = xcalloc((size_t)o->gpus, sizeof *g->gm_bins);
+        g->gm_nbins = xcalloc((size_t)o->gpus, sizeof *g->gm_nbins);
+    }
+}
+
 /* ThreadNames rows: the CUDA threads of every process, the launcher's main thread and
  * the threads the profiler injects into every traced process. */
 struct thread_name {
@@ -2285,6 +3262,8 @@ static size_t thread_name_count(const struct gen *g)
     size_t n = 1 + g->nthreads + 2 * (size_t)g->opt.processes;
     if (g->cpu_on)
         n += (size_t)g->opt.processes + 1;
+    if (g->opt.openmp)
+        n += OMP_WORKERS * (size_t)g->opt.processes;
     return n + (kworker_named(g) ? 1 : 0);
 }
 
@@ -2293,16 +3272,18 @@ static void kworker_name(const struct gen *g, char *buf, size_t size)
     snprintf(buf, size, "kworker/%" PRId32 ":1-events", g->kworker_cpu);
 }
 
-/* Entry i of the ThreadNames list; buf holds generated names. */
-static struct thread_name thread_name_at(const struct gen *g, size_t i, char *buf, size_t size)
+/* Entry i of the ThreadNames list; buf holds generated names. openmp: as --openmp names
+ * the threads (else the list stops before the OpenMP workers). */
+static struct thread_name thread_name_of(const struct gen *g, size_t i, char *buf, size_t size, bool openmp)
 {
     if (i == 0)
         return (struct thread_name){global_pid(g->launcher_pid) | g->launcher_pid, 20, "bash"};
     i--;
     if (i < g->nthreads) {
         const struct thread *t = &g->threads[i];
-        if (t->index_in_process == 0)
-            return (struct thread_name){t->global_tid, 20, g->processes[t->process].name};
+        if (t->index_in_process == 0) /* with OpenMP, nsys names it after its OMPT thread type */
+            return (struct thread_name){t->global_tid, 20,
+                                        openmp ? omp_names[ON_INITIAL_THREAD] : g->processes[t->process].name};
         snprintf(buf, size, "pt_autograd_%" PRId64, t->index_in_process - 1);
         return (struct thread_name){t->global_tid, 20, buf};
     }
@@ -2313,14 +3294,32 @@ static struct thread_name thread_name_at(const struct gen *g, size_t i, char *bu
         return (struct thread_name){p->global_pid | tid, 10, i % 2 ? "CUPTI worker thread" : "[NSys]"};
     }
     i -= 2 * (size_t)g->opt.processes;
-    if (i < (size_t)g->opt.processes) {
-        const struct process *p = &g->processes[i];
-        return (struct thread_name){p->global_pid | (p->pid + g->opt.threads + 2), 20, "cuda-EvtHandlr"};
+    if (g->cpu_on) {
+        if (i < (size_t)g->opt.processes) {
+            const struct process *p = &g->processes[i];
+            return (struct thread_name){p->global_pid | (p->pid + g->opt.threads + 2), 20, "cuda-EvtHandlr"};
+        }
+        i -= (size_t)g->opt.processes;
+        if (i == 0)
+            return (struct thread_name){global_pid(g->child_pid) | g->child_pid, 20, "lscpu"};
+        i--;
+        if (kworker_named(g)) {
+            if (i == 0) {
+                kworker_name(g, buf, size);
+                return (struct thread_name){global_pid(g->kworker_pid) | g->kworker_pid, 20, buf};
+            }
+            i--;
+        }
     }
-    if (i == (size_t)g->opt.processes)
-        return (struct thread_name){global_pid(g->child_pid) | g->child_pid, 20, "lscpu"};
-    kworker_name(g, buf, size);
-    return (struct thread_name){global_pid(g->kworker_pid) | g->kworker_pid, 20, buf};
+    /* --openmp: the team's worker threads (pid + threads + 3 + k) */
+    const struct process *p = &g->processes[i / OMP_WORKERS];
+    int64_t tid = p->pid + g->opt.threads + 3 + (int64_t)(i % OMP_WORKERS);
+    return (struct thread_name){p->global_pid | tid, 20, omp_names[ON_WORKER_THREAD]};
+}
+
+static struct thread_name thread_name_at(const struct gen *g, size_t i, char *buf, size_t size)
+{
+    return thread_name_of(g, i, buf, size, g->opt.openmp);
 }
 
 /* Every string gets its StringIds id here, before StringIds is written. */
@@ -2329,6 +3328,7 @@ static const char *const cpu_builtins[] = {"[Unknown]", "[kernel.kallsyms]", "[M
                                            "[Broken backtraces]", "[Called from Java]"};
 
 static void setup_cpu_strings(struct gen *g);
+static void setup_feature_strings(struct gen *g);
 
 static void setup_strings(struct gen *g)
 {
@@ -2346,13 +3346,16 @@ static void setup_strings(struct gen *g)
         g->kernel_name_ids[k].demangled = intern(g, kernel_defs[k].demangled);
         g->kernel_name_ids[k].mangled = intern(g, kernel_defs[k].mangled);
     }
-    for (size_t i = 0; i < thread_name_count(g); i++)
-        intern(g, thread_name_at(g, i, buf, sizeof buf).name);
+    /* the names without --openmp's: its names come last, so that no other id moves */
+    size_t omp_threads = g->opt.openmp ? OMP_WORKERS * (size_t)g->opt.processes : 0;
+    for (size_t i = 0; i < thread_name_count(g) - omp_threads; i++)
+        intern(g, thread_name_of(g, i, buf, sizeof buf, false).name);
     if (g->opt.graphs > 0)
         for (size_t a = API_FIRST_GRAPH; a < API__COUNT; a++)
             g->api_name_ids[a] = intern(g, api_defs[a].name);
     if (g->cpu_on)
         setup_cpu_strings(g);
+    setup_feature_strings(g);
 }
 
 /* OS runtime call names, and the symbols and modules of the frames (unresolved frames are
@@ -2374,6 +3377,43 @@ static void setup_cpu_strings(struct gen *g)
         }
         g->frame_symbol_ids[f] = intern(g, symbol);
         g->frame_module_ids[f] = intern(g, module_defs[d->module].path);
+    }
+}
+
+/* The further tables' names, after every other string. */
+static void setup_feature_strings(struct gen *g)
+{
+    char buf[32];
+    if (g->features & FEAT_LIBRARIES)
+        for (size_t i = 0; i < LIB__COUNT; i++)
+            g->lib_name_ids[i] = intern(g, library_fns[i].name);
+    if (g->features & FEAT_MPI)
+        for (size_t i = 0; i < MF__COUNT; i++)
+            g->mpi_name_ids[i] = intern(g, mpi_fns[i].name);
+    if (g->features & FEAT_OPENACC) {
+        for (size_t i = 0; i < ACC__COUNT; i++)
+            g->acc_name_ids[i] = intern(g, acc_events[i].name);
+        for (size_t i = 0; i < ARRAY_LEN(acc_sites); i++) {
+            g->acc_file_ids[i] = intern(g, acc_sites[i].file);
+            if (acc_sites[i].func)
+                g->acc_func_ids[i] = intern(g, acc_sites[i].func);
+            if (acc_sites[i].extra)
+                g->acc_extra_ids[i] = intern(g, acc_sites[i].extra);
+        }
+    }
+    if (g->features & FEAT_OPENMP)
+        for (size_t i = 0; i < ON__COUNT; i++)
+            g->omp_name_ids[i] = intern(g, omp_names[i]);
+    if (g->features & FEAT_UM) {
+        for (size_t i = 0; i < ARRAY_LEN(um_cpu_sites); i++) {
+            const char *symbol = um_cpu_sites[i].symbol;
+            if (!symbol) {
+                snprintf(buf, sizeof buf, "0x%" PRIx64, module_defs[um_cpu_sites[i].module].base + um_cpu_sites[i].offset);
+                symbol = buf;
+            }
+            g->um_symbol_ids[i] = intern(g, symbol);
+            g->um_module_ids[i] = intern(g, module_defs[um_cpu_sites[i].module].path);
+        }
     }
 }
 
@@ -2603,7 +3643,7 @@ static void write_enums(struct gen *g)
         const struct enum_def *ed = &enum_defs[e];
         if (!(ed->schemas & g->mask))
             continue;
-        if (ed->cpu_side && !g->cpu_on)
+        if (ed->needs && !(ed->needs & g->features))
             continue;
         const struct table_def def = TABLE(ed->table, ed->schemas, enum_cols);
         struct table t = {.def = &def};
@@ -2621,13 +3661,19 @@ static void write_enums(struct gen *g)
     }
 }
 
-/* The session starts at 0; events before it (--negative-ts) lie outside, as in real
- * reports that captured activity from before the collection window. */
+/* The session starts at 0 and ends 1 ms after the last event; events before 0
+ * (--negative-ts) lie outside, as in real reports that captured activity from before the
+ * collection window. */
+static int64_t session_stop(const struct gen *g)
+{
+    return max64(g->max_end, 0) + 1000000;
+}
+
 static void write_analysis_details(struct gen *g)
 {
     if (!(table_defs[T_ANALYSIS].schemas & g->mask))
         return;
-    int64_t stop = max64(g->max_end, 0) + 1000000;
+    int64_t stop = session_stop(g);
     struct value *v = row_begin(g, T_ANALYSIS);
     v[AD_DURATION] = vint(stop);
     v[AD_START] = vint(0);
@@ -2923,8 +3969,12 @@ static bool thread_less(const void *a, const void *b)
     return x->free_at != y->free_at ? x->free_at < y->free_at : x->index < y->index;
 }
 
+static void gpu_row_observed(struct gen *g, const struct row *r);
+
 static void push_row(struct gen *g, struct row *r)
 {
+    if (g->features & (FEAT_GPU_METRICS | FEAT_UM | FEAT_DIAG))
+        gpu_row_observed(g, r);
     r->seq = g->next_seq++;
     g->max_end = max64(g->max_end, r->end);
     g->rows_planned++;
@@ -2942,14 +3992,1089 @@ static void flush_rows(struct gen *g, int64_t now)
     }
 }
 
-/* ------------------------------------------------------------------------------------
- * Workload simulation
- * ---------------------------------------------------------------------------------- */
-
+/* A CUDA call being generated. */
 struct call {
     enum api_id api;
     int64_t start, end, correlation_id;
 };
+
+/* ------------------------------------------------------------------------------------
+ * Further tables (--gpu-metrics, --memory-usage, --libraries, --mpi, --openacc, --openmp,
+ * --um-faults, --diagnostics). They watch the CUDA simulation without changing it: each
+ * option draws from a random stream of its own, and its rows are kept aside (xrows) and
+ * written after the simulation, every table sorted by start.
+ * ---------------------------------------------------------------------------------- */
+
+#define WRAP_LEAD_MAX 1500 /* a wrap starts at most this long before the call it covers */
+#define SESSION_GLOBAL_PID INT64_C(-144115188075855872) /* 0xFE00000000000000: "no process" */
+
+/* A row of a further table; end (> INT64_MIN) extends the session, as push_row does. The
+ * pointer is valid until the next call. */
+static int64_t *xrow_new(struct gen *g, enum table_id table, int64_t key, int64_t end)
+{
+    if (table_defs[table].ncols > XCOLS)
+        die("internal error: table %s has more than %d columns", table_defs[table].name, XCOLS);
+    if (g->nxrows == g->xrows_capacity) {
+        g->xrows_capacity = g->xrows_capacity ? 2 * g->xrows_capacity : 1024;
+        g->xrows = xrealloc(g->xrows, g->xrows_capacity * sizeof *g->xrows);
+    }
+    struct xrow *x = &g->xrows[g->nxrows];
+    x->key = key;
+    x->seq = g->nxrows++;
+    x->table = table;
+    for (size_t i = 0; i < XCOLS; i++)
+        x->f[i] = XDEF;
+    if (end != INT64_MIN)
+        g->max_end = max64(g->max_end, end);
+    return x->f;
+}
+
+static int64_t xtext(struct gen *g, const char *s)
+{
+    if (g->nxtexts == g->xtexts_capacity) {
+        g->xtexts_capacity = g->xtexts_capacity ? 2 * g->xtexts_capacity : 64;
+        g->xtexts = xrealloc(g->xtexts, g->xtexts_capacity * sizeof *g->xtexts);
+    }
+    g->xtexts[g->nxtexts] = xstrdup(s);
+    return (int64_t)g->nxtexts++;
+}
+
+static int xrow_compare(const void *a, const void *b)
+{
+    const struct xrow *x = a, *y = b;
+    if (x->table != y->table)
+        return x->table < y->table ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void write_xrows(struct gen *g)
+{
+    if (g->nxrows)
+        qsort(g->xrows, g->nxrows, sizeof *g->xrows, xrow_compare);
+    for (size_t n = 0; n < g->nxrows; n++) {
+        const struct xrow *x = &g->xrows[n];
+        const struct table_def *def = &table_defs[x->table];
+        struct value *v = row_begin(g, x->table);
+        for (size_t i = 0; i < def->ncols; i++) {
+            int64_t f = x->f[i];
+            if (f == XDEF)
+                continue;
+            v[i] = f == XNULL                          ? (struct value){.type = V_NULL}
+                   : strcmp(def->cols[i].type, TXT) == 0 ? vtext(g->xtexts[f])
+                                                         : vint(f);
+        }
+        row_end(g, x->table);
+    }
+}
+
+/* --- GPU metrics: busy time of each device's engines per sampling interval ----------- */
+
+static void gm_add(struct gen *g, int64_t device, int64_t start, int64_t end, int engine)
+{
+    int64_t period = g->gm_period, t0 = g->gm_t0;
+    start = max64(start, t0);
+    if (end <= start)
+        return;
+    size_t first = (size_t)((start - t0) / period), last = (size_t)((end - 1 - t0) / period);
+    size_t *n = &g->gm_nbins[device];
+    if (last >= *n) {
+        size_t grown = max64((int64_t)last + 1, 2 * (int64_t)*n);
+        g->gm_bins[device] = xrealloc(g->gm_bins[device], grown * sizeof **g->gm_bins);
+        memset(g->gm_bins[device] + *n, 0, (grown - *n) * sizeof **g->gm_bins);
+        *n = grown;
+    }
+    for (size_t k = first; k <= last; k++) {
+        int64_t lo = max64(start, t0 + (int64_t)k * period), hi = min64(end, t0 + (int64_t)(k + 1) * period);
+        uint32_t *busy = &g->gm_bins[device][k].busy[engine];
+        *busy = (uint32_t)min64(period, (int64_t)*busy + (hi - lo)); /* overlapping work counts once */
+    }
+}
+
+/* What the sampler reads for device d in interval k: integers, percentages except the
+ * clocks. Clocks are written in Hz although the modern names say [MHz]: exports appear to
+ * store the raw value and apply the metric set's multiplier (1e-6) only for display. */
+static void gm_values(struct gen *g, int64_t device, size_t k, int64_t *q)
+{
+    struct rng *r = &g->gm_rng;
+    static const struct gm_bin idle;
+    const struct gm_bin *bin = k < g->gm_nbins[device] ? &g->gm_bins[device][k] : &idle;
+    int64_t busy[GB__COUNT];
+    for (int i = 0; i < GB__COUNT; i++)
+        busy[i] = (int64_t)bin->busy[i] * 100 / g->gm_period;
+    int64_t clock = g->info->gpu.clock_hz;
+    int64_t sm = busy[GB_SM] * rng_range(r, 75, 100) / 100;
+    q[GQ_GPC_CLOCK] = (busy[GB_SM] ? clock : clock * 82 / 100) - rng_range(r, 0, 9000000);
+    q[GQ_SYS_CLOCK] = clock * 80 / 100 + rng_range(r, -400000, 400000);
+    q[GQ_GR_ACTIVE] = max64(busy[GB_SM], max64(busy[GB_H2D], max64(busy[GB_D2H], busy[GB_DRAM])));
+    q[GQ_SM_ACTIVE] = sm;
+    q[GQ_SM_ISSUE] = sm * rng_range(r, 20, 60) / 100;
+    q[GQ_TENSOR] = sm * rng_range(r, 0, 45) / 100;
+    q[GQ_WARPS] = sm * rng_range(r, 30, 85) / 100;
+    q[GQ_UNALLOCATED] = sm * rng_range(r, 5, 35) / 100;
+    q[GQ_DRAM_READ] = min64(100, busy[GB_DRAM] * 55 / 100 + sm * rng_range(r, 5, 35) / 100 + busy[GB_D2H] / 6);
+    q[GQ_DRAM_WRITE] = min64(100, busy[GB_DRAM] * 45 / 100 + sm * rng_range(r, 3, 25) / 100 + busy[GB_H2D] / 6);
+    q[GQ_NVL_RX] = busy[GB_NVL_RX] * rng_range(r, 40, 70) / 100;
+    q[GQ_NVL_TX] = busy[GB_NVL_TX] * rng_range(r, 40, 70) / 100;
+    q[GQ_NVL_RX_REQ] = busy[GB_NVL_TX] * rng_range(r, 2, 8) / 100; /* requests flow against the data */
+    q[GQ_NVL_TX_REQ] = busy[GB_NVL_RX] * rng_range(r, 2, 8) / 100;
+    q[GQ_NVL_PROTOCOL] = (busy[GB_NVL_RX] + busy[GB_NVL_TX]) * rng_range(r, 1, 4) / 100;
+    q[GQ_PCIE_RX] = busy[GB_H2D] * rng_range(r, 45, 75) / 100; /* one draw per statement */
+    q[GQ_PCIE_RX] = min64(100, q[GQ_PCIE_RX] + (int64_t)rng_below(r, 2));
+    q[GQ_PCIE_TX] = busy[GB_D2H] * rng_range(r, 45, 75) / 100;
+    q[GQ_PCIE_TX] = min64(100, q[GQ_PCIE_TX] + (int64_t)rng_below(r, 2));
+    q[GQ_ZERO] = 0;
+}
+
+/* typeId <Hardware:8><VM:8><Source:16><Type:32> with the GPU in the low byte of Type (the
+ * schema reference's gpuId = typeId & 0xFF); a source per GPU. GPU 0 gets the ids of the
+ * real one-GPU 2022 export: 0x0001000100000000 for both. */
+static int64_t gm_source_id(int64_t device)
+{
+    return VM_ID | (1 + device) << 32;
+}
+
+static int64_t gm_type_id(int64_t device)
+{
+    return gm_source_id(device) | device;
+}
+
+/* JSON text as nsys 2022.4 wrote it: four-space indent, "/" escaped. */
+static void json_string(struct strbuf *sb, const char *s)
+{
+    sb_printf(sb, "\"");
+    for (; *s; s++)
+        sb_printf(sb, *s == '/' ? "\\/" : *s == '"' ? "\\\"" : *s == '\\' ? "\\\\" : "%c", *s);
+    sb_printf(sb, "\"");
+}
+
+static void write_gpu_metrics(struct gen *g)
+{
+    if (!(g->features & FEAT_GPU_METRICS))
+        return;
+    bool modern = g->opt.schema == SCHEMA_MODERN;
+    const struct gm_metric *metrics = modern ? gm_metrics_modern : gm_metrics_2022;
+    size_t nmetrics = modern ? ARRAY_LEN(gm_metrics_modern) : ARRAY_LEN(gm_metrics_2022);
+    struct strbuf sb;
+    for (int64_t d = 0; d < g->opt.gpus; d++) {
+        if (modern) {
+            for (size_t m = 0; m < nmetrics; m++) {
+                struct value *v = row_begin(g, T_GPU_METRIC_INFO);
+                v[GI_TYPE_ID] = vint(gm_type_id(d));
+                v[GI_SOURCE_ID] = vint(gm_source_id(d));
+                v[GI_TYPE_NAME] = vtext(GPU_METRICS_TYPE_NAME);
+                v[GI_METRIC_ID] = vint((int64_t)m);
+                v[GI_METRIC_NAME] = vtext(metrics[m].name);
+                row_end(g, T_GPU_METRIC_INFO);
+            }
+        } else { /* the real export created the types table first */
+            sb.len = 0;
+            sb_printf(&sb, "{\n    \"Name\": \"\",\n    \"Fields\": [\n");
+            for (size_t m = 0; m < nmetrics; m++) {
+                sb_printf(&sb, "        {\n            \"Name\": ");
+                json_string(&sb, metrics[m].name);
+                sb_printf(&sb, "\n        }%s\n", m + 1 < nmetrics ? "," : "");
+            }
+            sb_printf(&sb, "    ]\n}\n");
+            struct value *v = row_begin(g, T_GENERIC_TYPES);
+            v[GT2_TYPE_ID] = vint(gm_type_id(d));
+            v[GT2_SOURCE_ID] = vint(gm_source_id(d));
+            v[GT2_DATA] = vtext(sb.text);
+            row_end(g, T_GENERIC_TYPES);
+        }
+    }
+    for (int64_t d = 0; !modern && d < g->opt.gpus; d++) {
+        struct value *v = row_begin(g, T_GENERIC_SOURCES);
+        v[GS_SOURCE_ID] = vint(gm_source_id(d));
+        v[GS_DATA] = vtext("{\n    \"Name\": \"GpuMetrics\",\n    \"TimeSource\": \"SessionNs\",\n"
+                           "    \"SourceGroup\": \"Unknown\"\n}\n");
+        row_end(g, T_GENERIC_SOURCES);
+    }
+    /* Samples from just before the session start to just before its end; a value holds
+     * until the next sample of its GPU. */
+    int64_t stop = session_stop(g), q[GQ__COUNT];
+    for (size_t k = 0;; k++) {
+        int64_t at = g->gm_t0 + (int64_t)k * g->gm_period;
+        if (at > stop - g->gm_period)
+            break;
+        for (int64_t d = 0; d < g->opt.gpus; d++) {
+            gm_values(g, d, k, q);
+            if (modern) {
+                for (size_t m = 0; m < nmetrics; m++) {
+                    struct value *v = row_begin(g, T_GPU_METRICS);
+                    v[GM_RAW_TS] = v[GM_TS] = vint(at); /* time source SessionNs */
+                    v[GM_TYPE_ID] = vint(gm_type_id(d));
+                    v[GM_METRIC_ID] = vint((int64_t)m);
+                    v[GM_VALUE] = vint(q[metrics[m].quantity]);
+                    row_end(g, T_GPU_METRICS);
+                }
+                continue;
+            }
+            sb.len = 0;
+            sb_printf(&sb, "{\n");
+            for (size_t m = 0; m < nmetrics; m++) {
+                sb_printf(&sb, "    ");
+                json_string(&sb, metrics[m].name);
+                sb_printf(&sb, ": \"%" PRId64 "\"%s\n", q[metrics[m].quantity], m + 1 < nmetrics ? "," : "");
+            }
+            sb_printf(&sb, "}\n");
+            struct value *v = row_begin(g, T_GENERIC_EVENTS);
+            v[GE2_RAW_TS] = vint(at); /* session ns; timestamp stays NULL */
+            v[GE2_TYPE_ID] = vint(gm_type_id(d));
+            v[GE2_DATA] = vtext(sb.text);
+            row_end(g, T_GENERIC_EVENTS);
+        }
+    }
+}
+
+/* --- unified memory ---------------------------------------------------------------- */
+
+/* Some kernels touch managed memory that is not resident: fault groups while they run,
+ * a few overlapping one another. */
+static void um_gpu_faults(struct gen *g, const struct stream *s, const struct row *r)
+{
+    static const int access_weights[] = {
+        [UM_ACCESS_UNKNOWN] = 2, [UM_ACCESS_READ] = 55, [UM_ACCESS_WRITE] = 35,
+        [UM_ACCESS_ATOMIC] = 5, [UM_ACCESS_PREFETCH] = 3,
+    };
+    struct rng *rr = &g->um_rng;
+    if (!rng_percent(rr, 5))
+        return;
+    const struct host_process *hp = &g->hprocs[s->process];
+    int64_t span = r->end - r->start;
+    for (int64_t n = rng_range(rr, 1, 3); n > 0; n--) {
+        int64_t start = r->start + rng_range(rr, 0, span * 2 / 3);
+        int64_t end = start + rng_log_range(rr, 1500, 60000);
+        int64_t *f = xrow_new(g, T_UM_GPU_FAULTS, start, end);
+        f[UG_START] = start;
+        f[UG_END] = end;
+        f[UG_GLOBAL_PID] = g->processes[s->process].global_pid;
+        f[UG_DEVICE] = s->device;
+        f[UG_ADDRESS] = hp->managed_base + (int64_t)rng_below(rr, 4096) * 65536;
+        f[UG_FAULTS] = rng_log_range(rr, 1, 512);
+        f[UG_ACCESS] = (int64_t)rng_weighted(rr, access_weights, ARRAY_LEN(access_weights));
+    }
+}
+
+/* After a synchronisation the host reads results in managed memory: CPU faults (instants
+ * of the process). */
+static void um_cpu_faults(struct gen *g, size_t process, const struct host_call *hc)
+{
+    struct rng *r = &g->um_rng;
+    if (!rng_percent(r, 10))
+        return;
+    const struct host_process *hp = &g->hprocs[process];
+    int64_t at = hc->end + rng_range(r, 200, 1500);
+    for (int64_t n = rng_range(r, 1, 6); n > 0; n--) {
+        size_t site = (size_t)rng_below(r, ARRAY_LEN(um_cpu_sites));
+        bool resolved = um_cpu_sites[site].symbol != NULL;
+        int64_t *f = xrow_new(g, T_UM_CPU_FAULTS, at, at);
+        f[UC_START] = at;
+        f[UC_GLOBAL_PID] = g->processes[process].global_pid;
+        f[UC_ADDRESS] = hp->managed_base + (int64_t)rng_below(r, 65536) * 4096;
+        f[UC_PC] = (int64_t)(module_defs[um_cpu_sites[site].module].base + um_cpu_sites[site].offset) +
+                   (resolved ? (int64_t)rng_below(r, 0x40) : 0);
+        f[UC_INSTRUCTION] = g->um_symbol_ids[site];
+        f[UC_MODULE] = g->um_module_ids[site];
+        f[UC_UNRESOLVED] = resolved ? 0 : 1;
+        at += rng_range(r, 300, 4000);
+    }
+}
+
+/* --- GPU memory usage ------------------------------------------------------------------- */
+
+static void memory_row(struct gen *g, size_t process, int64_t at, int64_t device, int64_t address, int64_t bytes,
+                       int64_t mem_kind, int64_t oper, int64_t pc, int64_t correlation_id, const char *name)
+{
+    int64_t text = name ? xtext(g, name) : XNULL;
+    int64_t *f = xrow_new(g, T_MEMORY_USAGE, at, at);
+    f[MU_START] = at;
+    f[MU_GLOBAL_PID] = g->processes[process].global_pid;
+    f[MU_DEVICE] = device;
+    f[MU_CONTEXT] = context_id(g, process, device);
+    f[MU_ADDRESS] = address;
+    f[MU_PC] = pc;
+    f[MU_BYTES] = bytes;
+    f[MU_MEM_KIND] = mem_kind;
+    f[MU_OPER] = oper;
+    f[MU_NAME] = text;
+    f[MU_CORR] = correlation_id ? correlation_id : XNULL;
+}
+
+/* Loading the process's CUDA module during its first call allocates its __device__
+ * variables: named, no call of their own, never freed. */
+static void memory_static(struct gen *g, const struct thread *t, const struct host_call *hc)
+{
+    static const struct {
+        const char *name;
+        int64_t bytes;
+    } statics[] = {{"gpu_rng_state", 4096}, {"kernel_error_flag", 512}, {"lookup_table", 1 << 20}};
+    int64_t address = INT64_C(0x7f3e40000000) + t->home_device * INT64_C(0x10000000);
+    int64_t pc = (int64_t)(module_defs[MOD_LIBCUDA].base + 0x2a0c5e4);
+    for (size_t i = 0; i < ARRAY_LEN(statics); i++) {
+        memory_row(g, t->process, hc->start + (hc->end - hc->start) / 2 + (int64_t)i, t->home_device, address,
+                   statics[i].bytes, MEM_DEVICE_STATIC, MEM_OPER_ALLOC, pc, 0, statics[i].name);
+        address += INT64_C(0x200000);
+    }
+}
+
+/* cudaMalloc allocates on the thread's device; cudaFree frees one of the process's live
+ * blocks (same address and bytes), or nothing (cudaFree(0)). */
+static void memory_call(struct gen *g, const struct thread *t, const struct host_call *hc)
+{
+    struct rng *r = &g->mem_rng;
+    struct host_process *hp = &g->hprocs[t->process];
+    int64_t at = hc->start + (hc->end - hc->start) * 3 / 4;
+    int64_t cudart = (int64_t)module_defs[MOD_CUDART].base;
+    if (hc->api == API_MALLOC) {
+        int64_t device = t->home_device, granule = INT64_C(2) << 20;
+        int64_t bytes = (rng_log_range(r, 1024, INT64_C(4) << 30) + 511) / 512 * 512;
+        int64_t address = hp->next_address[device];
+        hp->next_address[device] += (bytes + granule - 1) / granule * granule;
+        if (hp->nlive == hp->live_capacity) {
+            hp->live_capacity = hp->live_capacity ? 2 * hp->live_capacity : 16;
+            hp->live = xrealloc(hp->live, hp->live_capacity * sizeof *hp->live);
+        }
+        hp->live[hp->nlive++] = (struct mem_block){address, bytes, device};
+        memory_row(g, t->process, at, device, address, bytes, MEM_DEVICE, MEM_OPER_ALLOC, cudart + 0x5ea1c,
+                   hc->correlation_id, NULL);
+    } else if (hp->nlive) {
+        size_t i = (size_t)rng_below(r, hp->nlive);
+        struct mem_block b = hp->live[i];
+        hp->live[i] = hp->live[--hp->nlive];
+        memory_row(g, t->process, at, b.device, b.address, b.bytes, MEM_DEVICE, MEM_OPER_FREE, cudart + 0x5f2c4,
+                   hc->correlation_id, NULL);
+    }
+}
+
+/* --- watching the GPU rows ----------------------------------------------------------- */
+
+static void gpu_row_observed(struct gen *g, const struct row *r)
+{
+    if (r->kind == R_API) {
+        g->hprocs[g->threads[r->thread].process].cuda_rows++;
+        return;
+    }
+    if (r->kind != R_KERNEL && r->kind != R_MEMCPY && r->kind != R_MEMSET && r->kind != R_SYNC)
+        return;
+    const struct stream *s = &g->streams[r->stream];
+    g->hprocs[s->process].cuda_rows++;
+    if ((g->features & FEAT_GPU_METRICS) && r->kind != R_SYNC) {
+        int engine = GB_SM;
+        if (r->kind == R_MEMSET)
+            engine = GB_DRAM;
+        else if (r->kind == R_MEMCPY)
+            engine = r->u.copy.copy_kind == COPY_HTOD   ? GB_H2D
+                     : r->u.copy.copy_kind == COPY_DTOH ? GB_D2H
+                     : r->u.copy.copy_kind == COPY_PTOP ? GB_NVL_TX
+                                                        : GB_DRAM;
+        gm_add(g, s->device, r->start, r->end, engine);
+        if (engine == GB_NVL_TX)
+            gm_add(g, r->u.copy.peer_device, r->start, r->end, GB_NVL_RX);
+    }
+    if ((g->features & FEAT_UM) && r->kind == R_KERNEL)
+        um_gpu_faults(g, s, r);
+}
+
+/* --- library calls and OpenACC constructs around CUDA calls ------------------------- */
+
+static void push_library_row(struct gen *g, const struct thread *t, enum library_fn fn, int64_t start, int64_t end)
+{
+    bool cudnn = library_fns[fn].cudnn;
+    int64_t *f = xrow_new(g, cudnn ? T_CUDNN : T_CUBLAS, start, end);
+    f[LB_START] = start;
+    f[LB_END] = end;
+    f[LB_CLASS] = cudnn ? CLASS_CUDNN : CLASS_CUBLAS;
+    f[LB_GLOBAL_TID] = t->global_tid;
+    f[LB_NAME_ID] = g->lib_name_ids[fn];
+}
+
+/* inner: the event of the CUDA call itself, which carries its correlationId (modern). */
+static void push_acc_row(struct gen *g, const struct thread *t, enum acc_event ev, size_t site,
+                         const struct host_call *hc, int64_t start, int64_t end, bool inner)
+{
+    enum table_id table = acc_events[ev].table;
+    const struct stream *s = hc->stream >= 0 ? &g->streams[hc->stream] : stream_of(g, t->process, t->home_device, 0);
+    int64_t *f = xrow_new(g, table, start, end);
+    f[AC_START] = start;
+    f[AC_END] = end;
+    f[AC_NAME_ID] = g->acc_name_ids[ev];
+    f[AC_GLOBAL_TID] = t->global_tid;
+    f[AC_EVENT_KIND] = acc_events[ev].kind;
+    f[AC_LINE] = acc_sites[site].line;
+    f[AC_CU_DEVICE] = s->device;
+    f[AC_CU_CONTEXT] = s->context;
+    f[AC_CU_STREAM] = s->id;
+    f[AC_SRC_FILE] = g->acc_file_ids[site];
+    f[AC_FUNC_NAME] = acc_sites[site].func ? g->acc_func_ids[site] : XNULL;
+    f[AC_CORR] = inner ? hc->correlation_id : XNULL;
+    if (table == T_ACC_DATA) {
+        f[AA_BYTES] = hc->bytes;
+        f[AA_VAR_NAME] = g->acc_extra_ids[site];
+    } else if (table == T_ACC_LAUNCH) {
+        const struct kernel_def *k = &kernel_defs[hc->kernel >= 0 ? hc->kernel : 0];
+        f[AL_GANGS] = (int64_t)k->grid[0] * k->grid[1] * k->grid[2];
+        f[AL_WORKERS] = k->block[1];
+        f[AL_VECTOR] = k->block[0];
+        f[AL_KERNEL_NAME] = g->acc_extra_ids[site];
+    }
+}
+
+static bool is_graph_api(enum api_id api)
+{
+    return api >= API_FIRST_GRAPH;
+}
+
+/* Whether an OpenACC directive made this call: kernel launches (compute constructs),
+ * host-device copies (data constructs and updates), stream syncs (wait). */
+static bool acc_wants(struct gen *g, const struct host_call *hc, uint32_t *site)
+{
+    struct rng *r = &g->acc_rng;
+    enum acc_site_kind kind;
+    int pct;
+    if (hc->kernel >= 0) {
+        kind = ACC_SITE_LAUNCH, pct = 20;
+    } else if (hc->api == API_MEMCPY_ASYNC && (hc->copy_kind == COPY_HTOD || hc->copy_kind == COPY_DTOH)) {
+        kind = hc->copy_kind == COPY_HTOD ? ACC_SITE_UPLOAD : ACC_SITE_DOWNLOAD, pct = 25;
+    } else if (hc->api == API_STREAM_SYNC || hc->api == API_DEVICE_SYNC) {
+        kind = ACC_SITE_WAIT, pct = 30;
+    } else {
+        return false;
+    }
+    if (!rng_percent(r, pct))
+        return false;
+    uint64_t n = 0;
+    for (size_t i = 0; i < ARRAY_LEN(acc_sites); i++)
+        n += acc_sites[i].kind == kind;
+    uint64_t pick = rng_below(r, n);
+    for (size_t i = 0; i < ARRAY_LEN(acc_sites); i++)
+        if (acc_sites[i].kind == kind && pick-- == 0)
+            *site = (uint32_t)i;
+    return true;
+}
+
+/* Whether cuBLAS (GEMM kernels) or cuDNN (other kernels) made this launch; cuDNN calls
+ * sometimes cover the next CUDA call too. */
+static bool library_wants(struct gen *g, const struct host_call *hc, uint32_t *fn, int *more)
+{
+    struct rng *r = &g->lib_rng;
+    if (hc->kernel < 0)
+        return false;
+    const struct kernel_def *k = &kernel_defs[hc->kernel];
+    bool gemm = k->launch == API_CU_LAUNCH_KERNEL_EX || strncmp(k->short_name, "gemm", 4) == 0;
+    if (!rng_percent(r, gemm ? 60 : 15))
+        return false;
+    enum library_use use = gemm ? LIB_USE_GEMM : LIB_USE_DNN;
+    uint64_t n = 0;
+    for (size_t i = 0; i < LIB__COUNT; i++)
+        n += library_fns[i].use == use;
+    uint64_t pick = rng_below(r, n);
+    for (size_t i = 0; i < LIB__COUNT; i++)
+        if (library_fns[i].use == use && pick-- == 0)
+            *fn = (uint32_t)i;
+    *more = use == LIB_USE_DNN && rng_percent(r, 25) ? 1 : 0;
+    return true;
+}
+
+/* Opens a wrap around hc when there is room before it (the call before it, or the last
+ * row placed after that, ends at free_from). */
+static void wrap_open(struct gen *g, struct host_thread *ht, const struct host_call *hc)
+{
+    int64_t room = hc->start - ht->free_from;
+    if (room < 600)
+        return;
+    int64_t lead = min64(WRAP_LEAD_MAX, room / 3);
+    uint32_t what = 0;
+    int more = 0;
+    if ((g->features & FEAT_OPENACC) && acc_wants(g, hc, &what)) {
+        ht->wrap = WRAP_OPENACC;
+        ht->wrap_start[0] = hc->start - rng_range(&g->acc_rng, 1, lead / 2);
+        ht->wrap_start[1] = ht->wrap_start[0] - rng_range(&g->acc_rng, 1, lead / 2);
+    } else if ((g->features & FEAT_LIBRARIES) && library_wants(g, hc, &what, &more)) {
+        ht->wrap = WRAP_LIBRARY;
+        ht->wrap_start[0] = ht->wrap_start[1] = hc->start - rng_range(&g->lib_rng, 1, lead);
+    } else {
+        return;
+    }
+    ht->wrap_what = what;
+    ht->wrap_left = more;
+    ht->wrap_call = *hc;
+    ht->close_pending = more == 0;
+}
+
+/* Ends the open wrap after the thread's last call, inside the room before window_end. */
+static void wrap_close(struct gen *g, const struct thread *t, struct host_thread *ht, int64_t window_end)
+{
+    struct rng *r = ht->wrap == WRAP_OPENACC ? &g->acc_rng : &g->lib_rng;
+    int64_t trail = max64(2, min64(WRAP_LEAD_MAX, (window_end - ht->last_end) / 3));
+    int64_t inner_end = ht->last_end + rng_range(r, 1, trail / 2);
+    int64_t outer_end = inner_end + rng_range(r, 0, trail - trail / 2 - 1);
+    if (ht->wrap == WRAP_LIBRARY) {
+        push_library_row(g, t, (enum library_fn)ht->wrap_what, ht->wrap_start[0], inner_end);
+        ht->free_from = inner_end;
+    } else {
+        size_t site = ht->wrap_what;
+        static const enum acc_event inner[] = {
+            [ACC_SITE_LAUNCH] = ACC_ENQUEUE_LAUNCH, [ACC_SITE_UPLOAD] = ACC_ENQUEUE_UPLOAD,
+            [ACC_SITE_DOWNLOAD] = ACC_ENQUEUE_DOWNLOAD, [ACC_SITE_WAIT] = ACC_WAIT,
+        };
+        push_acc_row(g, t, inner[acc_sites[site].kind], site, &ht->wrap_call, ht->wrap_start[0], inner_end, true);
+        ht->free_from = inner_end;
+        if (acc_sites[site].outer >= 0) {
+            push_acc_row(g, t, (enum acc_event)acc_sites[site].outer, site, &ht->wrap_call, ht->wrap_start[1],
+                         outer_end, false);
+            ht->free_from = outer_end;
+        }
+    }
+    ht->wrap = WRAP_NONE;
+    ht->wrap_left = 0;
+    ht->close_pending = false;
+}
+
+/* --- MPI: one rank per process, its calls on the main thread --------------------------- */
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Per-cycle parameters every rank agrees on: message sizes, the collective. */
+static uint64_t mpi_cycle_mix(const struct gen *g, int64_t cycle)
+{
+    return mix64(g->opt.seed ^ ((uint64_t)cycle + 1) * UINT64_C(0x9E3779B97F4A7C15));
+}
+
+static int64_t mpi_comm_uid(const struct gen *g, bool dup)
+{
+    return (int64_t)(mix64(g->opt.seed ^ (dup ? UINT64_C(0x4455500000000001) : UINT64_C(0x574F524C44))) >> 1);
+}
+
+struct mpi_op {
+    enum mpi_fn fn;
+    int64_t request; /* 0: none */
+};
+
+/* Cycle c of every rank: an exchange with its neighbours (nonblocking with a test and
+ * waits, every third cycle blocking send/recv), a collective, every other cycle a
+ * nonblocking allreduce and its wait. */
+static size_t mpi_cycle_ops(const struct gen *g, int64_t c, struct mpi_op *ops)
+{
+    static const enum mpi_fn collectives[10] = {MF_ALLREDUCE, MF_ALLREDUCE, MF_ALLREDUCE, MF_ALLREDUCE,
+                                                MF_ALLREDUCE, MF_BCAST, MF_BCAST, MF_BARRIER, MF_ALLGATHER,
+                                                MF_REDUCE};
+    int64_t a = MPI_REQUEST_BASE, b = MPI_REQUEST_BASE + 1, x = MPI_REQUEST_BASE + 2;
+    size_t n = 0;
+    if (c % 3 == 2) {
+        ops[n++] = (struct mpi_op){MF_SEND, 0};
+        ops[n++] = (struct mpi_op){MF_RECV, 0};
+    } else {
+        ops[n++] = (struct mpi_op){MF_IRECV, a};
+        ops[n++] = (struct mpi_op){MF_ISEND, b};
+        ops[n++] = (struct mpi_op){MF_TEST, a};
+        ops[n++] = (struct mpi_op){MF_WAIT, a};
+        ops[n++] = (struct mpi_op){MF_WAIT, b};
+    }
+    ops[n++] = (struct mpi_op){collectives[mpi_cycle_mix(g, c) % 10], 0};
+    if (c % 2 == 1) {
+        ops[n++] = (struct mpi_op){MF_IALLREDUCE, x};
+        ops[n++] = (struct mpi_op){MF_WAIT, x};
+    }
+    return n;
+}
+
+static const enum mpi_fn mpi_startup[] = {MF_INIT, MF_COMM_RANK, MF_COMM_SIZE, MF_COMM_DUP};
+
+static struct mpi_op mpi_next(const struct gen *g, const struct host_process *hp)
+{
+    if (hp->mpi_pre < (int)ARRAY_LEN(mpi_startup))
+        return (struct mpi_op){mpi_startup[hp->mpi_pre], 0};
+    struct mpi_op ops[10];
+    mpi_cycle_ops(g, hp->mpi_cycle, ops);
+    return ops[hp->mpi_pos];
+}
+
+static void mpi_advance(const struct gen *g, struct host_process *hp)
+{
+    struct mpi_op ops[10];
+    if (hp->mpi_pre < (int)ARRAY_LEN(mpi_startup)) {
+        hp->mpi_pre++;
+    } else if ((size_t)++hp->mpi_pos >= mpi_cycle_ops(g, hp->mpi_cycle, ops)) {
+        hp->mpi_pos = 0;
+        hp->mpi_cycle++;
+    }
+}
+
+static bool mpi_long(enum mpi_fn fn)
+{
+    return fn == MF_INIT || fn == MF_COMM_DUP || fn == MF_FINALIZE ||
+           (mpi_fns[fn].table == T_MPI_COLLECTIVES && fn != MF_IALLREDUCE);
+}
+
+/* The free window a call needs. */
+static int64_t mpi_need(enum mpi_fn fn)
+{
+    return mpi_long(fn) ? 30000 : fn == MF_SEND || fn == MF_RECV ? 4000 : 2500;
+}
+
+static int64_t mpi_p2p_size(const struct gen *g, int64_t cycle)
+{
+    return INT64_C(4096) << (mpi_cycle_mix(g, cycle) % 9);
+}
+
+static int64_t mpi_duration(struct gen *g, enum mpi_fn fn, int64_t room, int64_t cycle)
+{
+    struct rng *r = &g->mpi_rng;
+    if (fn == MF_INIT)
+        return rng_range(r, room / 2, room * 4 / 5);
+    if (mpi_long(fn))
+        return rng_range(r, room / 4, max64(room / 4, min64(room * 3 / 4, 2000000)));
+    if (fn == MF_WAIT)
+        return rng_range(r, room / 5, max64(room / 5, min64(room * 2 / 3, 300000)));
+    if (fn == MF_SEND || fn == MF_RECV)
+        return min64(room * 2 / 3, rng_range(r, 1500, 3000) + mpi_p2p_size(g, cycle) / 8);
+    return rng_range(r, 400, max64(400, min64(3000, room / 2)));
+}
+
+/* end XNULL: unfinished when the capture stopped. */
+static void mpi_emit(struct gen *g, const struct thread *t, const struct host_process *hp, struct mpi_op op,
+                     int64_t start, int64_t end)
+{
+    int64_t nranks = g->opt.processes, rank = (int64_t)t->process, c = hp->mpi_cycle;
+    uint64_t mix = mpi_cycle_mix(g, c);
+    enum table_id table = mpi_fns[op.fn].table;
+    int64_t *f = xrow_new(g, table, start, end == XNULL ? start : end);
+    f[MP_START] = start;
+    f[MP_END] = end;
+    f[MP_GLOBAL_TID] = t->global_tid;
+    f[MP_TEXT_ID] = g->mpi_name_ids[op.fn];
+    if (table == T_MPI_P2P) {
+        bool send = op.fn == MF_SEND || op.fn == MF_ISEND;
+        f[P2P_COMM] = MPI_COMM_WORLD_HANDLE;
+        f[P2P_COMM_UID] = mpi_comm_uid(g, false);
+        f[P2P_TAG] = 100 + c % 50;
+        f[P2P_REMOTE] = send ? (rank + 1) % nranks : (rank + nranks - 1) % nranks;
+        f[P2P_SIZE] = mpi_p2p_size(g, c);
+        f[P2P_REQUEST] = op.request ? op.request : XNULL;
+    } else if (table == T_MPI_COLLECTIVES) {
+        int64_t size = INT64_C(4) << ((mix >> 8) % 17);
+        bool dup = op.fn == MF_ALLREDUCE || op.fn == MF_ALLGATHER || op.fn == MF_IALLREDUCE;
+        f[CO_COMM] = dup ? MPI_COMM_DUP_HANDLE : MPI_COMM_WORLD_HANDLE;
+        f[CO_COMM_UID] = mpi_comm_uid(g, dup);
+        f[CO_ROOT] = op.fn == MF_BCAST ? c % nranks : op.fn == MF_REDUCE ? 0 : XNULL;
+        f[CO_SIZE] = op.fn == MF_BARRIER ? XNULL : size;
+        f[CO_RECV_SIZE] = op.fn == MF_BARRIER || (op.fn == MF_REDUCE && rank != 0) ? XNULL
+                          : op.fn == MF_ALLGATHER                                 ? size * nranks
+                                                                                  : size;
+        f[CO_REQUEST] = op.request ? op.request : XNULL;
+    } else if (table == T_MPI_START_WAIT) {
+        f[SW_REQUEST] = op.request;
+    }
+}
+
+/* MPI_COMM_WORLD (at MPI_Init) or its duplicate, as one rank sees it. */
+static void mpi_communicator(struct gen *g, size_t process, int64_t at, bool dup)
+{
+    struct strbuf sb = {.len = 0};
+    for (int64_t r = 0; r < g->opt.processes; r++) /* local rank of each global rank */
+        sb_printf(&sb, "%s%" PRId64, r ? "," : "", r);
+    int64_t members = xtext(g, sb.text);
+    int64_t *f = xrow_new(g, T_MPI_COMMUNICATORS, at, INT64_MIN);
+    f[MC2_RANK] = (int64_t)process;
+    f[MC2_TIMESTAMP] = at;
+    f[MC2_COMM] = dup ? MPI_COMM_DUP_HANDLE : MPI_COMM_WORLD_HANDLE;
+    f[MC2_PARENT] = dup ? MPI_COMM_WORLD_HANDLE : XNULL;
+    f[MC2_LOCAL_RANK] = (int64_t)process;
+    f[MC2_SIZE] = g->opt.processes;
+    f[MC2_GROUP_ROOT] = 0;
+    f[MC2_GROUP_ROOT_UID] = mpi_comm_uid(g, dup);
+    f[MC2_MEMBERS] = members;
+    f[MC2_COMM_UID] = mpi_comm_uid(g, dup);
+}
+
+/* The rank's next calls, as many as fit in the main thread's free window [a, b]; one
+ * long call (MPI_Init, a collective) at most. */
+static bool mpi_fill(struct gen *g, const struct thread *t, struct host_thread *ht, int64_t a, int64_t b)
+{
+    struct rng *r = &g->mpi_rng;
+    struct host_process *hp = &g->hprocs[t->process];
+    bool placed = false;
+    for (int k = 0; k < 4; k++) {
+        struct mpi_op op = mpi_next(g, hp);
+        if (b - a < mpi_need(op.fn) + 800)
+            break;
+        int64_t start = a + rng_range(r, 150, 600);
+        int64_t end = start + max64(200, mpi_duration(g, op.fn, b - 150 - start, hp->mpi_cycle));
+        mpi_emit(g, t, hp, op, start, end);
+        if (op.fn == MF_INIT || op.fn == MF_COMM_DUP)
+            mpi_communicator(g, t->process, end, op.fn == MF_COMM_DUP);
+        hp->mpi_initialized = true;
+        mpi_advance(g, hp);
+        a = ht->free_from = end;
+        placed = true;
+        if (mpi_long(op.fn))
+            break;
+    }
+    return placed;
+}
+
+/* After the rank's last CUDA call: the last rank (and rank 0 when there is one rank) are
+ * left in a call the capture did not see end (NULL end), rank 0 in MPI_Barrier, the last
+ * one in MPI_Recv; the others leave through MPI_Barrier and MPI_Finalize. */
+static void mpi_finish(struct gen *g, size_t process)
+{
+    struct rng *r = &g->mpi_rng;
+    const struct thread *t = &g->threads[process * (size_t)g->opt.threads];
+    struct host_thread *ht = &g->hthreads[process * (size_t)g->opt.threads];
+    struct host_process *hp = &g->hprocs[process];
+    int64_t *f = xrow_new(g, T_MPI_RANKS, (int64_t)process, INT64_MIN);
+    f[MR_GLOBAL_TID] = t->global_tid;
+    f[MR_RANK] = (int64_t)process;
+    int64_t at = max64(ht->free_from, t->free_at) + rng_range(r, 2000, 10000);
+    if (!hp->mpi_initialized) {
+        int64_t end = at + rng_range(r, 300000, 900000);
+        mpi_emit(g, t, hp, (struct mpi_op){MF_INIT, 0}, at, end);
+        mpi_communicator(g, process, end, false);
+        at = end + rng_range(r, 2000, 10000);
+    }
+    bool last = process + 1 == (size_t)g->opt.processes;
+    if (process == 0 || last) {
+        mpi_emit(g, t, hp, (struct mpi_op){process == 0 ? MF_BARRIER : MF_RECV, 0}, at, XNULL);
+        return;
+    }
+    int64_t end = at + rng_range(r, 20000, 80000);
+    mpi_emit(g, t, hp, (struct mpi_op){MF_BARRIER, 0}, at, end);
+    at = end + rng_range(r, 1000, 3000);
+    mpi_emit(g, t, hp, (struct mpi_op){MF_FINALIZE, 0}, at, at + rng_range(r, 50000, 200000));
+}
+
+/* --- OpenMP: parallel regions of the main thread and three worker threads -------------- */
+
+static int64_t omp_worker_tid(const struct gen *g, size_t process, int k)
+{
+    const struct process *p = &g->processes[process];
+    return p->global_pid | (p->pid + g->opt.threads + 3 + k);
+}
+
+static int64_t *omp_row(struct gen *g, enum table_id table, int64_t global_tid, enum omp_name name,
+                        int64_t event_kind, int64_t start, int64_t end)
+{
+    int64_t *f = xrow_new(g, table, start, end);
+    f[OM_START] = start;
+    f[OM_END] = end;
+    f[OM_GLOBAL_TID] = global_tid;
+    f[OM_NAME_ID] = name == ON__COUNT ? OMP_NO_NAME : g->omp_name_ids[name];
+    f[OM_EVENT_KIND] = event_kind;
+    return f;
+}
+
+/* One parallel region in the main thread's free window [a, b]. On each of the team's
+ * threads: implicit task > (lock wait, lock released; critical wait, critical region;
+ * single region; implicit barrier), each inside the one before it ends; the single's
+ * executor creates an explicit task (instant) and runs it in its barrier. */
+static void omp_region(struct gen *g, const struct thread *t, struct host_thread *ht, int64_t a, int64_t b)
+{
+    struct rng *r = &g->omp_rng;
+    struct host_process *hp = &g->hprocs[t->process];
+    const struct process *pr = &g->processes[t->process];
+    int64_t p0 = a + rng_range(r, 300, 1500);
+    int64_t avail = b - 300 - p0;
+    int64_t p1 = p0 + rng_range(r, avail / 3, avail * 4 / 5);
+    int64_t parallel = ++hp->omp_parallel_id, first_task = hp->omp_task_id + 1;
+    hp->omp_task_id += 1 + OMP_WORKERS;
+    int64_t *f = omp_row(g, T_OMP_PARALLEL, t->global_tid, ON_PARALLEL, OMPK_PARALLEL, p0, p1);
+    f[OPR_PARALLEL_ID] = parallel;
+    f[OPR_PARENT_TASK] = 1; /* the initial task */
+    int executor = (int)rng_below(r, 1 + OMP_WORKERS);
+    bool lock = rng_percent(r, 60), critical = rng_percent(r, 40), explicit_task = rng_percent(r, 70);
+    int64_t explicit_id = explicit_task ? ++hp->omp_task_id : 0;
+    int64_t lock_id = INT64_C(0x7ffc00000000) + (pr->pid << 12) + 0x1f24; /* omp_lock_t on the stack */
+    int64_t critical_id = INT64_C(0x556b2c400000) + (pr->pid << 8) + 0x180; /* the critical's lock */
+    for (int m = 0; m <= OMP_WORKERS; m++) {
+        int64_t tid = m == 0 ? t->global_tid : omp_worker_tid(g, t->process, m - 1);
+        int64_t task = first_task + m;
+        int64_t s = p0 + rng_range(r, 150, 400); /* one draw per statement (evaluation order) */
+        s += m * rng_range(r, 300, 1200);
+        int64_t e = p1 - rng_range(r, 100, 400);
+        f = omp_row(g, T_OMP_TASK, tid, ON_IMPLICIT_TASK, OMPK_TASK, s, e);
+        f[OS2_PARALLEL_ID] = parallel;
+        f[OS2_TASK_ID] = task;
+        f[OS2_KIND] = 2; /* implicit */
+        int64_t barrier = e - max64((e - s) / 6, 800); /* the latest the barrier starts */
+        int64_t budget = barrier - s;
+        int64_t at = s + rng_range(r, 50, max64(50, budget / 20));
+        if (lock) {
+            int64_t w = rng_range(r, 100, max64(100, budget / 10)), h = rng_range(r, 100, max64(100, budget / 10));
+            f = omp_row(g, T_OMP_MUTEX_WAIT, tid, ON_WAIT_LOCK, OMPK_MUTEX_WAIT, at, at + w);
+            f[OX_KIND] = 1; /* lock */
+            f[OX_WAIT_ID] = lock_id;
+            f[OX_TASK_ID] = task;
+            at += w + h;
+            f = omp_row(g, T_OMP_MUTEX_RELEASED, tid, ON__COUNT, OMPK_MUTEX_RELEASED, at, at);
+            f[OX_KIND] = 1;
+            f[OX_WAIT_ID] = lock_id;
+            f[OX_TASK_ID] = task;
+            at += rng_range(r, 50, 300);
+        }
+        if (critical) {
+            int64_t w = rng_range(r, 100, max64(100, budget / 12)), h = rng_range(r, 100, max64(100, budget / 12));
+            f = omp_row(g, T_OMP_MUTEX_WAIT, tid, ON_WAIT_CRITICAL, OMPK_MUTEX_WAIT, at, at + w);
+            f[OX_KIND] = 5; /* critical */
+            f[OX_WAIT_ID] = critical_id;
+            f[OX_TASK_ID] = task;
+            f = omp_row(g, T_OMP_CRITICAL, tid, ON_CRITICAL, OMPK_CRITICAL, at + w, at + w + h);
+            f[OX_KIND] = 5;
+            f[OX_WAIT_ID] = critical_id;
+            at += w + h + rng_range(r, 50, 300);
+        }
+        int64_t single = m == executor ? rng_range(r, max64(200, budget / 10), max64(200, budget / 5))
+                                       : rng_range(r, 100, max64(100, budget / 12));
+        f = omp_row(g, T_OMP_WORKSHARE, tid, m == executor ? ON_SINGLE_EXECUTOR : ON_SINGLE_WAITING, OMPK_WORKSHARE,
+                    at, at + single);
+        f[OW_KIND] = m == executor ? 3 : 4; /* single executor / other */
+        f[OW_PARALLEL_ID] = parallel;
+        f[OW_TASK_ID] = task;
+        f[OW_COUNT] = 1;
+        if (m == executor && explicit_task) {
+            f = omp_row(g, T_OMP_TASK_CREATE, tid, ON_TASK_CREATION, OMPK_TASK_CREATE, at + single / 2,
+                        at + single / 2);
+            f[OC_PARENT_TASK] = task;
+            f[OC_NEW_TASK] = explicit_id;
+        }
+        at += single + rng_range(r, 50, 200);
+        int64_t b0 = min64(max64(at, barrier - rng_range(r, 0, (e - s) / 10)), e - 100);
+        int64_t b1 = e - rng_range(r, 10, 60);
+        f = omp_row(g, T_OMP_SYNC_REGION, tid, ON_IMPLICIT_BARRIER, OMPK_SYNC_REGION, b0, b1);
+        f[OS2_PARALLEL_ID] = parallel;
+        f[OS2_TASK_ID] = task;
+        f[OS2_KIND] = 2; /* barrier_implicit */
+        if (m == executor && explicit_task) {
+            int64_t ts = b0 + rng_range(r, 1, max64(1, (b1 - b0) / 4));
+            int64_t te = ts + rng_range(r, 1, max64(1, (b1 - b0) / 2));
+            f = omp_row(g, T_OMP_TASK, tid, ON_EXPLICIT_TASK, OMPK_TASK, ts, te);
+            f[OS2_PARALLEL_ID] = parallel;
+            f[OS2_TASK_ID] = explicit_id;
+            f[OS2_KIND] = 4; /* explicit */
+        }
+    }
+    hp->omp_first = min64(hp->omp_first, p0);
+    hp->omp_last = max64(hp->omp_last, p1);
+    hp->omp_regions++;
+    ht->free_from = p1;
+}
+
+/* OPENMP_EVENT_KIND_THREAD: the team's threads, the initial one from before the process's
+ * first CUDA call, the workers from the first parallel region, all until the capture
+ * stopped (`stop`; the last MPI call of a rank may be unfinished then). */
+static void omp_finish(struct gen *g, size_t process, int64_t stop)
+{
+    struct rng *r = &g->omp_rng;
+    const struct host_process *hp = &g->hprocs[process];
+    if (!hp->omp_regions)
+        return;
+    const struct thread *t = &g->threads[process * (size_t)g->opt.threads];
+    int64_t *f = omp_row(g, T_OMP_THREAD, t->global_tid, ON_INITIAL_THREAD, OMPK_THREAD,
+                         hp->first_start - rng_range(r, 1000, 5000), INT64_MIN);
+    f[OM_END] = stop;
+    f[OT_THREAD_ID] = 1;
+    f[OT_THREAD_TYPE] = 1; /* initial */
+    for (int k = 0; k < OMP_WORKERS; k++) {
+        f = omp_row(g, T_OMP_THREAD, omp_worker_tid(g, process, k), ON_WORKER_THREAD, OMPK_THREAD,
+                    hp->omp_first + 50 * (k + 1), INT64_MIN);
+        f[OM_END] = stop;
+        f[OT_THREAD_ID] = 2 + k;
+        f[OT_THREAD_TYPE] = 2; /* worker */
+    }
+}
+
+/* --- the per-call hooks ------------------------------------------------------------------ */
+
+/* Every CUDA call a thread makes (traced or not), in order. */
+static void host_note(struct gen *g, const struct thread *t, const struct call *c, const struct stream *s,
+                      int32_t kernel, int32_t copy_kind, int64_t bytes)
+{
+    if (!g->host_on)
+        return;
+    struct host_thread *ht = &g->hthreads[t - g->threads];
+    struct host_process *hp = &g->hprocs[t->process];
+    struct host_call hc = {c->api, c->start, c->end, c->correlation_id, s ? (int32_t)(s - g->streams) : -1,
+                           kernel, copy_kind, bytes};
+    if (!hp->seen) {
+        hp->seen = true;
+        if (g->features & FEAT_MEMORY)
+            memory_static(g, t, &hc);
+    }
+    hp->first_start = min64(hp->first_start, hc.start);
+    hp->last_end = max64(hp->last_end, hc.end);
+    if (g->features & (FEAT_LIBRARIES | FEAT_OPENACC)) {
+        if (ht->wrap != WRAP_NONE && !ht->close_pending && is_graph_api(hc.api))
+            ht->close_pending = true; /* libraries do not build graphs */
+        if (ht->close_pending)
+            wrap_close(g, t, ht, min64(ht->window_end, hc.start));
+        if (ht->wrap != WRAP_NONE) {
+            if (--ht->wrap_left == 0)
+                ht->close_pending = true;
+        } else if (!is_graph_api(hc.api)) {
+            wrap_open(g, ht, &hc);
+        }
+    }
+    if ((g->features & FEAT_MEMORY) && (hc.api == API_MALLOC || hc.api == API_FREE))
+        memory_call(g, t, &hc);
+    if ((g->features & FEAT_UM) &&
+        (hc.api == API_STREAM_SYNC || hc.api == API_EVENT_SYNC || hc.api == API_DEVICE_SYNC))
+        um_cpu_faults(g, t->process, &hc);
+    ht->last_end = hc.end;
+    ht->free_from = max64(ht->free_from, hc.end);
+    ht->window_end = INT64_MAX;
+}
+
+/* After a step of t: its last call ended at free_from or before, and nothing else runs on
+ * the thread until gap_end. A wrap ends there; else the window may take a parallel region
+ * or MPI calls (main thread) or a short library call. */
+static void host_step_end(struct gen *g, const struct thread *t, int64_t gap_end)
+{
+    struct host_thread *ht = &g->hthreads[t - g->threads];
+    ht->window_end = gap_end;
+    if (ht->close_pending)
+        wrap_close(g, t, ht, gap_end);
+    if (ht->wrap != WRAP_NONE) /* it covers calls of the next step too */
+        return;
+    int64_t a = ht->free_from, b = gap_end;
+    bool main_thread = t->index_in_process == 0;
+    if (main_thread && (g->features & FEAT_OPENMP) && b - a >= 40000 && rng_percent(&g->omp_rng, 60)) {
+        omp_region(g, t, ht, a, b);
+        return;
+    }
+    if (main_thread && (g->features & FEAT_MPI) && mpi_fill(g, t, ht, a, b))
+        return;
+    if ((g->features & FEAT_LIBRARIES) && b - a >= 2500 && rng_percent(&g->lib_rng, 12)) {
+        struct rng *r = &g->lib_rng;
+        uint64_t n = 0, pick;
+        for (size_t i = 0; i < LIB__COUNT; i++)
+            n += library_fns[i].use == LIB_USE_SHORT;
+        pick = rng_below(r, n);
+        size_t fn = 0;
+        for (size_t i = 0; i < LIB__COUNT; i++)
+            if (library_fns[i].use == LIB_USE_SHORT && pick-- == 0)
+                fn = i;
+        int64_t start = a + rng_range(r, 100, min64(1000, (b - a) / 4));
+        int64_t end = start + rng_range(r, 600, max64(600, min64(4000, (b - start) / 2)));
+        push_library_row(g, t, (enum library_fn)fn, start, end);
+        ht->free_from = end;
+    }
+}
+
+/* After the simulation: open wraps end, ranks leave MPI; then, with the session's end
+ * known, OpenMP threads end. */
+static void host_finish(struct gen *g)
+{
+    for (size_t i = 0; i < g->nthreads; i++) {
+        struct host_thread *ht = &g->hthreads[i];
+        if (ht->wrap != WRAP_NONE)
+            wrap_close(g, &g->threads[i], ht, ht->window_end != INT64_MAX ? ht->window_end : ht->last_end + 3000);
+    }
+    for (size_t p = 0; (g->features & FEAT_MPI) && p < (size_t)g->opt.processes; p++)
+        mpi_finish(g, p);
+    int64_t stop = session_stop(g);
+    for (size_t p = 0; (g->features & FEAT_OPENMP) && p < (size_t)g->opt.processes; p++)
+        omp_finish(g, p, stop);
+}
+
+/* --- DIAGNOSTIC_EVENT ----------------------------------------------------------------- */
+
+enum { DIAG_TARGET_TIME = 1, DIAG_HOST_TIME = 2 };
+enum { DIAG_INJECTION = 1, DIAG_DAEMON = 2, DIAG_ANALYSIS = 3 };
+enum { DIAG_INFO = 1, DIAG_WARNING = 2, DIAG_ERROR = 3 };
+
+static void diag_row(struct gen *g, int64_t at, int64_t time_type, int64_t source, int64_t severity,
+                     const char *text, int64_t global_pid)
+{
+    int64_t text_id = xtext(g, text);
+    int64_t *f = xrow_new(g, T_DIAGNOSTIC, at, INT64_MIN);
+    f[DG_TIMESTAMP] = at;
+    f[DG_TIMESTAMP_TYPE] = time_type;
+    f[DG_SOURCE] = source;
+    f[DG_SEVERITY] = severity;
+    f[DG_TEXT] = text_id;
+    f[DG_GLOBAL_PID] = global_pid;
+}
+
+/* Messages as real 2024.6-2025.3 exports have them (texts copied, tabs and line breaks
+ * included): the daemon's before 0 (VM-level), "Profiling has started/stopped." for the
+ * session, the injection's per process, the analysis' (host timestamps) per process, one
+ * error, one message after the stop. Real exports never leave globalPid NULL; two of the
+ * VM-level messages here do, as the schema allows. */
+static void build_diagnostics(struct gen *g)
+{
+    struct rng *r = &g->diag_rng;
+    char text[512];
+    int64_t stop = session_stop(g);
+    diag_row(g, -rng_range(r, 2500000, 4000000), DIAG_TARGET_TIME, DIAG_DAEMON, DIAG_WARNING,
+             "Unable to collect CPU kernel IP/backtrace samples. perf event paranoid level is 2. \n"
+             "Change the paranoid level to 1 to enable CPU kernel sample collection.\nTry\n"
+             "sudo sh -c 'echo 1 >/proc/sys/kernel/perf_event_paranoid'\n to change the paranoid level to 1.",
+             VM_ID);
+    diag_row(g, -rng_range(r, 200000, 2400000), DIAG_TARGET_TIME, DIAG_DAEMON, DIAG_INFO,
+             "Intel(c) Last Branch Record (LBR) backtraces collected.", XNULL);
+    diag_row(g, 0, DIAG_TARGET_TIME, DIAG_ANALYSIS, DIAG_INFO, "Profiling has started.", SESSION_GLOBAL_PID);
+    int64_t session = 1000000 + 10 * g->launcher_pid;
+    for (size_t p = 0; p < (size_t)g->opt.processes; p++) {
+        const struct process *pr = &g->processes[p];
+        const struct host_process *hp = &g->hprocs[p];
+        int64_t first = hp->seen ? hp->first_start : 0, last = hp->seen ? hp->last_end : 0;
+        int64_t lo = max64(1000, first - rng_range(r, 3000000, 6000000)), step = max64(100, (first - lo) / 6);
+        snprintf(text, sizeof text,
+                 "Process was launched by the profiler, see /tmp/nvidia/nsight_systems/quadd_session_%" PRId64
+                 "/streams/pid_%" PRId64 "_stdout.log and stderr.log for program output",
+                 session, pr->pid);
+        diag_row(g, lo, DIAG_TARGET_TIME, DIAG_DAEMON, DIAG_INFO, text, pr->global_pid);
+        diag_row(g, lo + step, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_INFO,
+                 "Common injection library initialized successfully.", pr->global_pid);
+        diag_row(g, lo + 2 * step, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_INFO,
+                 "Buffers holding CUDA trace data will be flushed on CudaProfilerStop() call. See "
+                 "--flush-on-cudaprofilerstop to control this behavior.",
+                 pr->global_pid);
+        diag_row(g, lo + 3 * step, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_INFO,
+                 "Loaded CUPTI library: /opt/nvidia/nsight-systems/2026.2.1/target-linux-x64/libcupti.so.13.0",
+                 pr->global_pid);
+        diag_row(g, lo + 4 * step, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_INFO,
+                 "CUDA injection initialized successfully.", pr->global_pid);
+        int64_t at = min64(stop - 1, last + rng_range(r, 50000, 300000));
+        if (p == 0)
+            diag_row(g, at - 1, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_ERROR,
+                     "ActivityFlushAll returned 2: CUPTI_ERROR_INVALID_DEVICE", pr->global_pid);
+        snprintf(text, sizeof text, "Number of CUPTI events produced: \t%" PRId64 ", CUPTI buffers: 50.",
+                 hp->cuda_rows);
+        diag_row(g, at, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_INFO, text, pr->global_pid);
+        at = min64(stop - 1, at + rng_range(r, 1000, 20000));
+        snprintf(text, sizeof text, "Number of CUDA events collected: \t%" PRId64 ".", hp->cuda_rows);
+        diag_row(g, at, DIAG_HOST_TIME, DIAG_ANALYSIS, DIAG_INFO, text, pr->global_pid);
+        diag_row(g, at + 2000, DIAG_HOST_TIME, DIAG_ANALYSIS, DIAG_WARNING,
+                 "No NVTX events collected. Does the process use NVTX?", pr->global_pid);
+    }
+    diag_row(g, stop, DIAG_TARGET_TIME, DIAG_ANALYSIS, DIAG_INFO, "Profiling has stopped.", SESSION_GLOBAL_PID);
+    snprintf(text, sizeof text, "Number of IP samples collected: \t%" PRId64 ".", g->sample_rows);
+    diag_row(g, stop + rng_range(r, 20000000, 80000000), DIAG_TARGET_TIME, DIAG_DAEMON, DIAG_INFO, text, XNULL);
+}
+
+/* After the simulation: whatever the options still owe, then their rows. */
+static void finish_further_tables(struct gen *g)
+{
+    if (!(g->features & ~(unsigned)FEAT_CPU))
+        return;
+    if (g->host_on)
+        host_finish(g);
+    if (g->features & FEAT_DIAG)
+        build_diagnostics(g);
+    write_xrows(g);
+    write_gpu_metrics(g);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Workload simulation
+ * ---------------------------------------------------------------------------------- */
 
 static int64_t next_correlation_id(struct gen *g, struct process *p)
 {
@@ -3066,6 +5191,7 @@ static int64_t issue_kernel(struct gen *g, struct thread *t)
     r.u.kernel.grid_id = g->next_grid_id[s->device]++;
     push_row(g, &r);
     call_emit_traced(g, t, &c);
+    host_note(g, t, &c, s, (int32_t)k, 0, 0);
     return c.end;
 }
 
@@ -3110,6 +5236,7 @@ static int64_t issue_memcpy(struct gen *g, struct thread *t)
     r.u.copy.dst_kind = dst_kind;
     push_row(g, &r);
     call_emit_traced(g, t, &c);
+    host_note(g, t, &c, s, -1, copy_kind, bytes);
     return c.end;
 }
 
@@ -3126,6 +5253,7 @@ static int64_t issue_memset(struct gen *g, struct thread *t)
     r.u.fill.mem_kind = rng_percent(&g->rng, 95) ? MEM_DEVICE : MEM_MANAGED;
     push_row(g, &r);
     call_emit_traced(g, t, &c);
+    host_note(g, t, &c, s, -1, 0, bytes);
     return c.end;
 }
 
@@ -3178,6 +5306,7 @@ static int64_t issue_sync(struct gen *g, struct thread *t)
     r.u.sync.event_sync_id = event_sync_id;
     push_row(g, &r);
     call_emit(g, t, &c, 0);
+    host_note(g, t, &c, s, -1, 0, 0);
     return c.end;
 }
 
@@ -3191,6 +5320,7 @@ static int64_t issue_misc(struct gen *g, struct thread *t)
     struct call c = call_begin(g, t, api);
     bool not_ready = api == API_EVENT_QUERY && rng_percent(&g->rng, 50);
     call_emit(g, t, &c, not_ready ? CUDA_ERROR_NOT_READY : 0);
+    host_note(g, t, &c, NULL, -1, 0, 0);
     return c.end;
 }
 
@@ -3223,6 +5353,7 @@ static struct call graph_call(struct gen *g, struct thread *t, enum api_id api)
 {
     struct call c = call_begin(g, t, api);
     push_api_row(g, t, api, c.start, c.end, c.correlation_id, 0);
+    host_note(g, t, &c, NULL, -1, 0, 0);
     t->free_at = c.end + rng_range(&g->rng, 300, 2000);
     return c;
 }
@@ -3287,6 +5418,7 @@ static int64_t issue_graph_launch(struct gen *g, struct thread *t)
     struct stream *s = stream_of(g, t->process, gr->device, (int64_t)rng_below(&g->rng, (uint64_t)g->opt.streams));
     struct call c = call_begin(g, t, API_GRAPH_LAUNCH);
     push_api_row(g, t, c.api, c.start, c.end, c.correlation_id, 0);
+    host_note(g, t, &c, s, -1, 0, 0);
     int64_t ready = call_submit_time(g, &c);
     int64_t gap = rng_percent(&g->rng, 25) ? 0 : rng_range(&g->rng, 300, 3000);
     int64_t start = max64(ready, s->busy_until + gap), first_start = start, end = start;
@@ -3362,11 +5494,6 @@ static bool sched_less(const void *a, const void *b)
     if (x->at != y->at)
         return x->at < y->at;
     return x->entity != y->entity ? x->entity < y->entity : x->version < y->version;
-}
-
-static int64_t min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
 }
 
 /* --- what generators tell the scheduler ------------------------------------------ */
@@ -3916,7 +6043,9 @@ static int64_t process_startup(struct gen *g, size_t p, int64_t t0)
     /* threads - 1 autograd threads, then cuda-EvtHandlr and the CUPTI worker thread */
     for (int64_t k = 1; k <= g->opt.threads + 1; k++) {
         bool cuda = k >= g->opt.threads;
-        pos += rng_range(r, 5000, 40000) + (k == g->opt.threads ? rng_log_range(r, 50000, 300000) : 0);
+        pos += rng_range(r, 5000, 40000); /* one draw per statement (evaluation order) */
+        if (k == g->opt.threads)
+            pos += rng_log_range(r, 50000, 300000);
         pos = osrt_call(g, ct, cuda ? OS_PTHREAD_CREATE_CUDA : OS_PTHREAD_CREATE, pos, ACT_HOST);
         int64_t born = pos - rng_range(r, 2000, 10000);
         int64_t first_call = born + rng_range(r, 10000, 40000);
@@ -4118,8 +6247,11 @@ static void simulate(struct gen *g)
         default: returned = issue_misc(g, t); break;
         }
         t->free_at = returned + cpu_gap(g);
+        int64_t gap_end = t->free_at;
         if (g->cpu_on)
             t->free_at = cpu_step(g, t, step_start, returned, t->free_at);
+        if (g->host_on)
+            host_step_end(g, t, gap_end);
         heap_push(&g->ready_threads, &(struct thread_key){t->free_at, key.index});
     }
     if (g->cpu_on)
@@ -4157,6 +6289,15 @@ static const struct opt_def opt_defs[] = {
     {0, "osrt", OPT_FLAG, offsetof(struct options, osrt), 0, 0},
     {0, "sched", OPT_INT, offsetof(struct options, sched_cpus), 1, 256},
     {0, "samples", OPT_INT, offsetof(struct options, samples_hz), 1, 100000},
+    {0, "gpu-metrics", OPT_INT, offsetof(struct options, gpu_metrics_hz), 10, 200000},
+    {0, "memory-usage", OPT_FLAG, offsetof(struct options, memory_usage), 0, 0},
+    {0, "libraries", OPT_FLAG, offsetof(struct options, libraries), 0, 0},
+    {0, "mpi", OPT_FLAG, offsetof(struct options, mpi), 0, 0},
+    {0, "openacc", OPT_FLAG, offsetof(struct options, openacc), 0, 0},
+    {0, "openmp", OPT_FLAG, offsetof(struct options, openmp), 0, 0},
+    {0, "um-faults", OPT_FLAG, offsetof(struct options, um_faults), 0, 0},
+    {0, "diagnostics", OPT_FLAG, offsetof(struct options, diagnostics), 0, 0},
+    {0, "all-tables", OPT_FLAG, offsetof(struct options, all_tables), 0, 0},
     {'v', "verbose", OPT_FLAG, offsetof(struct options, verbose), 0, 0},
     {'h', "help", OPT_HELP, 0, 0, 0},
 };
@@ -4265,6 +6406,30 @@ static struct options parse_options(int argc, char **argv)
         die("--sched needs --schema modern or 2022");
     if (o.samples_hz && o.schema == SCHEMA_LEGACY)
         die("--samples needs --schema modern or 2022");
+    /* The further tables: 2020.3 exports have none of them; 2022.4 (3.0.0) has no MPI
+     * tables and no DIAGNOSTIC_EVENT. --all-tables turns on what the schema has. */
+    if (o.all_tables) {
+        if (o.schema == SCHEMA_LEGACY)
+            die("--all-tables needs --schema modern or 2022");
+        if (!o.gpu_metrics_hz)
+            o.gpu_metrics_hz = 1000;
+        o.memory_usage = o.libraries = o.openacc = o.openmp = o.um_faults = true;
+        if (o.schema == SCHEMA_MODERN)
+            o.mpi = o.diagnostics = true;
+    }
+    const struct {
+        bool on;
+        const char *name;
+        unsigned schemas;
+    } further[] = {
+        {o.gpu_metrics_hz > 0, "--gpu-metrics", S_NEW}, {o.memory_usage, "--memory-usage", S_NEW},
+        {o.libraries, "--libraries", S_NEW},            {o.mpi, "--mpi", S_MODERN},
+        {o.openacc, "--openacc", S_NEW},                {o.openmp, "--openmp", S_NEW},
+        {o.um_faults, "--um-faults", S_NEW},            {o.diagnostics, "--diagnostics", S_MODERN},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(further); i++)
+        if (further[i].on && !(further[i].schemas & (1u << o.schema)))
+            die("%s needs --schema modern%s", further[i].name, further[i].schemas & S_2022 ? " or 2022" : "");
     return o;
 }
 
@@ -4332,6 +6497,20 @@ static void gen_free(struct gen *g)
     heap_free(&g->pending_rows);
     if (g->cpu_on)
         cpu_free_all(g);
+    for (size_t i = 0; i < g->nxtexts; i++)
+        free(g->xtexts[i]);
+    free(g->xtexts);
+    free(g->xrows);
+    free(g->hthreads);
+    for (size_t p = 0; g->hprocs && p < (size_t)g->opt.processes; p++) {
+        free(g->hprocs[p].live);
+        free(g->hprocs[p].next_address);
+    }
+    free(g->hprocs);
+    for (size_t d = 0; g->gm_bins && d < (size_t)g->opt.gpus; d++)
+        free(g->gm_bins[d]);
+    free(g->gm_bins);
+    free(g->gm_nbins);
 }
 
 int main(int argc, char **argv)
@@ -4347,6 +6526,7 @@ int main(int argc, char **argv)
     open_output(&g);
     setup_topology(&g);
     setup_cpu_config(&g);
+    setup_features(&g);
     setup_strings(&g);
     write_string_ids(&g);
     write_metadata(&g);
@@ -4361,6 +6541,7 @@ int main(int argc, char **argv)
     if (g.mask & S_NEW)
         write_enums(&g);
     simulate(&g);
+    finish_further_tables(&g);
     write_analysis_details(&g);
     close_output(&g);
 
