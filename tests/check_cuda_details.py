@@ -35,6 +35,8 @@ def slices(trace, dump_bin):
         f = line.split('\t')
         if f[0] == 'T':
             by_cat['track names'].append(f[4])
+        if f[0] == 'I' and f[2] == 'cuda_graph':
+            by_cat['cuda_graph'].append((int(f[1]), 0, f[3], {}))
         if f[0] == 'S':
             args = dict(a.split('=', 1) for a in f[6].split(';') if '=' in a) if len(f) > 6 else {}
             by_cat[f[3]].append((int(f[1]), int(f[2]), f[4], args))

@@ -263,7 +263,7 @@ def dumped(trace, dump_bin):
         if f[0] == 'C':
             path = f[2].split(' / ')
             m = re.match(r'^GPU (\d+)', path[0])
-            if m and len(path) == 2:
+            if m and len(path) == 2 and not path[1].startswith('Memory in use'):
                 metrics.append((int(f[1]), int(m.group(1)), path[1], float(f[3])))
         if f[0] == 'I' and f[2] == 'nvtx':
             nvtx.append((int(f[1]), 0, f[3], f[5]))

@@ -1,8 +1,8 @@
 #!/bin/sh
 # End-to-end conversion checks (see check_report.py for what is asserted).
 #   e2e.sh fixture SHAPE NSYS_FIXTURE NSYS_PERFETTO TRACE_DUMP PFTRACE_CHECK OUTDIR
-#     (SHAPE modern, 2022, legacy, or graphs: modern with CUDA graphs and
-#      NVTX-named streams)
+#     (SHAPE modern, 2022, legacy; graphs: modern with CUDA graphs and
+#      NVTX-named streams; everything: every table the generator writes)
 #   e2e.sh report  REPORT.sqlite      NSYS_PERFETTO TRACE_DUMP PFTRACE_CHECK OUTDIR
 #   e2e.sh corpus  REPORT.sqlite.gz   NSYS_PERFETTO TRACE_DUMP PFTRACE_CHECK OUTDIR
 # Exits 77 (skipped) when what it needs from ../shared is absent.
@@ -27,6 +27,8 @@ case $mode in
     report=$out/fixture-$what.sqlite
     if [ "$what" = graphs ]; then
       "$gen" --seed 5 --events 20000 --graphs 40 --graph-trace --nvtx-stream-names "$report"
+    elif [ "$what" = everything ]; then
+      "$gen" --seed 6 --events 20000 --all-tables --osrt --sched 4 --samples 500 "$report"
     else
       "$gen" --schema "$what" --seed 7 --events 20000 --overlap-pct 3 --negative-ts "$report"
     fi ;;

@@ -14,7 +14,8 @@
  * "function@module|..." outermost first.
  *
  * Fields are tab-separated; track paths join ancestor names with " / ";
- * args are "name=value" joined by ";". Slices are matched BEGIN/END per
+ * args are "name=value" joined by ";". Tabs, newlines and backslashes in
+ * names print as \t, \n and \\. Slices are matched BEGIN/END per
  * track as trace_processor does (a bare END closes the innermost slice). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -166,6 +167,23 @@ static void track_path(uint64_t uuid, char *out, size_t size)
     }
 }
 
+/* Copies s into out with \t, \n and \\ escaped; returns out. */
+static const char *escaped(const char *s, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; *s && n + 3 < size; s++) {
+        char e = *s == '\t' ? 't' : *s == '\n' ? 'n' : *s == '\\' ? '\\' : 0;
+        if (e) {
+            out[n++] = '\\';
+            out[n++] = e;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
 static void format_args(const seqstate *s, const Pftrace__TrackEvent *te, char *out, size_t size)
 {
     out[0] = '\0';
@@ -298,8 +316,10 @@ static void on_event(seqstate *s, uint64_t ts, const Pftrace__TrackEvent *te)
                            ? strtab_get(&s->tab[NAMES], te->name_iid)
                            : (te->name_field_case ? te->name : "");
     const char *cat = te->n_category_iids ? strtab_get(&s->tab[CATS], te->category_iids[0]) : "";
-    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s", cat, name, path, args,
-             te->track_uuid, stack);
+    static char safe_name[65536], safe_args[65536];
+    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s", cat,
+             escaped(name ? name : "", safe_name, sizeof safe_name), path,
+             escaped(args, safe_args, sizeof safe_args), te->track_uuid, stack);
     if (te->type == PFTRACE__TRACK_EVENT__TYPE__TYPE_INSTANT) {
         printf("I\t%" PRIu64 "\t%s\n", ts, line);
         return;

@@ -379,6 +379,28 @@ static void on_session(nsys_meta *m, const void *r, const nsys_strings *s)
         m->session_end = row->stop;
 }
 
+/* ---- MPI_RANKS ------------------------------------------------------------ */
+
+typedef struct rank_row {
+    int64_t global_tid;
+    int64_t rank;
+} rank_row;
+
+static const nsys_column RANK_COLUMNS[] = {
+    NSYS_COL_REQ(rank_row, global_tid, "globalTid", NSYS_INT),
+    NSYS_COL_REQ(rank_row, rank, "rank", NSYS_INT),
+};
+static const nsys_table RANK_TABLE = {"MPI_RANKS", RANK_COLUMNS, 2, NULL};
+
+static void on_rank(nsys_meta *m, const void *r, const nsys_strings *s)
+{
+    (void)s;
+    const rank_row *row = r;
+    if (row->rank >= 0)
+        *hmap_upsert(&m->mpi_ranks, &row->global_tid, sizeof row->global_tid, NULL) =
+            (uint64_t)row->rank + 1;
+}
+
 /* ---- TARGET_INFO_SESSION_START_TIME: the session start in UTC ---------- */
 
 typedef struct utc_row {
@@ -411,6 +433,7 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     hmap_init(&m->gpu_metrics);
     hmap_init(&m->metric_sources);
     hmap_init(&m->metric_types);
+    hmap_init(&m->mpi_ranks);
     m->session_start = m->session_end = m->session_utc = NSYS_NULL;
 
     process_row pr;
@@ -424,6 +447,7 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     source_row gr2;
     type_row tr2;
     utc_row ur;
+    rank_row rr;
     int status = for_each_row(db, &PROCESS_TABLE, &pr, err, on_process, m, strings);
     if (status == NSYSP_OK)
         status = for_each_row(db, &THREAD_TABLE, &tr, err, on_thread, m, strings);
@@ -448,6 +472,8 @@ int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *
     if (status == NSYSP_OK)
         status = for_each_row(db, &UTC_TABLE, &ur, err, on_utc, m, strings);
     if (status == NSYSP_OK)
+        status = for_each_row(db, &RANK_TABLE, &rr, err, on_rank, m, strings);
+    if (status == NSYSP_OK)
         status = count_kernel_processes(db, m, err);
     return status;
 }
@@ -466,6 +492,7 @@ void nsys_meta_free(nsys_meta *m)
     hmap_free(&m->gpu_metrics);
     hmap_free(&m->metric_sources);
     hmap_free(&m->metric_types);
+    hmap_free(&m->mpi_ranks);
     for (size_t i = 0; i < m->n_names; i++)
         free(m->names[i]);
     free(m->names);
@@ -543,4 +570,10 @@ const char *nsys_gpu_metric_name(const nsys_meta *m, int64_t type_id, int64_t me
 bool nsys_generic_is_gpu_metrics(const nsys_meta *m, int64_t type_id)
 {
     return hmap_find(&m->metric_types, &type_id, sizeof type_id) != NULL;
+}
+
+int64_t nsys_mpi_rank(const nsys_meta *m, int64_t global_tid)
+{
+    uint64_t *slot = hmap_find(&m->mpi_ranks, &global_tid, sizeof global_tid);
+    return slot ? (int64_t)*slot - 1 : -1;
 }

@@ -45,6 +45,7 @@ typedef struct nsys_meta {
     hmap gpu_metrics;        /* (typeId, metricId) -> name index + 1 */
     hmap metric_sources;     /* GENERIC_EVENT_SOURCES sourceId of GPU metrics -> 1 */
     hmap metric_types;       /* GENERIC_EVENT_TYPES typeId of those sources -> 1 */
+    hmap mpi_ranks;          /* globalTid -> MPI rank + 1 (MPI_RANKS) */
     int cuda_processes;      /* how many processes use CUDA */
 } nsys_meta;
 
@@ -69,6 +70,9 @@ const char *nsys_nvtx_category_name(const nsys_meta *m, int64_t global_pid, int6
 const char *nsys_gpu_metric_name(const nsys_meta *m, int64_t type_id, int64_t metric_id);
 /* Whether GENERIC_EVENTS of this typeId are 2022-style GPU metrics. */
 bool nsys_generic_is_gpu_metrics(const nsys_meta *m, int64_t type_id);
+
+/* The MPI rank of a thread (MPI_RANKS), or -1. */
+int64_t nsys_mpi_rank(const nsys_meta *m, int64_t global_tid);
 
 nsys_stream_kind nsys_stream_kind_of(const nsys_meta *m, int32_t pid, int64_t context,
                                      int64_t stream);

@@ -94,6 +94,9 @@ static int emit(conv *c, const void *r)
     pw_event ev = {.name = event_name(row->event_class), .category = "cuda_graph", .args = args,
                    .n_args = n};
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_CUDA_API, NULL);
+    /* nsys records these as points in time (start == end). */
+    if (row->start == row->end)
+        return source_result(model_instant(&c->model, dest, row->start, &ev));
     return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 

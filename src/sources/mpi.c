@@ -1,7 +1,7 @@
 /* MPI_P2P_EVENTS, MPI_COLLECTIVES_EVENTS, MPI_START_WAIT_EVENTS and
  * MPI_OTHER_EVENTS (2023.4 on): MPI calls on an "MPI" row of the calling
- * thread, named by the call (textId), with communicator, peer or root
- * rank, tag, sizes and request as args. One column list serves all four
+ * thread, named by the call (textId), with the caller's rank (MPI_RANKS),
+ * communicator, peer or root rank, tag, sizes and request as args. One column list serves all four
  * tables; columns a table lacks read as NULL. */
 #include "source.h"
 
@@ -65,8 +65,11 @@ static int emit(conv *c, const void *r)
         {"root rank", row->root_rank},      {"size", row->size},
         {"receive size", row->recv_size},   {"request", row->request},
     };
-    pw_arg args[10];
+    pw_arg args[11];
     size_t n = 0;
+    int64_t rank = nsys_mpi_rank(c->meta, row->global_tid);
+    if (rank >= 0)
+        args[n++] = arg_int("rank", rank);
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (ints[i].value != NSYS_NULL)
             args[n++] = arg_int(ints[i].name, ints[i].value);

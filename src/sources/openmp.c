@@ -1,7 +1,7 @@
 /* OPENMP_EVENT_KIND_*: OpenMP (OMPT) events, 18 tables sharing one column
  * layout, on an "OpenMP" row of the thread where parallel regions, tasks
  * and barriers nest as they ran. Events with start == end (task creation,
- * mutex release) are zero-length slices. Names come from nameId; a few
+ * mutex release) are instants. Names come from nameId; a few
  * rows (MUTEX_RELEASED) carry 0xFFFFFFFF there, and take the table's
  * event name instead. */
 #include "source.h"
@@ -93,6 +93,9 @@ static int emit_named(conv *c, const void *r, const char *fallback)
     pw_event ev = {.name = name ? name : fallback, .category = "openmp", .args = args,
                    .n_args = n};
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_OPENMP, NULL);
+    /* start == end marks an event (task creation, mutex release). */
+    if (row->start == row->end)
+        return source_result(model_instant(&c->model, dest, row->start, &ev));
     return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 

@@ -38,15 +38,26 @@ static bool ignored(const char *check)
     return false;
 }
 
-/* s quoted for a one-line message: non-printable bytes as \xHH. */
+/* s quoted for a one-line message: non-printable bytes as \xHH; a long
+ * string keeps its head and its tail (where truncation bugs show). */
 static const char *printable(const char *s, char *out, size_t size)
 {
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < size; p++) {
-        if (*p >= 0x20 && *p < 0x7F && *p != '\\')
-            out[n++] = (char)*p;
+    size_t n = 0, len = strlen(s), head = len, tail_from = len;
+    if (len > 100) {
+        head = 40;
+        tail_from = len - 40;
+    }
+    for (size_t i = 0; i < len && n + 8 < size; i++) {
+        if (i == head && i < tail_from) {
+            n += (size_t)snprintf(out + n, size - n, "...(%zu bytes)...", tail_from - head);
+            i = tail_from - 1;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7F && c != '\\')
+            out[n++] = (char)c;
         else
-            n += (size_t)snprintf(out + n, size - n, "\\x%02X", *p);
+            n += (size_t)snprintf(out + n, size - n, "\\x%02X", c);
     }
     out[n] = '\0';
     return out;
@@ -227,10 +238,10 @@ static void check_strings(const ProtobufCMessage *m, unsigned depth)
                 continue;
             if (f->type == PROTOBUF_C_TYPE_STRING) {
                 const char *s = v;
-                char shown[256];
+                char shown[512];
                 if (!valid_utf8((const unsigned char *)s, strlen(s)) && !ignored("utf8"))
                     FAIL("invalid UTF-8 in %s.%s: \"%s\"", d->name, f->name,
-                         printable(s, shown, 120));
+                         printable(s, shown, sizeof shown));
             } else {
                 check_strings(v, depth + 1);
             }
