@@ -431,7 +431,7 @@ static int convert_report(conversion *cv, size_t index, int64_t shift, uint64_t 
     r->c.opt = cv->opt;
     r->c.nvtx_filter = cv->has_nvtx_filter ? &cv->nvtx_filter : NULL;
     pw_seq *seq = pw_writer_sequence(cv->writer);
-    if (pw_sequence_start(seq) < 0)
+    if (pw_sequence_start(seq, true) < 0)
         return NSYSP_ERR_OUTPUT;
     model_init(&r->c.model, seq, &r->meta);
     r->c.model.tracks.next_uuid = first_uuid;

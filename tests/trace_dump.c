@@ -82,6 +82,8 @@ typedef struct seqstate {
     uint32_t id;
     strtab tab[KINDS];
     inttab ints[INT_KINDS];
+    uint32_t default_clock;  /* TracePacketDefaults.timestamp_clock_id */
+    uint64_t delta_base;     /* clock 64: the running (incremental) value */
 } seqstate;
 
 /* "function@module|..." for a callstack iid. */
@@ -401,6 +403,18 @@ int main(int argc, char **argv)
             return 1;
         }
         seqstate *s = seq_of(p->trusted_packet_sequence_id);
+        if (p->trace_packet_defaults && p->trace_packet_defaults->has_timestamp_clock_id)
+            s->default_clock = p->trace_packet_defaults->timestamp_clock_id;
+        if (p->data_case == PFTRACE__TRACE_PACKET__DATA_CLOCK_SNAPSHOT)
+            for (size_t i = 0; i < p->clock_snapshot->n_clocks; i++)
+                if (p->clock_snapshot->clocks[i]->clock_id == 64)
+                    s->delta_base = p->clock_snapshot->clocks[i]->timestamp;
+        /* Sequence clock 64 is incremental: timestamps are deltas. */
+        uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : s->default_clock;
+        if (p->has_timestamp && clock == 64) {
+            s->delta_base += p->timestamp;
+            p->timestamp = s->delta_base;
+        }
         if (p->interned_data)
             on_interned(s, p->interned_data);
         if (p->data_case == PFTRACE__TRACE_PACKET__DATA_TRACK_DESCRIPTOR)

@@ -72,7 +72,10 @@ static int add_switch(model *m, int64_t cpu, int64_t ts, int64_t prev, int64_t p
 {
     cpu_state *c = cpu_of(m, cpu);
     uint64_t out_ts = (uint64_t)(ts + m->slices.shift);
-    /* Describe the threads first so their tids map to processes. */
+    /* Describe the threads first so their tids map to processes; ENDs due
+     * before go out first so the sequence stays in time order. */
+    if (slicer_advance(&m->slices, ts) < 0)
+        return -1;
     if ((prev && model_describe_thread(m, prev, out_ts) < 0) ||
         (next && model_describe_thread(m, next, out_ts) < 0))
         return -1;
@@ -115,7 +118,8 @@ int model_sample(model *m, int64_t ts, int64_t cpu, int64_t global_tid, uint64_t
     if (m->only_pid > 0 && nsys_pid_of(global_tid) != m->only_pid)
         return 1;
     uint64_t out_ts = (uint64_t)(ts + m->slices.shift);
-    if (model_describe_thread(m, global_tid, out_ts) < 0)
+    /* Keep the sequence in time order: ENDs due before the sample first. */
+    if (slicer_advance(&m->slices, ts) < 0 || model_describe_thread(m, global_tid, out_ts) < 0)
         return -1;
     m->cpu_samples++;
     return pw_write_perf_sample(m->tracks.seq, out_ts, cpu < 0 ? 0 : (uint32_t)cpu,

@@ -43,6 +43,8 @@ struct pw_seq {
     pw_writer *writer;
     uint32_t id;
     bool started;                          /* first packet written */
+    bool delta_clock;                      /* timestamps as deltas (clock 64) */
+    uint64_t last_ts;                      /* for the deltas */
     hmap interned[INTERN_KINDS];
     pending_string *pending[INTERN_KINDS]; /* new since the last packet */
     size_t n_pending[INTERN_KINDS];
@@ -100,14 +102,42 @@ pw_seq *pw_writer_sequence(pw_writer *w)
 
 static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt);
 
-int pw_sequence_start(pw_seq *seq)
+/* The sequence-scoped clock of delta timestamps, and the trace clock. */
+enum { DELTA_CLOCK = 64, BOOTTIME_CLOCK = 6 };
+
+int pw_sequence_start(pw_seq *seq, bool delta_timestamps)
 {
-    /* Opens the sequence (clearing incremental state) with empty packet
-     * defaults, so even a trace without events is a valid one. */
+    /* The first packet clears incremental state and sets the defaults, so
+     * even a trace without events is a valid one. With delta timestamps it
+     * also defines clock 64: incremental, equal to the trace clock at 0, so
+     * each packet's timestamp is the time since the previous one's, which
+     * takes fewer bytes and compresses far better. */
     Pftrace__TracePacketDefaults defaults = PFTRACE__TRACE_PACKET_DEFAULTS__INIT;
+    Pftrace__ClockSnapshot snapshot = PFTRACE__CLOCK_SNAPSHOT__INIT;
+    Pftrace__ClockSnapshot__Clock trace_clock = PFTRACE__CLOCK_SNAPSHOT__CLOCK__INIT;
+    Pftrace__ClockSnapshot__Clock delta_clock = PFTRACE__CLOCK_SNAPSHOT__CLOCK__INIT;
+    Pftrace__ClockSnapshot__Clock *clocks[2] = {&trace_clock, &delta_clock};
     Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
     pkt.trace_packet_defaults = &defaults;
-    return emit_packet(seq, &pkt);
+    if (delta_timestamps) {
+        defaults.has_timestamp_clock_id = 1;
+        defaults.timestamp_clock_id = DELTA_CLOCK;
+        trace_clock.has_clock_id = trace_clock.has_timestamp = 1;
+        trace_clock.clock_id = BOOTTIME_CLOCK;
+        delta_clock.has_clock_id = delta_clock.has_timestamp = delta_clock.has_is_incremental = 1;
+        delta_clock.clock_id = DELTA_CLOCK;
+        delta_clock.is_incremental = 1;
+        snapshot.n_clocks = 2;
+        snapshot.clocks = clocks;
+        snapshot.has_primary_trace_clock = 1;
+        snapshot.primary_trace_clock = BOOTTIME_CLOCK;
+        pkt.data_case = PFTRACE__TRACE_PACKET__DATA_CLOCK_SNAPSHOT;
+        pkt.clock_snapshot = &snapshot;
+    }
+    int rc = emit_packet(seq, &pkt);
+    seq->delta_clock = delta_timestamps;
+    seq->last_ts = 0;
+    return rc;
 }
 
 /* Returns the iid of s on seq, queueing its definition for the next packet
@@ -309,6 +339,19 @@ static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
         seq->started = true;
     } else {
         pkt->sequence_flags = PFTRACE__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+    }
+
+    /* Delta timestamps need time order; a packet out of order (none is
+     * expected) says so and carries its absolute time instead. */
+    if (seq->delta_clock && pkt->has_timestamp) {
+        if (pkt->timestamp >= seq->last_ts) {
+            uint64_t ts = pkt->timestamp;
+            pkt->timestamp = ts - seq->last_ts;
+            seq->last_ts = ts;
+        } else {
+            pkt->has_timestamp_clock_id = 1;
+            pkt->timestamp_clock_id = BOOTTIME_CLOCK;
+        }
     }
 
     interned_scratch sc = {0};

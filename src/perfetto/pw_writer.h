@@ -131,8 +131,10 @@ pw_writer *pw_writer_new(pw_output *out);
 pw_seq *pw_writer_sequence(pw_writer *w);
 
 /* Writes the sequence's first packet explicitly (otherwise the first event
- * or descriptor is). Returns 0 or -1. */
-int pw_sequence_start(pw_seq *seq);
+ * or descriptor is). With delta_timestamps, later packets carry the time
+ * since the previous packet (a sequence-scoped incremental clock): write
+ * them in time order. Returns 0 or -1. */
+int pw_sequence_start(pw_seq *seq, bool delta_timestamps);
 
 /* Writes a TrackDescriptor. ts may be 0 for "none". Returns 0 or -1. */
 int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *track);
