@@ -50,6 +50,8 @@ const char *nsysp_skip_reason_name(nsysp_skip_reason reason)
         return "not a periodic sample";
     case NSYSP_SKIP_UNSUPPORTED:
         return "kind not converted";
+    case NSYSP_SKIP_TIME_OUT_OF_RANGE:
+        return "timestamp out of range";
     default:
         return "?";
     }

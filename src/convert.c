@@ -50,8 +50,9 @@ static uint64_t feed_weight(const feed *f)
     return w > 0 ? (uint64_t)w : 1;
 }
 
-/* Moves f to its next row with a start time; rows without one are counted
- * as skipped (SQLite sorts NULL first, so they come before the rest). */
+/* Moves f to its next row with a usable start time; rows without one are
+ * counted as skipped (SQLite sorts NULL first, so they come before the
+ * rest; far-away times are at either end). */
 static int feed_advance(feed *f, buf *err, int *status)
 {
     for (;;) {
@@ -62,9 +63,11 @@ static int feed_advance(feed *f, buf *err, int *status)
         if (!f->has_row)
             return 0;
         f->stats->rows += feed_weight(f);
-        if (feed_start(f) != NSYS_NULL)
+        int64_t start = feed_start(f);
+        if (start != NSYS_NULL && source_time_in_range(start))
             return 0;
-        f->stats->skipped[NSYSP_SKIP_NULL_TIMESTAMP] += feed_weight(f);
+        f->stats->skipped[start == NSYS_NULL ? NSYSP_SKIP_NULL_TIMESTAMP
+                                             : NSYSP_SKIP_TIME_OUT_OF_RANGE] += feed_weight(f);
     }
 }
 
@@ -170,7 +173,7 @@ static int run_feeds(report *r)
     feed *f = next_feed(r);
     /* Progress is the position in time between the first row and the end. */
     int64_t first = f ? feed_start(f) : 0;
-    double span = (double)(r->c.report_end > first ? r->c.report_end - first : 1);
+    double span = r->c.report_end > first ? (double)r->c.report_end - (double)first : 1;
     for (; f != NULL; f = next_feed(r)) {
         if ((++rows & 0xFFF) == 0) {
             if (r->opt->cancel && *r->opt->cancel) {
@@ -178,7 +181,7 @@ static int run_feeds(report *r)
                 return NSYSP_ERR_INTERRUPTED;
             }
             if (r->opt->progress && (rows & 0xFFFF) == 0) {
-                double done = (double)(feed_start(f) - first) / span;
+                double done = ((double)feed_start(f) - (double)first) / span;
                 r->opt->progress(r->opt->progress_ctx, done < 0 ? 0 : done > 1 ? 1 : done);
             }
         }
@@ -253,27 +256,40 @@ static int build_links(report *r)
 }
 
 /* Where ranges still open at the end of the report close: the session's
- * end, else the last end time of any table the sources read. */
+ * end, else the last time any table the sources read mentions. */
 static int64_t report_end(report *r)
 {
     int64_t end = r->meta.session_end;
-    for (size_t i = 0; i < sources_count(); i++) {
-        const char *table = source_at(i)->table->name;
-        if (!nsys_db_has_column(r->db, table, "end"))
+    for (size_t i = 0; i < sources_count() && r->meta.session_end == NSYS_NULL; i++) {
+        const source *src = source_at(i);
+        const nsys_table *t = src->table;
+        const char *start_column = NULL;
+        for (size_t c = 0; c < t->n_columns && !start_column; c++)
+            if (t->columns[c].offset == src->start_offset && !t->columns[c].expr)
+                start_column = t->columns[c].name;
+        if (!start_column || !nsys_db_has_column(r->db, t->name, start_column))
             continue;
         char sql[256];
-        snprintf(sql, sizeof sql, "SELECT max(\"end\") FROM \"%s\"", table);
+        snprintf(sql, sizeof sql, "SELECT max(\"%s\")%s FROM \"%s\"", start_column,
+                 nsys_db_has_column(r->db, t->name, "end") ? ", max(\"end\")" : "", t->name);
         sqlite3_stmt *st;
-        if (end != NSYS_NULL ||
-            sqlite3_prepare_v2(nsys_db_sqlite(r->db), sql, -1, &st, NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v2(nsys_db_sqlite(r->db), sql, -1, &st, NULL) != SQLITE_OK)
             continue;
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-            int64_t v = sqlite3_column_int64(st, 0);
-            end = end == NSYS_NULL || v > end ? v : end;
-        }
+        int64_t latest = NSYS_NULL;
+        if (sqlite3_step(st) == SQLITE_ROW)
+            for (int c = 0; c < sqlite3_column_count(st); c++)
+                if (sqlite3_column_type(st, c) == SQLITE_INTEGER) {
+                    int64_t v = sqlite3_column_int64(st, c);
+                    latest = latest == NSYS_NULL || v > latest ? v : latest;
+                }
         sqlite3_finalize(st);
+        if (latest != NSYS_NULL && (end == NSYS_NULL || latest > end))
+            end = latest;
     }
-    return end == NSYS_NULL ? 0 : end;
+    /* Beyond the range of usable times nothing is closed there. */
+    if (end == NSYS_NULL)
+        return 0;
+    return end > SOURCE_MAX_TIME ? SOURCE_MAX_TIME : end < -SOURCE_MAX_TIME ? -SOURCE_MAX_TIME : end;
 }
 
 /* NVTX ranges onto the GPU (nsys_nvtx_gpu.h), over the GPU work only. */

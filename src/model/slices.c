@@ -8,9 +8,43 @@
 
 struct lane {
     track *track;
+    slice_row *row;
+    size_t index;            /* in row->lanes */
     int64_t *open_ends;      /* stack of the ends of open slices */
     size_t depth, cap;
 };
+
+/* ---- Idle lanes of rows that do not nest: a min-heap of indexes ---------- */
+
+static void idle_push(slice_row *r, size_t index)
+{
+    r->idle = xgrow(r->idle, &r->cap_idle, r->n_idle + 1, sizeof *r->idle);
+    size_t i = r->n_idle++;
+    while (i > 0 && r->idle[(i - 1) / 2] > index) {
+        r->idle[i] = r->idle[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    r->idle[i] = index;
+}
+
+static size_t idle_pop(slice_row *r)
+{
+    size_t top = r->idle[0], last = r->idle[--r->n_idle], i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= r->n_idle)
+            break;
+        if (c + 1 < r->n_idle && r->idle[c + 1] < r->idle[c])
+            c++;
+        if (r->idle[c] >= last)
+            break;
+        r->idle[i] = r->idle[c];
+        i = c;
+    }
+    if (r->n_idle)
+        r->idle[i] = last;
+    return top;
+}
 
 void slicer_init(slicer *s, track_tree *tracks)
 {
@@ -28,6 +62,7 @@ void slicer_free(slicer *s)
             free(r->lanes[i]);
         }
         free(r->lanes);
+        free(r->idle);
         free(r->name);
         free(r->merge_key);
         free(r);
@@ -102,6 +137,8 @@ static int write_end(slicer *s, const pending_end *e)
 {
     lane *l = e->lane;
     l->depth--; /* the heap order guarantees e is the lane's innermost slice */
+    if (l->depth == 0 && !l->row->nest)
+        idle_push(l->row, l->index);
     pw_event ev = {.type = PW_SLICE_END,
                    .ts = (uint64_t)(e->end + s->shift),
                    .track_uuid = l->track->uuid};
@@ -141,6 +178,8 @@ static bool fits(const slice_row *r, const lane *l, int64_t end)
 static lane *new_lane(slicer *s, slice_row *r)
 {
     lane *l = xcalloc(1, sizeof *l);
+    l->row = r;
+    l->index = r->n_lanes;
     pw_track desc = {
         .kind = PW_TRACK_PLAIN,
         .name = r->name,
@@ -156,16 +195,24 @@ static lane *new_lane(slicer *s, slice_row *r)
     return l;
 }
 
+/* The first lane where a slice ending at end fits, or NULL. */
+static lane *find_lane(slice_row *r, int64_t end)
+{
+    if (!r->nest)
+        return r->n_idle ? r->lanes[idle_pop(r)] : NULL;
+    for (size_t i = 0; i < r->n_lanes; i++)
+        if (fits(r, r->lanes[i], end))
+            return r->lanes[i];
+    return NULL;
+}
+
 int slicer_slice(slicer *s, slice_row *r, int64_t start, int64_t end, pw_event *ev)
 {
     if (r->hidden)
         return 1;
     if (slicer_advance(s, start) < 0)
         return -1;
-    lane *l = NULL;
-    for (size_t i = 0; i < r->n_lanes && !l; i++)
-        if (fits(r, r->lanes[i], end))
-            l = r->lanes[i];
+    lane *l = find_lane(r, end);
     if (!l)
         l = new_lane(s, r);
 
@@ -191,12 +238,18 @@ int slicer_instant(slicer *s, slice_row *r, int64_t ts, pw_event *ev)
         return 1;
     if (slicer_advance(s, ts) < 0)
         return -1;
+    /* An instant occupies its lane for no time: an idle lane stays idle. */
     lane *l = NULL;
-    for (size_t i = 0; i < r->n_lanes && !l; i++)
-        if (fits(r, r->lanes[i], ts))
-            l = r->lanes[i];
-    if (!l)
+    if (r->nest) {
+        l = find_lane(r, ts);
+    } else if (r->n_idle) {
+        l = r->lanes[r->idle[0]];
+    }
+    if (!l) {
         l = new_lane(s, r);
+        if (!r->nest)
+            idle_push(r, l->index);
+    }
     ev->type = PW_INSTANT;
     return slicer_event(s, l->track, ts, ev);
 }

@@ -35,6 +35,11 @@ typedef struct slice_row {
     int32_t rank;
     lane **lanes;
     size_t n_lanes, cap_lanes;
+    /* Rows that do not nest: a min-heap of the indexes of idle lanes, so a
+     * slice takes the lowest idle lane without scanning busy ones (rows
+     * with thousands of open ranges stay linear). */
+    size_t *idle;
+    size_t n_idle, cap_idle;
     struct slice_row *next_alloc;
 } slice_row;
 

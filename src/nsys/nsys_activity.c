@@ -52,7 +52,9 @@ int nsys_stream_activity(nsys_db *db, const char *const *tables, size_t n_tables
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return nsys_db_error(db, rc, "measuring stream activity", err);
-    *span_ns = last > first ? last - first : 0;
+    /* Saturates: a report with far-off times must not overflow. */
+    int64_t span;
+    *span_ns = last > first ? (__builtin_sub_overflow(last, first, &span) ? INT64_MAX : span) : 0;
     return NSYSP_OK;
 }
 

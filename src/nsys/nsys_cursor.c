@@ -105,7 +105,12 @@ int nsys_cursor_next(nsys_cursor *c, void *row, buf *err, int *status)
         const nsys_column *col = &c->table->columns[i];
         int kind = sqlite3_column_type(c->stmt, (int)i);
         if (col->type == NSYS_INT) {
-            int64_t v = kind == SQLITE_NULL ? NSYS_NULL : sqlite3_column_int64(c->stmt, (int)i);
+            /* TEXT or BLOB in an integer column is not a number: SQLite would
+             * read it as 0 (and sorts it after every number), so it reads as
+             * NULL and the row is counted as skipped where it matters. */
+            int64_t v = kind == SQLITE_INTEGER || kind == SQLITE_FLOAT
+                            ? sqlite3_column_int64(c->stmt, (int)i)
+                            : NSYS_NULL;
             memcpy(base + col->offset, &v, sizeof v);
         } else if (col->type == NSYS_REAL) {
             double v = kind == SQLITE_NULL ? NAN : sqlite3_column_double(c->stmt, (int)i);

@@ -17,7 +17,7 @@
 #define NSYS_NULL INT64_MIN
 
 typedef enum nsys_type {
-    NSYS_INT,    /* int64_t field */
+    NSYS_INT,    /* int64_t field; NSYS_NULL unless the value is a number */
     NSYS_TEXT,   /* const char * field; valid until the next row */
     NSYS_REAL,   /* double field; NaN when NULL */
 } nsys_type;

@@ -42,6 +42,19 @@ static char *file_uri(const char *path)
     return (char *)buf_cstr(&b);
 }
 
+static bool quick_check_ok(sqlite3 *sql)
+{
+    sqlite3_stmt *st;
+    bool ok = false;
+    if (sqlite3_prepare_v2(sql, "PRAGMA quick_check(1)", -1, &st, NULL) == SQLITE_OK) {
+        const char *result =
+            sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        ok = result && strcmp(result, "ok") == 0;
+        sqlite3_finalize(st);
+    }
+    return ok;
+}
+
 int nsys_db_error(const nsys_db *db, int rc, const char *what, buf *err)
 {
     int primary = rc & 0xFF;
@@ -64,6 +77,12 @@ int nsys_db_error(const nsys_db *db, int rc, const char *what, buf *err)
         buf_printf(err, "%s: cannot read (%s): %s", path, what, msg);
         return NSYSP_ERR_INPUT_OPEN;
     case SQLITE_NOMEM:
+        /* SQLite also says NOMEM for records whose lengths point far past a
+         * corrupt file: tell the two apart. */
+        if (db && db->sql && !quick_check_ok(db->sql)) {
+            buf_printf(err, "%s: corrupted or truncated SQLite database (%s)", path, what);
+            return NSYSP_ERR_INPUT_FORMAT;
+        }
         buf_printf(err, "%s: out of memory (%s)", path, what);
         return NSYSP_ERR_INTERNAL;
     default:

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../common/hmap.h"
+#include "../common/utf8.h"
 #include "../common/xalloc.h"
 #include "pftrace.pb-c.h"
 
@@ -52,6 +53,7 @@ struct pw_seq {
     /* Callstacks: (function iid, mapping iid) -> frame iid; path iid ->
      * mapping iid; frame id list -> callstack iid. */
     hmap frames, mappings, callstacks;
+    hmap repaired;                         /* storage of repaired (UTF-8) strings */
     pending_frame *new_frames;
     size_t n_new_frames, cap_new_frames;
     pending_mapping *new_mappings;
@@ -70,6 +72,8 @@ struct pw_writer {
     uint64_t packets;
     uint8_t *pack_buf;                     /* scratch for one packed packet */
     size_t pack_cap;
+    buf scratch;                           /* UTF-8 repairs */
+    buf track_strings[4];                  /* repaired strings of one descriptor */
     int failed;
     /* Scratch arrays for building one TrackEvent, reused across events. */
     Pftrace__DebugAnnotation *annotations;
@@ -89,6 +93,7 @@ pw_seq *pw_writer_sequence(pw_writer *w)
 {
     pw_seq *s = xcalloc(1, sizeof *s);
     s->writer = w;
+    hmap_init(&s->repaired);
     s->id = w->next_seq_id++;
     for (int k = 0; k < INTERN_KINDS; k++)
         hmap_init(&s->interned[k]);
@@ -146,13 +151,22 @@ static uint64_t intern(pw_seq *seq, enum intern_kind kind, const char *s)
 {
     bool inserted;
     hmap *m = &seq->interned[kind];
-    uint64_t *slot = hmap_upsert(m, s, strlen(s), &inserted);
+    size_t len = strlen(s);
+    uint64_t *slot = hmap_upsert(m, s, len, &inserted);
     if (inserted) {
         *slot = m->count; /* iids start at 1 */
+        /* Proto strings must be valid UTF-8: whatever a source passes (raw
+         * report text, names cut by a fixed buffer) is repaired once, here,
+         * when it is first seen. */
+        const char *str = hmap_key_of(m, slot);
+        const char *clean = utf8_sanitize(str, len, &seq->writer->scratch);
+        if (clean != str) {
+            uint64_t *kept = hmap_upsert(&seq->repaired, clean, strlen(clean), NULL);
+            str = hmap_key_of(&seq->repaired, kept);
+        }
         seq->pending[kind] = xgrow(seq->pending[kind], &seq->cap_pending[kind],
                                    seq->n_pending[kind] + 1, sizeof(pending_string));
-        seq->pending[kind][seq->n_pending[kind]++] =
-            (pending_string){.iid = *slot, .str = hmap_key_of(m, slot)};
+        seq->pending[kind][seq->n_pending[kind]++] = (pending_string){.iid = *slot, .str = str};
     }
     return *slot;
 }
@@ -381,8 +395,16 @@ static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
 
 /* ---- Tracks ------------------------------------------------------------ */
 
+/* s as valid UTF-8 (repaired into storage when it is not), or NULL. */
+static char *valid_utf8(const char *s, buf *storage)
+{
+    return s ? (char *)utf8_sanitize(s, strlen(s), storage) : NULL;
+}
+
 int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
 {
+    buf *store = seq->writer->track_strings;
+    char *name = valid_utf8(t->name, &store[0]);
     Pftrace__TrackDescriptor td = PFTRACE__TRACK_DESCRIPTOR__INIT;
     Pftrace__ProcessDescriptor pd = PFTRACE__PROCESS_DESCRIPTOR__INIT;
     Pftrace__ThreadDescriptor thd = PFTRACE__THREAD_DESCRIPTOR__INIT;
@@ -399,7 +421,7 @@ int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
         /* trace_processor names process tracks from the descriptor. */
         pd.has_pid = 1;
         pd.pid = t->pid;
-        pd.process_name = (char *)t->name;
+        pd.process_name = name;
         td.process = &pd;
         break;
     case PW_TRACK_THREAD:
@@ -407,11 +429,11 @@ int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
         thd.pid = t->pid;
         thd.has_tid = 1;
         thd.tid = t->tid;
-        thd.thread_name = (char *)t->name;
+        thd.thread_name = name;
         td.thread = &thd;
         break;
     case PW_TRACK_COUNTER:
-        cd.unit_name = (char *)t->unit_name;
+        cd.unit_name = valid_utf8(t->unit_name, &store[1]);
         td.counter = &cd;
         break;
     case PW_TRACK_PLAIN:
@@ -420,9 +442,9 @@ int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
     /* Process and thread tracks are named by their descriptors. */
     if (t->name && (t->kind == PW_TRACK_PLAIN || t->kind == PW_TRACK_COUNTER)) {
         td.static_or_dynamic_name_case = PFTRACE__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
-        td.name = (char *)t->name;
+        td.name = name;
     }
-    td.description = (char *)t->description;
+    td.description = valid_utf8(t->description, &store[2]);
     if (t->child_order != PW_ORDER_DEFAULT) {
         td.has_child_ordering = 1;
         td.child_ordering = (Pftrace__TrackDescriptor__ChildTracksOrdering)t->child_order;
@@ -437,7 +459,7 @@ int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
             PFTRACE__TRACK_DESCRIPTOR__SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY;
         td.sibling_merge_key_field_case =
             PFTRACE__TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_FIELD_SIBLING_MERGE_KEY;
-        td.sibling_merge_key = (char *)t->merge_key;
+        td.sibling_merge_key = valid_utf8(t->merge_key, &store[3]);
     }
 
     Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
@@ -634,6 +656,7 @@ int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *sw
     for (size_t i = 0; i < n; i++) {
         Pftrace__SchedSwitchFtraceEvent *ss = &switches[i];
         pftrace__sched_switch_ftrace_event__init(ss);
+        /* comms come from the report's (already repaired) names */
         ss->prev_comm = (char *)(sw[i].prev_comm ? sw[i].prev_comm : "");
         ss->next_comm = (char *)(sw[i].next_comm ? sw[i].next_comm : "");
         ss->has_prev_pid = ss->has_next_pid = ss->has_prev_state = 1;
@@ -694,6 +717,7 @@ int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
         hmap_free(&s->frames);
         hmap_free(&s->mappings);
         hmap_free(&s->callstacks);
+        hmap_free(&s->repaired);
         free(s->new_frames);
         free(s->new_mappings);
         free(s->new_callstacks);
@@ -702,6 +726,9 @@ int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
         s = next;
     }
     free(w->pack_buf);
+    buf_free(&w->scratch);
+    for (int i = 0; i < 4; i++)
+        buf_free(&w->track_strings[i]);
     free(w->annotations);
     free(w->annotation_ptrs);
     free(w);

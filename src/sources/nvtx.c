@@ -107,6 +107,8 @@ static int emit(conv *c, const void *r)
         return SOURCE_SKIPPED(NSYSP_SKIP_NULL_TIMESTAMP);
     bool is_mark = row->event_type == NVTX_MARK;
     bool open_range = !is_mark && row->end == NSYS_NULL;
+    if (!is_mark && !open_range && !source_time_in_range(row->end))
+        return SOURCE_SKIPPED(NSYSP_SKIP_TIME_OUT_OF_RANGE);
     /* Ranges still open at the end of the report end there. */
     int64_t end = is_mark ? row->start : open_range ? c->report_end : row->end;
     if (end < row->start) {

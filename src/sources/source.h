@@ -78,11 +78,22 @@ static inline int source_result(int model_rc)
     return model_rc > 0 ? SOURCE_SKIPPED(NSYSP_SKIP_FILTERED) : SOURCE_EMITTED;
 }
 
+/* Timestamps beyond +-2^62 ns cannot be shifted or subtracted without
+ * overflow; no real report comes near (2^62 ns is 146 years). */
+#define SOURCE_MAX_TIME (INT64_C(1) << 62)
+
+static inline bool source_time_in_range(int64_t t)
+{
+    return t >= -SOURCE_MAX_TIME && t <= SOURCE_MAX_TIME;
+}
+
 /* Checks a row's interval; 0 when usable, else SOURCE_SKIPPED(reason). */
 static inline int source_check_interval(int64_t start, int64_t end)
 {
     if (start == NSYS_NULL || end == NSYS_NULL)
         return SOURCE_SKIPPED(NSYSP_SKIP_NULL_TIMESTAMP);
+    if (!source_time_in_range(start) || !source_time_in_range(end))
+        return SOURCE_SKIPPED(NSYSP_SKIP_TIME_OUT_OF_RANGE);
     if (end < start)
         return SOURCE_SKIPPED(NSYSP_SKIP_END_BEFORE_START);
     return SOURCE_EMITTED;
