@@ -50,6 +50,13 @@ static uint64_t feed_weight(const feed *f)
     return w > 0 ? (uint64_t)w : 1;
 }
 
+/* a + b, saturated to the int64 range (user-given offsets on report times). */
+static int64_t add_saturated(int64_t a, int64_t b)
+{
+    int64_t sum;
+    return __builtin_add_overflow(a, b, &sum) ? (b < 0 ? INT64_MIN : INT64_MAX) : sum;
+}
+
 /* Moves f to its next row with a usable start time; rows without one are
  * counted as skipped (SQLite sorts NULL first, so they come before the
  * rest; far-away times are at either end). */
@@ -386,8 +393,8 @@ static int open_report(report *r)
     if ((status = nsys_enums_load(r->db, &r->enums, r->err)) != NSYSP_OK)
         return status;
     int64_t origin = r->meta.session_start == NSYS_NULL ? 0 : r->meta.session_start;
-    r->range_start = origin + r->opt->time_start;
-    r->range_end = origin + r->opt->time_end;
+    r->range_start = add_saturated(origin, r->opt->time_start);
+    r->range_end = add_saturated(origin, r->opt->time_end);
     if ((status = hide_idle_streams(r)) != NSYSP_OK)
         return status;
     if ((status = build_links(r)) != NSYSP_OK)

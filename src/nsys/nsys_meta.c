@@ -369,14 +369,24 @@ static const nsys_column SESSION_COLUMNS[] = {
 };
 static const nsys_table SESSION_TABLE = {"ANALYSIS_DETAILS", SESSION_COLUMNS, 2, NULL};
 
+/* Session times beyond +-2^62 ns are damage, not times: ignored, so that
+ * arithmetic on them cannot overflow. */
+static int64_t plausible_time(int64_t t)
+{
+    const int64_t limit = INT64_C(1) << 62;
+    return t != NSYS_NULL && t >= -limit && t <= limit ? t : NSYS_NULL;
+}
+
 static void on_session(nsys_meta *m, const void *r, const nsys_strings *s)
 {
     (void)s;
-    const session_row *row = r;
-    if (m->session_start == NSYS_NULL || (row->start != NSYS_NULL && row->start < m->session_start))
-        m->session_start = row->start;
-    if (m->session_end == NSYS_NULL || (row->stop != NSYS_NULL && row->stop > m->session_end))
-        m->session_end = row->stop;
+    session_row row = *(const session_row *)r;
+    row.start = plausible_time(row.start);
+    row.stop = plausible_time(row.stop);
+    if (m->session_start == NSYS_NULL || (row.start != NSYS_NULL && row.start < m->session_start))
+        m->session_start = row.start;
+    if (m->session_end == NSYS_NULL || (row.stop != NSYS_NULL && row.stop > m->session_end))
+        m->session_end = row.stop;
 }
 
 /* ---- MPI_RANKS ------------------------------------------------------------ */
@@ -415,7 +425,7 @@ static const nsys_table UTC_TABLE = {"TARGET_INFO_SESSION_START_TIME", UTC_COLUM
 static void on_utc(nsys_meta *m, const void *r, const nsys_strings *s)
 {
     (void)s;
-    m->session_utc = ((const utc_row *)r)->utc;
+    m->session_utc = plausible_time(((const utc_row *)r)->utc);
 }
 
 int nsys_meta_load(nsys_db *db, const nsys_strings *strings, nsys_meta *m, buf *err)
