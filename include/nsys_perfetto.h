@@ -96,6 +96,7 @@ typedef enum nsysp_skip_reason {
     NSYSP_SKIP_SCHED_INCONSISTENT, /* out of a thread not running there, bad CPU */
     NSYSP_SKIP_NOT_PERIODIC,     /* a CPU sample row that is not a periodic sample */
     NSYSP_SKIP_UNSUPPORTED,      /* a kind of row the converter does not write */
+    NSYSP_SKIP_TIME_OUT_OF_RANGE, /* a timestamp beyond +-2^62 ns (146 years) */
     NSYSP_SKIP_REASONS
 } nsysp_skip_reason;
 
