@@ -373,7 +373,7 @@ static const nsys_table SESSION_TABLE = {"ANALYSIS_DETAILS", SESSION_COLUMNS, 2,
  * arithmetic on them cannot overflow. */
 static int64_t plausible_time(int64_t t)
 {
-    const int64_t limit = INT64_C(1) << 62;
+    const int64_t limit = (INT64_C(1) << 62) - 1; /* as source_time_in_range */
     return t != NSYS_NULL && t >= -limit && t <= limit ? t : NSYS_NULL;
 }
 

@@ -110,8 +110,17 @@ const char *fuzz_tmpdir(void)
                 strerror(errno));
         exit(1);
     }
-    atexit(remove_tmpdir);
+    static bool registered;
+    if (!registered) {
+        registered = true;
+        atexit(remove_tmpdir);
+    }
     return tmpdir;
+}
+
+void fuzz_tmpdir_release(void)
+{
+    remove_tmpdir();
 }
 
 void fuzz_tmp_path(char *out, size_t size, const char *stem, const char *ext)
@@ -263,11 +272,47 @@ static bool read_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
     return false;
 }
 
+/* Per-sequence timestamp state. Perfetto packets may carry their time on an
+ * incremental clock (a delta to the previous timestamp on that clock),
+ * declared by a ClockSnapshot and made the default by TracePacketDefaults;
+ * packets naming another clock carry absolute times. */
+enum { MAX_SEQUENCES = 64, MAX_CLOCKS = 8 };
+typedef struct seq_time {
+    uint32_t id;
+    uint32_t default_clock;        /* 0: none (the trace clock) */
+    uint32_t incremental[MAX_CLOCKS];
+    size_t n_incremental;
+    uint64_t clock_value;          /* current value of the incremental clock */
+    uint64_t last_event;           /* absolute time of the last track event */
+} seq_time;
+
+static seq_time *sequence(seq_time *seqs, size_t *n, uint32_t id)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (seqs[i].id == id)
+            return &seqs[i];
+    if (*n == MAX_SEQUENCES)
+        FAIL("more than %d packet sequences", MAX_SEQUENCES);
+    seq_time *s = &seqs[(*n)++];
+    memset(s, 0, sizeof *s);
+    s->id = id;
+    return s;
+}
+
+static bool is_incremental(const seq_time *s, uint32_t clock)
+{
+    for (size_t i = 0; i < s->n_incremental; i++)
+        if (s->incremental[i] == clock)
+            return true;
+    return false;
+}
+
 /* A Trace is "repeated TracePacket packet = 1": tag 0x0A, length, bytes. */
 static uint64_t check_trace(const uint8_t *p, size_t n)
 {
     uint64_t packets = 0;
-    uint64_t last_ts = 0;
+    seq_time seqs[MAX_SEQUENCES];
+    size_t n_seqs = 0;
     size_t pos = 0;
     while (pos < n) {
         uint64_t tag, len;
@@ -281,19 +326,44 @@ static uint64_t check_trace(const uint8_t *p, size_t n)
         if (!pk)
             FAIL("packet %llu at byte %zu does not parse", (unsigned long long)packets, pos);
         check_strings(&pk->base, 0);
+
+        seq_time *sq = sequence(seqs, &n_seqs, pk->trusted_packet_sequence_id);
+        if (pk->trace_packet_defaults && pk->trace_packet_defaults->has_timestamp_clock_id)
+            sq->default_clock = pk->trace_packet_defaults->timestamp_clock_id;
+        if (pk->data_case == PFTRACE__TRACE_PACKET__DATA_CLOCK_SNAPSHOT) {
+            const Pftrace__ClockSnapshot *cs = pk->clock_snapshot;
+            for (size_t i = 0; i < cs->n_clocks; i++) {
+                const Pftrace__ClockSnapshot__Clock *c = cs->clocks[i];
+                if (c->is_incremental && sq->n_incremental < MAX_CLOCKS) {
+                    sq->incremental[sq->n_incremental++] = c->clock_id;
+                    sq->clock_value = c->timestamp;
+                }
+            }
+        }
         if (pk->has_timestamp) {
-            if (pk->timestamp > (uint64_t)INT64_MAX && !ignored("timestamp"))
+            uint32_t clock = pk->has_timestamp_clock_id ? pk->timestamp_clock_id
+                                                        : sq->default_clock;
+            uint64_t ts = pk->timestamp;
+            if (clock && is_incremental(sq, clock)) {
+                if (ts > UINT64_MAX - sq->clock_value)
+                    FAIL("packet %llu: delta timestamp %llu overflows the clock at %llu",
+                         (unsigned long long)packets, (unsigned long long)ts,
+                         (unsigned long long)sq->clock_value);
+                ts += sq->clock_value;
+                sq->clock_value = ts;
+            }
+            if (ts > (uint64_t)INT64_MAX && !ignored("timestamp"))
                 FAIL("packet %llu: timestamp %llu is negative as int64 (trace_processor drops it)",
-                     (unsigned long long)packets, (unsigned long long)pk->timestamp);
-            /* Track events come from one merge by start time: sorted.
-             * (Other packets, e.g. CPU samples, need not be.) */
+                     (unsigned long long)packets, (unsigned long long)ts);
+            /* Track events come from one merge by start time: sorted
+             * within their sequence. (Other packets need not be.) */
             if (pk->data_case == PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT) {
-                if (pk->timestamp < last_ts && !ignored("unsorted"))
+                if (ts < sq->last_event && !ignored("unsorted"))
                     FAIL("packet %llu: track event at %llu before the previous one at %llu"
                          " (trace not sorted)",
-                         (unsigned long long)packets, (unsigned long long)pk->timestamp,
-                         (unsigned long long)last_ts);
-                last_ts = pk->timestamp;
+                         (unsigned long long)packets, (unsigned long long)ts,
+                         (unsigned long long)sq->last_event);
+                sq->last_event = ts;
             }
         }
         pftrace__trace_packet__free_unpacked(pk, NULL);

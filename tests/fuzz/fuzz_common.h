@@ -1,11 +1,11 @@
 /* Shared plumbing of the fuzz targets (fuzz_convert.c, fuzz_rows.c).
  *
- * Each process gets one private temporary directory ($TMPDIR or /tmp,
- * "nsysp-fuzz-XXXXXX"); every iteration writes its input report and its
- * output trace there under unique names, checks the result, and removes
- * both. The directory is removed at exit. A crash (which ends the process
- * with _exit) can leave the directory behind: tests/fuzz/run.sh points
- * TMPDIR into the fuzz build directory and empties it afterwards. */
+ * Each input gets a private temporary directory ($TMPDIR or /tmp,
+ * "nsysp-fuzz-XXXXXX"): the input report and the output trace are written
+ * there, the result is checked, and the directory is removed with both. A
+ * crash (which ends the process with _exit) leaves it behind:
+ * tests/fuzz/run.sh points TMPDIR at its own directory and removes it
+ * afterwards. */
 #ifndef NSYSP_FUZZ_COMMON_H
 #define NSYSP_FUZZ_COMMON_H
 
@@ -14,8 +14,11 @@
 
 #include "nsys_perfetto.h"
 
-/* The per-process temporary directory (created on first use). */
+/* The temporary directory (created on first use), and its removal with
+ * whatever is left in it; the targets release it after each input, so that
+ * nothing stays behind even when libFuzzer ends with _Exit. */
 const char *fuzz_tmpdir(void);
+void fuzz_tmpdir_release(void);
 
 /* A fresh path "<tmpdir>/<stem>-<n><ext>" in out (size bytes). */
 void fuzz_tmp_path(char *out, size_t size, const char *stem, const char *ext);

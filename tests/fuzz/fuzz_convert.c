@@ -3,8 +3,7 @@
  *   fuzz_convert [libFuzzer flags] CORPUS_DIR SEEDS_DIR
  *   fuzz_convert crash-<sha1>             # replay one input
  *
- * Each input is written to a fresh file in the process's temporary
- * directory and converted with nsysp_convert (options as the CLI's
+ * Each input is written to a fresh file in a temporary directory and converted with nsysp_convert (options as the CLI's
  * `--compress-level 1`) into another fresh file there; fuzz_common.c then
  * checks the outcome (status, message, no partial output, the trace
  * decodes and parses, row accounting, no leaked descriptor or temporary)
@@ -36,7 +35,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *strict = getenv("NSYSP_FUZZ_STRICT");
     if (!strict || strcmp(strict, "1") != 0)
         allowed |= FUZZ_STATUS_BIT(NSYSP_ERR_INPUT_OPEN);
-    fuzz_tmpdir();
     return 0;
 }
 
@@ -61,5 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 res.message);
     fuzz_check_conversion(status, &res, out, opt.compress_level, allowed, fds);
     unlink(in);
+    fuzz_tmpdir_release();
     return 0;
 }

@@ -1,6 +1,6 @@
 /* Turns an nsys-fixture report into a fuzzing seed or base (make_seeds.sh):
  *
- *   fuzz_prep [--nvtx modern|legacy] IN.sqlite OUT.sqlite
+ *   fuzz_prep [--nvtx modern|legacy] [--shrink N] [--tables LIST] IN.sqlite OUT.sqlite
  *
  * Copies IN to OUT, optionally adds an NVTX_EVENTS table (nsys-fixture
  * writes none) with every kind of row the converter reads, over the first
@@ -8,7 +8,12 @@
  * (39) names, nested push/pop ranges (59) with text and registered names,
  * start/end ranges (60) ending on another thread or never, marks (34),
  * NVTXT ranges (70, 71), payloads of each type. "legacy" leaves out the
- * columns older exports lack (endGlobalTid, jsonText, jsonTextId). Then it
+ * columns older exports lack (endGlobalTid, jsonText, jsonTextId).
+ * --shrink N keeps the first N rows of each event table (names, ENUM and
+ * TARGET_INFO tables are kept whole), for seeds made from real reports;
+ * --tables LIST (a file, one table name a line) drops every table not in
+ * it (real exports have a hundred tables, most of which the converter never
+ * reads, and a 60 KB schema of column comments). Then it
  * rewrites OUT with 512-byte pages, which makes small reports several times
  * smaller (an nsys export has many near-empty tables): small seeds mutate
  * and replay faster, and reproducers stay small. */
@@ -46,7 +51,7 @@ static const char *const LEGACY_NVTX =
     " textId INTEGER, domainId INTEGER, uint64Value INTEGER, int64Value INTEGER,"
     " doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL)";
 
-typedef struct nvtx {
+typedef struct nvtx_row {
     long long start, end; /* end < 0: NULL */
     int type;
     const char *text;     /* NULL: use textId */
@@ -54,7 +59,7 @@ typedef struct nvtx {
     int domain, category;
     long long color;
     int payload;          /* 0 none, 1 int64, 2 double, 3 uint32, 4 json */
-} nvtx;
+} nvtx_row;
 
 static void add_nvtx(sqlite3 *db, int legacy)
 {
@@ -85,21 +90,21 @@ static void add_nvtx(sqlite3 *db, int legacy)
         s[1] = s[0];
         e[1] = e[0];
     }
-    nvtx rows[32];
+    nvtx_row rows[32];
     int k = 0;
     for (int i = 0; i < 2; i++) {
         long long a = s[i], z = e[i], len = z - a > 8 ? z - a : 8;
-        rows[k++] = (nvtx){a - 500, -1, 75, "NCCL", tid[i], -1, 1, 0, -1, 0};
-        rows[k++] = (nvtx){a - 400, -1, 33, "forward", tid[i], -1, 0, 1, -1, 0};
-        rows[k++] = (nvtx){a - 300, -1, 33, "backward", tid[i], -1, 1, 2, -1, 0};
-        rows[k++] = (nvtx){a - 200, -1, 39, "worker", tid[i], -1, 0, 0, -1, 0};
-        rows[k++] = (nvtx){a, z, 59, "step", tid[i], -1, 0, 1, 0xFF3366CCLL, 1};
-        rows[k++] = (nvtx){a + len / 4, a + len / 2, 59, NULL, tid[i], -1, 1, 2, -1, 2};
-        rows[k++] = (nvtx){a + len / 3, z + 1000, 60, "h2d copy", tid[i], tid[1 - i], 0, 0, -1, 3};
-        rows[k++] = (nvtx){a + len / 2, -1, 60, "open range", tid[i], -1, 1, 0, -1, 0};
-        rows[k++] = (nvtx){a + len / 2, -1, 34, "checkpoint", tid[i], -1, 0, 0, 0xFF00FF00LL, 4};
-        rows[k++] = (nvtx){a + 10, a + 20, 70, "nvtxt push", tid[i], -1, 0, 0, -1, 0};
-        rows[k++] = (nvtx){a + 30, z, 71, "nvtxt range", tid[i], -1, 0, 0, -1, 0};
+        rows[k++] = (nvtx_row){a - 500, -1, 75, "NCCL", tid[i], -1, 1, 0, -1, 0};
+        rows[k++] = (nvtx_row){a - 400, -1, 33, "forward", tid[i], -1, 0, 1, -1, 0};
+        rows[k++] = (nvtx_row){a - 300, -1, 33, "backward", tid[i], -1, 1, 2, -1, 0};
+        rows[k++] = (nvtx_row){a - 200, -1, 39, "worker", tid[i], -1, 0, 0, -1, 0};
+        rows[k++] = (nvtx_row){a, z, 59, "step", tid[i], -1, 0, 1, 0xFF3366CCLL, 1};
+        rows[k++] = (nvtx_row){a + len / 4, a + len / 2, 59, NULL, tid[i], -1, 1, 2, -1, 2};
+        rows[k++] = (nvtx_row){a + len / 3, z + 1000, 60, "h2d copy", tid[i], tid[1 - i], 0, 0, -1, 3};
+        rows[k++] = (nvtx_row){a + len / 2, -1, 60, "open range", tid[i], -1, 1, 0, -1, 0};
+        rows[k++] = (nvtx_row){a + len / 2, -1, 34, "checkpoint", tid[i], -1, 0, 0, 0xFF00FF00LL, 4};
+        rows[k++] = (nvtx_row){a + 10, a + 20, 70, "nvtxt push", tid[i], -1, 0, 0, -1, 0};
+        rows[k++] = (nvtx_row){a + 30, z, 71, "nvtxt range", tid[i], -1, 0, 0, -1, 0};
     }
     const char *sql =
         legacy ? "INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, category, color, text,"
@@ -111,7 +116,7 @@ static void add_nvtx(sqlite3 *db, int legacy)
                  " ?12, ?13, ?14, ?15)";
     check(db, sqlite3_prepare_v2(db, sql, -1, &st, NULL), "preparing NVTX rows");
     for (int i = 0; i < k; i++) {
-        const nvtx *r = &rows[i];
+        const nvtx_row *r = &rows[i];
         sqlite3_reset(st);
         sqlite3_clear_bindings(st);
         sqlite3_bind_int64(st, 1, r->start);
@@ -147,16 +152,102 @@ static void add_nvtx(sqlite3 *db, int legacy)
              " WHERE textId IS NOT NULL");
 }
 
+/* Keeps the first n rows of every event table. */
+static void shrink(sqlite3 *db, int n)
+{
+    sqlite3_stmt *st;
+    check(db,
+          sqlite3_prepare_v2(db,
+                             "SELECT name FROM sqlite_master WHERE type = 'table'"
+                             " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'ENUM_%'"
+                             " AND name NOT LIKE 'TARGET_INFO_%' AND name NOT LIKE 'META_DATA_%'"
+                             " AND name NOT IN ('StringIds', 'ThreadNames', 'PROCESSES',"
+                             " 'EXPORT_META_DATA', 'ANALYSIS_DETAILS')",
+                             -1, &st, NULL),
+          "listing tables");
+    char **names = NULL;
+    size_t count = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        names = realloc(names, sizeof *names * (count + 1));
+        names[count++] = strdup((const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < count; i++) {
+        char *sql = sqlite3_mprintf(
+            "DELETE FROM \"%w\" WHERE rowid NOT IN (SELECT rowid FROM \"%w\" ORDER BY rowid LIMIT %d)",
+            names[i], names[i], n);
+        char *msg = NULL;
+        sqlite3_exec(db, sql, NULL, NULL, &msg); /* WITHOUT ROWID tables stay whole */
+        sqlite3_free(msg);
+        sqlite3_free(sql);
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* Drops every table whose name is not a line of the file list. */
+static void keep_only(sqlite3 *db, const char *list)
+{
+    FILE *f = fopen(list, "r");
+    if (!f) {
+        fprintf(stderr, "fuzz_prep: cannot read %s\n", list);
+        exit(1);
+    }
+    exec(db, "CREATE TEMP TABLE keep(name TEXT PRIMARY KEY)");
+    char line[256];
+    sqlite3_stmt *ins;
+    check(db, sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO keep VALUES (?1)", -1, &ins, NULL),
+          "keep list");
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0])
+            continue;
+        sqlite3_reset(ins);
+        sqlite3_bind_text(ins, 1, line, -1, SQLITE_TRANSIENT);
+        sqlite3_step(ins);
+    }
+    sqlite3_finalize(ins);
+    fclose(f);
+    sqlite3_stmt *st;
+    check(db,
+          sqlite3_prepare_v2(db,
+                             "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view')"
+                             " AND name NOT LIKE 'sqlite_%' AND name NOT IN (SELECT name FROM keep)",
+                             -1, &st, NULL),
+          "listing tables");
+    char **drops = NULL;
+    size_t n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        drops = realloc(drops, sizeof *drops * (n + 1));
+        drops[n++] = sqlite3_mprintf("DROP %s \"%w\"", sqlite3_column_text(st, 0),
+                                     sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < n; i++) {
+        exec(db, drops[i]);
+        sqlite3_free(drops[i]);
+    }
+    free(drops);
+}
+
 int main(int argc, char **argv)
 {
-    const char *nvtx = NULL;
+    const char *nvtx = NULL, *tables = NULL;
+    int keep = 0;
     int i = 1;
-    if (argc > 2 && strcmp(argv[1], "--nvtx") == 0) {
-        nvtx = argv[2];
-        i = 3;
+    for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+        if (strcmp(argv[i], "--nvtx") == 0)
+            nvtx = argv[i + 1];
+        else if (strcmp(argv[i], "--shrink") == 0)
+            keep = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--tables") == 0)
+            tables = argv[i + 1];
+        else
+            break;
     }
     if (argc - i != 2 || (nvtx && strcmp(nvtx, "modern") != 0 && strcmp(nvtx, "legacy") != 0)) {
-        fprintf(stderr, "usage: fuzz_prep [--nvtx modern|legacy] IN.sqlite OUT.sqlite\n");
+        fprintf(stderr, "usage: fuzz_prep [--nvtx modern|legacy] [--shrink N] [--tables LIST]"
+                        " IN.sqlite OUT.sqlite\n");
         return 2;
     }
     const char *in = argv[i], *out = argv[i + 1];
@@ -175,6 +266,10 @@ int main(int argc, char **argv)
     sqlite3_backup_finish(bk);
     sqlite3_close(src);
     exec(dst, "PRAGMA journal_mode=DELETE");
+    if (tables)
+        keep_only(dst, tables);
+    if (keep > 0)
+        shrink(dst, keep);
     if (nvtx)
         add_nvtx(dst, strcmp(nvtx, "legacy") == 0);
     exec(dst, "PRAGMA page_size=512");

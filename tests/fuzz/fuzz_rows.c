@@ -15,12 +15,16 @@
  * Input layout (all records fixed-size, so libFuzzer's byte-level mutations
  * and comparison tracing stay meaningful):
  *
- *   byte 0   base report: bases[b % n_bases] (modern, 2022, legacy)
+ *   byte 0   base report: bases[b % n_bases] (modern, 2022, legacy, and
+ *            two cut from real reports when make_seeds.sh found the corpus)
  *   byte 1   bits 0-1 kernel names (3 = short), bit 2 no gzip,
  *            bits 3-4 min_stream_activity {0, 0, 1.5, 60},
  *            bits 5-7 NVTX filter (none, or one of 3 regexes)
- *   byte 2   NVTX domain filter (mostly none)
- *   byte 3   reserved
+ *   byte 2   bits 0-6: NVTX domain filter (mostly none); bit 7: convert the
+ *            edited report together with the unedited base (nsysp_convert_many)
+ *   byte 3   bits 0-1 time range (none, none, [0, 200 us], [100 us, 1000 s]),
+ *            bit 2 GPU 0 only, bit 3 the base's first process only, bit 4
+ *            align_start, bit 5 count_unread_tables, bits 6-7 source filter
  *   then up to MAX_OPS records of 16 bytes:
  *     op, table, column, row (u16 LE), kind, aux (u16 LE), value[8]
  *
@@ -52,8 +56,11 @@
 #endif
 
 enum { HEADER = 4, RECORD = 16, MAX_OPS = 64, MAX_BASES = 8 };
-/* Bytes of text all huge-string edits of one input may add together. */
-enum { HUGE_BUDGET = 8 << 20 };
+/* Bytes of text all huge-string edits of one input may add together, and
+ * the size past which the edited report takes no more edits (huge strings
+ * times thousands of copied rows would otherwise build gigabytes: a
+ * harness out-of-memory, not a converter finding). */
+enum { HUGE_BUDGET = 8 << 20, MAX_REPORT_BYTES = 64 << 20 };
 
 typedef struct table_info {
     char *name;
@@ -65,6 +72,7 @@ typedef struct table_info {
 
 typedef struct base {
     char *path;
+    int32_t first_pid;   /* of PROCESSES, for the pid filter (0: none) */
     unsigned char *bytes;
     size_t size;
     table_info *tables;
@@ -159,6 +167,12 @@ static void load_base(const char *path)
         sqlite3_finalize(st);
     }
     free(names);
+    if (sqlite3_prepare_v2(db, "SELECT pid FROM PROCESSES WHERE pid > 0 ORDER BY rowid LIMIT 1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            b->first_pid = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
     sqlite3_close(db);
     n_bases++;
 }
@@ -177,12 +191,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         list = NSYSP_FUZZ_DEFAULT_BASES;
     char *copy = strdup(list);
     for (char *save = NULL, *p = strtok_r(copy, ":", &save); p && n_bases < MAX_BASES;
-         p = strtok_r(NULL, ":", &save))
+         p = strtok_r(NULL, ":", &save)) {
+        /* The bases cut from real reports exist only where the corpus is. */
+        if (access(p, R_OK) != 0 && n_bases >= 3)
+            continue;
         load_base(p);
+    }
     free(copy);
     if (!n_bases)
         die("no base report", list);
-    fuzz_tmpdir();
     return 0;
 }
 
@@ -232,6 +249,7 @@ typedef struct editor {
     sqlite3 *db;
     const base *b;
     size_t huge_used;
+    int rows_hit;        /* rows the current edit may touch (for the budget) */
 } editor;
 
 static void quote(char *out, size_t size, const char *ident)
@@ -312,9 +330,12 @@ static void bind_huge(sqlite3_stmt *st, const op *o, editor *ed)
     /* piece repeated count times: up to 2 MiB of one byte pattern. */
     int piece = 1 + (o->value[7] & 3);
     int64_t count = (int64_t)(o->aux + 1) * 32;
-    if (ed->huge_used + (size_t)(count * piece) > HUGE_BUDGET)
+    size_t bytes = (size_t)(count * piece) * (size_t)(ed->rows_hit > 0 ? ed->rows_hit : 1);
+    if (ed->huge_used + bytes > HUGE_BUDGET) {
         count = 1;
-    ed->huge_used += (size_t)(count * piece);
+        bytes = (size_t)piece;
+    }
+    ed->huge_used += bytes;
     sqlite3_bind_int64(st, 1, count);
     sqlite3_bind_text(st, 2, (const char *)o->value, piece, SQLITE_TRANSIENT);
 }
@@ -413,6 +434,13 @@ static const char *value_expr(editor *ed, const table_info *t, const op *o, cons
     }
 }
 
+/* Copies of a row: fewer once huge strings are in the report, which would
+ * be copied too. */
+static int copies(const editor *ed, int n)
+{
+    return ed->huge_used > 4096 && n > 16 ? 16 : n;
+}
+
 static void apply(editor *ed, const op *o)
 {
     const base *b = ed->b;
@@ -422,6 +450,7 @@ static void apply(editor *ed, const op *o)
     quote(qtab, sizeof qtab, t->name);
     quote(qcol, sizeof qcol, col);
     int row = t->rows ? 1 + o->row % t->rows : 1;
+    ed->rows_hit = o->code % 24 == 14 ? t->rows : 1;
     char sql[2048], val[512];
     binder bind = NULL;
     const char *expr;
@@ -452,7 +481,7 @@ static void apply(editor *ed, const op *o)
         snprintf(sql, sizeof sql,
                  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %d)"
                  " INSERT INTO %s SELECT t.* FROM %s AS t, c WHERE t.rowid = %d",
-                 1 + o->aux % 3000, qtab, qtab, row);
+                 copies(ed, 1 + o->aux % 3000), qtab, qtab, row);
         run(ed, sql, NULL, o);
         return;
     case 18: { /* many copies, each shifted: long busy streams, overlaps, lanes */
@@ -473,7 +502,7 @@ static void apply(editor *ed, const op *o)
         snprintf(sql, sizeof sql,
                  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %d)"
                  " INSERT INTO %s (%s) SELECT %s FROM %s AS t, c WHERE t.rowid = %d",
-                 1 + o->aux % 500, qtab, cols, sel, qtab, row);
+                 copies(ed, 1 + o->aux % 500), qtab, cols, sel, qtab, row);
         run(ed, sql, bind_step, o);
         return;
     }
@@ -515,6 +544,22 @@ static void apply(editor *ed, const op *o)
     }
 }
 
+/* Size of the edited report so far. */
+static int64_t report_bytes(sqlite3 *db)
+{
+    int64_t pages = 0, page_size = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT page_count, page_size FROM pragma_page_count(),"
+                               " pragma_page_size()", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            pages = sqlite3_column_int64(st, 0);
+            page_size = sqlite3_column_int64(st, 1);
+        }
+        sqlite3_finalize(st);
+    }
+    return pages * page_size;
+}
+
 /* ---- Options ------------------------------------------------------------------ */
 
 static const char *const FILTERS[] = {"^(step|forward)", ".*", "[a-z]+ (copy|range)"};
@@ -522,8 +567,11 @@ static const char *const DOMAINS_A[] = {"default"};
 static const char *const DOMAINS_B[] = {"NCCL"};
 static const char *const DOMAINS_C[] = {"default", "NCCL", "NCCL"};
 static const double ACTIVITY[] = {0, 0, 1.5, 60};
+static const char *const SOURCES_A[] = {"kernel", "cuda-api"};
+static const char *const SOURCES_B[] = {"nvtx", "nvtx-gpu", "osrt", "sched", "sampling"};
+static const char *const SOURCES_C[] = {"memcpy", "memset", "sync", "graph", "cuda-graph"};
 
-static void decode_options(const uint8_t *h, nsysp_options *opt)
+static void decode_options(const uint8_t *h, const base *b, nsysp_options *opt)
 {
     nsysp_options_init(opt);
     int names = h[1] & 3;
@@ -534,7 +582,41 @@ static void decode_options(const uint8_t *h, nsysp_options *opt)
     opt->min_stream_activity = ACTIVITY[(h[1] >> 3) & 3];
     int f = h[1] >> 5;
     opt->nvtx_filter = f >= 5 ? FILTERS[f - 5] : NULL;
-    switch (h[2] % 12) {
+    switch (h[3] & 3) {
+    case 2:
+        opt->has_time_range = 1;
+        opt->time_start = 0;
+        opt->time_end = 200000;
+        break;
+    case 3:
+        opt->has_time_range = 1;
+        opt->time_start = 100000;
+        opt->time_end = 1000000000000;
+        break;
+    default:
+        break;
+    }
+    opt->gpu = h[3] & 4 ? 0 : -1;
+    opt->pid = h[3] & 8 ? b->first_pid : 0;
+    opt->align_start = (h[3] >> 4) & 1;
+    opt->count_unread_tables = (h[3] >> 5) & 1;
+    switch (h[3] >> 6) {
+    case 1:
+        opt->sources = SOURCES_A;
+        opt->n_sources = sizeof SOURCES_A / sizeof *SOURCES_A;
+        break;
+    case 2:
+        opt->sources = SOURCES_B;
+        opt->n_sources = sizeof SOURCES_B / sizeof *SOURCES_B;
+        break;
+    case 3:
+        opt->sources = SOURCES_C;
+        opt->n_sources = sizeof SOURCES_C / sizeof *SOURCES_C;
+        break;
+    default:
+        break;
+    }
+    switch ((h[2] & 0x7F) % 12) {
     case 9:
         opt->nvtx_domains = DOMAINS_A;
         opt->n_nvtx_domains = 1;
@@ -568,7 +650,12 @@ static void print_cli(const base *b, const nsysp_options *opt)
         fprintf(stderr, " --nvtx-filter '%s'", opt->nvtx_filter);
     for (size_t i = 0; i < opt->n_nvtx_domains; i++)
         fprintf(stderr, " --nvtx-domain %s", opt->nvtx_domains[i]);
-    fprintf(stderr, " %s\n", dump_path);
+    fprintf(stderr, "\nfuzz_rows: library options: time range %s [%lld, %lld], gpu %lld, pid %d,"
+                    " align_start %d, count_unread_tables %d, %zu source names\n",
+            opt->has_time_range ? "on" : "off", (long long)opt->time_start,
+            (long long)opt->time_end, (long long)opt->gpu, (int)opt->pid, opt->align_start,
+            opt->count_unread_tables, opt->n_sources);
+    fprintf(stderr, "fuzz_rows: report: %s\n", dump_path);
 }
 
 /* ---- The target --------------------------------------------------------------- */
@@ -579,7 +666,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const base *b = &bases[data[0] % n_bases];
     nsysp_options opt;
-    decode_options(data, &opt);
+    decode_options(data, b, &opt);
+    bool with_base = data[2] & 0x80;
 
     /* An in-memory copy of the base, edited, then written out as a file. */
     sqlite3 *db;
@@ -598,6 +686,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < n_ops; i++) {
         op o = decode_op(data + HEADER + i * RECORD);
         apply(&ed, &o);
+        if (report_bytes(db) > MAX_REPORT_BYTES)
+            break;
     }
     sqlite3_int64 db_size = 0;
     unsigned char *bytes = sqlite3_serialize(db, "main", &db_size, 0);
@@ -615,10 +705,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     sqlite3_free(bytes);
 
+    /* The unedited base beside the edited report: two sequences, aligned. */
+    char in2[4200] = "";
+    if (with_base) {
+        fuzz_tmp_path(in2, sizeof in2, "input", ".sqlite");
+        fuzz_write_file(in2, b->bytes, b->size);
+    }
+
     opt.output_path = out;
     nsysp_result res;
     int fds = fuzz_count_fds();
-    nsysp_status status = nsysp_convert(in, &opt, &res);
+    nsysp_status status;
+    if (with_base) {
+        const char *inputs[2] = {in, in2};
+        status = nsysp_convert_many(inputs, 2, &opt, &res);
+    } else {
+        status = nsysp_convert(in, &opt, &res);
+    }
     if (verbose || dump_path)
         fprintf(stderr, "fuzz_rows: status %d %s\n", (int)status, res.message);
 
@@ -629,5 +732,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        FUZZ_STATUS_BIT(NSYSP_ERR_INPUT_FORMAT);
     fuzz_check_conversion(status, &res, out, opt.compress_level, allowed, fds);
     unlink(in);
+    if (with_base)
+        unlink(in2);
+    fuzz_tmpdir_release();
     return 0;
 }

@@ -4,6 +4,7 @@
 #   make_seeds.sh NSYS_FIXTURE FUZZ_PREP OUTDIR
 #
 #   OUTDIR/rows_base_{modern,2022,legacy}.sqlite  the reports fuzz_rows edits
+#   OUTDIR/rows_base_real{1,2}.sqlite             more, when ../shared/corpus is there
 #   OUTDIR/seeds/convert/*.sqlite                 seed corpus of fuzz_convert
 #   OUTDIR/seeds/rows/*                           seed corpus of fuzz_rows
 #
@@ -11,6 +12,13 @@
 # (fuzz_prep; nsys-fixture writes none) and 512-byte pages, so the same
 # build always makes the same files: fuzz_rows reproducers stay valid as
 # long as nsys-fixture and fuzz_prep.c do not change.
+#
+# nsys-fixture writes no CPU-side tables (OS runtime, scheduling, CPU
+# samples, diagnostics...). When the real-report corpus is beside the
+# project (../shared/corpus, or $NSYSP_FUZZ_SHARED/corpus), a few small real
+# reports are cut down (the first 30 rows of each event table, only the
+# tables the converter's sources name) and added as seeds and as fuzz_rows
+# bases 3 and 4. Bases 0-2 keep their numbers either way.
 set -eu
 
 if [ $# -ne 3 ]; then
@@ -20,6 +28,8 @@ fi
 FIXTURE=$1
 PREP=$2
 OUT=$3
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SHARED=${NSYSP_FUZZ_SHARED:-$ROOT/../shared}
 
 mkdir -p "$OUT/seeds/convert" "$OUT/seeds/rows"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/nsysp-seeds-XXXXXX")
@@ -79,5 +89,27 @@ done
 rows dup-rows '\000\003\000\000\021\005\000\002\000\000\020\000\001\000\000\000\000\000\000\000'
 rows drop-column '\000\003\000\000\024\005\002\000\000\000\000\000\000\000\000\000\000\000\000\000'
 rows view '\000\003\000\000\026\005\002\000\000\000\001\000\000\000\000\000\000\000\000\000'
+
+# Real reports, cut down, when the corpus is there.
+rm -f "$OUT"/rows_base_real*.sqlite "$OUT"/seeds/convert/real-*.sqlite
+if [ -d "$SHARED/corpus" ]; then
+    # Table names the converter's sources mention (a superset is fine).
+    grep -rhoE '"[A-Za-z][A-Za-z0-9_]{2,}' "$ROOT/src" | tr -d '"' | sort -u >"$TMP/tables.txt"
+    i=0
+    for r in local/nvtx_workload-sampled StellaWava__benchmarking-n-profiling-__report1 \
+        NVIDIA__Fuser__report2; do
+        gz="$SHARED/corpus/$r.sqlite.gz"
+        [ -f "$gz" ] || continue
+        gunzip -c "$gz" >"$TMP/real.sqlite"
+        name=$(basename "$r")
+        "$PREP" --shrink 30 --tables "$TMP/tables.txt" "$TMP/real.sqlite" \
+            "$OUT/seeds/convert/real-$name.sqlite"
+        i=$((i + 1))
+        if [ $i -le 2 ]; then
+            cp "$OUT/seeds/convert/real-$name.sqlite" "$OUT/rows_base_real$i.sqlite"
+            rows "base-real$i" "\\00$((2 + i))\\003\\000\\000"
+        fi
+    done
+fi
 
 echo "make_seeds: $(ls "$OUT/seeds/convert" | wc -l) convert seeds, $(ls "$OUT/seeds/rows" | wc -l) rows seeds, bases in $OUT"

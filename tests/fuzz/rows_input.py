@@ -2,7 +2,12 @@
 """Writes or explains fuzz_rows inputs (the layout is in fuzz_rows.c).
 
   rows_input.py explain BASE.sqlite INPUT         # list the edits of INPUT
-  rows_input.py make BASE.sqlite OUT [--base-index N] [--options BYTE] EDIT...
+  rows_input.py make BASE.sqlite OUT [--base-index N] [--options BYTE] [--byte2 BYTE]
+                [--byte3 BYTE] EDIT...
+
+Header bytes (fuzz_rows.c): --base-index is byte 0, --options byte 1 (default 3),
+--byte2 the NVTX domain filter and two-report bit, --byte3 time range, GPU, process,
+align, unread-table count and source filters.
 
 An EDIT is OP:TABLE:COLUMN:ROW:KIND:AUX:VALUE, where TABLE and COLUMN are
 names in BASE (the index is looked up, as fuzz_rows does: tables and
@@ -39,7 +44,7 @@ def schema(path):
 
 def explain(base, data):
     tables, cols, rows = schema(base)
-    print(f'header: base {data[0]} options {data[1]:#04x} domains {data[2]}')
+    print(f'header: base {data[0]} options {data[1]:#04x} byte2 {data[2]:#04x} byte3 {data[3]:#04x}')
     body = data[4:]
     for i in range(min(len(body) // 16, 64)):
         op, tab, col, row, kind, aux = struct.unpack_from('<BBBHBH', body, i * 16)
@@ -51,9 +56,9 @@ def explain(base, data):
               f'aux {aux} value {value.hex()}')
 
 
-def make(base, out, edits, base_index=0, options=3):
+def make(base, out, edits, base_index=0, options=3, byte2=0, byte3=0):
     tables, cols, _ = schema(base)
-    data = bytes([base_index, options, 0, 0])
+    data = bytes([base_index, options, byte2, byte3])
     for e in edits:
         op, t, c, row, kind, aux, value = e.split(':')
         v = (bytes.fromhex(value[2:]) if value.startswith('0x')
@@ -68,14 +73,15 @@ def main(argv):
     if len(argv) >= 4 and argv[1] == 'explain':
         explain(argv[2], open(argv[3], 'rb').read())
     elif len(argv) >= 5 and argv[1] == 'make':
-        args, opts = [], {'--base-index': 0, '--options': 3}
+        args, opts = [], {'--base-index': 0, '--options': 3, '--byte2': 0, '--byte3': 0}
         it = iter(argv[4:])
         for a in it:
             if a in opts:
                 opts[a] = int(next(it), 0)
             else:
                 args.append(a)
-        make(argv[2], argv[3], args, opts['--base-index'], opts['--options'])
+        make(argv[2], argv[3], args, opts['--base-index'], opts['--options'], opts['--byte2'],
+             opts['--byte3'])
     else:
         print(__doc__, file=sys.stderr)
         return 2
