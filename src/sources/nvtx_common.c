@@ -29,3 +29,14 @@ bool nvtx_selected(const conv *c, const char *domain_label, const char *name)
     }
     return !c->nvtx_filter || regexec(c->nvtx_filter, name, 0, NULL, 0) == 0;
 }
+
+bool nvtx_resolve(const conv *c, int64_t global_pid, int64_t domain, const char *text,
+                  int64_t text_id, char *scratch, size_t size, const char **domain_label,
+                  const char **name)
+{
+    *domain_label = nvtx_domain_label(c, global_pid, domain, scratch, size);
+    *name = text ? text : nsys_string(c->strings, text_id);
+    if (!*name)
+        *name = "";
+    return nvtx_selected(c, *domain_label, *name);
+}

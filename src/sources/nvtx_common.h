@@ -17,4 +17,10 @@ const char *nvtx_domain_label(const conv *c, int64_t global_pid, int64_t domain,
  * options' filters. */
 bool nvtx_selected(const conv *c, const char *domain_label, const char *name);
 
+/* The domain label and the name (text, else the registered string textId)
+ * of an NVTX row; false when the filters leave it out. */
+bool nvtx_resolve(const conv *c, int64_t global_pid, int64_t domain, const char *text,
+                  int64_t text_id, char *scratch, size_t size, const char **domain_label,
+                  const char **name);
+
 #endif

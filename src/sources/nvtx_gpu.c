@@ -45,12 +45,9 @@ static int emit(conv *c, const void *r)
         return check;
     int64_t gpid = nsys_global_pid_of(row->global_tid);
     char unnamed_domain[48];
-    const char *domain_name =
-        nvtx_domain_label(c, gpid, row->domain, unnamed_domain, sizeof unnamed_domain);
-    const char *name = row->text ? row->text : nsys_string(c->strings, row->text_id);
-    if (!name)
-        name = "";
-    if (!nvtx_selected(c, domain_name, name))
+    const char *domain_name, *name;
+    if (!nvtx_resolve(c, gpid, row->domain, row->text, row->text_id, unnamed_domain,
+                      sizeof unnamed_domain, &domain_name, &name))
         return SOURCE_SKIPPED(NSYSP_SKIP_FILTERED);
     pw_arg args[] = {
         arg_int("GPU operations", row->ops),
