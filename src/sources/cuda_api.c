@@ -55,11 +55,9 @@ static size_t display_length(const char *name)
 static int emit(conv *c, const void *r)
 {
     const cuda_api_row *row = r;
-    int check = source_check_interval(row->start, row->end);
+    int check = source_check_thread_interval(row->start, row->end, row->global_tid);
     if (check != SOURCE_EMITTED)
         return check;
-    if (row->global_tid == NSYS_NULL)
-        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
 
     const char *full = nsys_string(c->strings, row->name_id);
     if (!full)

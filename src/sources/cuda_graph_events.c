@@ -68,11 +68,9 @@ static const char *event_name(int64_t event_class)
 static int emit(conv *c, const void *r)
 {
     const graph_event_row *row = r;
-    int check = source_check_interval(row->start, row->end);
+    int check = source_check_thread_interval(row->start, row->end, row->global_tid);
     if (check != SOURCE_EMITTED)
         return check;
-    if (row->global_tid == NSYS_NULL)
-        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
     pw_arg args[8];
     size_t n = 0;
     const struct {

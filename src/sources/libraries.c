@@ -22,11 +22,9 @@ static const nsys_table CUDNN_TABLE = {"CUDNN_EVENTS", COLUMNS, 4, "start, \"end
 static int emit(conv *c, const void *r, thread_row_kind kind, const char *category)
 {
     const library_row *row = r;
-    int check = source_check_interval(row->start, row->end);
+    int check = source_check_thread_interval(row->start, row->end, row->global_tid);
     if (check != SOURCE_EMITTED)
         return check;
-    if (row->global_tid == NSYS_NULL)
-        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
     const char *name = nsys_string(c->strings, row->name_id);
     pw_event ev = {.name = name ? name : "(unnamed call)", .category = category};
     slice_row *dest = model_thread_row(&c->model, row->global_tid, kind, NULL);

@@ -69,11 +69,9 @@ static const nsys_column COLUMNS[] = {
 static int emit_named(conv *c, const void *r, const char *fallback)
 {
     const openmp_row *row = r;
-    int check = source_check_interval(row->start, row->end);
+    int check = source_check_thread_interval(row->start, row->end, row->global_tid);
     if (check != SOURCE_EMITTED)
         return check;
-    if (row->global_tid == NSYS_NULL)
-        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
     const char *name = nsys_string(c->strings, row->name_id);
     const struct {
         const char *name;

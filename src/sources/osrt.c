@@ -34,11 +34,9 @@ static const nsys_table TABLE = {
 static int emit(conv *c, const void *r)
 {
     const osrt_row *row = r;
-    int check = source_check_interval(row->start, row->end);
+    int check = source_check_thread_interval(row->start, row->end, row->global_tid);
     if (check != SOURCE_EMITTED)
         return check;
-    if (row->global_tid == NSYS_NULL)
-        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
     const char *name = nsys_string(c->strings, row->name_id);
     pw_arg args[3];
     size_t n = 0;

@@ -100,6 +100,15 @@ static inline int source_check_interval(int64_t start, int64_t end)
     return SOURCE_EMITTED;
 }
 
+/* source_check_interval for a row that goes on a thread's row. */
+static inline int source_check_thread_interval(int64_t start, int64_t end, int64_t global_tid)
+{
+    int check = source_check_interval(start, end);
+    if (check == SOURCE_EMITTED && global_tid == NSYS_NULL)
+        return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
+    return check;
+}
+
 /* Interns the call chain text of NSYS_CALLCHAIN_EXPR (nsys_callchains.h)
  * as a callstack; 0 when empty. *kernel_leaf tells whether the innermost
  * frame runs in the kernel. */
