@@ -97,4 +97,44 @@ expect 6 "output is the input" -- "$bin" -o "$dir/same.sqlite" "$dir/same.sqlite
 one_line_naming "$dir/same.sqlite" "output is the input"
 [ "$(cksum < "$dir/same.sqlite")" = "$sum_before" ] || { echo "FAIL: input modified"; fail=1; }
 
+# A file another process holds an exclusive lock on still converts: the
+# input is opened immutable, without taking or waiting for locks.
+python3 - "$dir/tiny.report.sqlite" "$dir/locked.ready" "$dir/locked.done" <<'PY' &
+import os, sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("begin exclusive")
+open(sys.argv[2], "w").close()
+for _ in range(200):
+    if os.path.exists(sys.argv[3]):
+        break
+    time.sleep(0.05)
+c.execute("rollback")
+PY
+locker=$!
+for _ in $(seq 100); do [ -e "$dir/locked.ready" ] && break; sleep 0.05; done
+[ -e "$dir/locked.ready" ] || { echo "FAIL: could not lock the input"; fail=1; }
+expect 0 "locked input" -- "$bin" -q -o "$dir/locked.trace" "$dir/tiny.report.sqlite"
+[ -s "$dir/locked.trace" ] || { echo "FAIL: locked input gave no trace"; fail=1; }
+touch "$dir/locked.done"; wait $locker
+
+# An unreadable input: status 3, one line naming it. Root reads any file,
+# so as root the check runs as the unprivileged user "nobody" where that
+# user can reach the binary and the file; otherwise it says it is skipped.
+cp "$dir/tiny.report.sqlite" "$dir/unreadable.sqlite"
+chmod 000 "$dir/unreadable.sqlite"
+as_user=""
+if [ "$(id -u)" = 0 ]; then
+  as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+  chmod 777 "$dir"
+  $as_user test -x "$bin" && $as_user test -w "$dir" || as_user=skip
+fi
+if [ "$as_user" = skip ]; then
+  echo "note: unreadable-input check skipped (user nobody cannot reach $bin or $dir)"
+else
+  expect 3 "unreadable input" -- $as_user "$bin" -o "$dir/unreadable.trace" "$dir/unreadable.sqlite"
+  one_line_naming "$dir/unreadable.sqlite" "unreadable input"
+  [ -e "$dir/unreadable.trace" ] && { echo "FAIL: unreadable input left output"; fail=1; }
+fi
+chmod 644 "$dir/unreadable.sqlite"
+
 exit $fail
