@@ -373,11 +373,11 @@ static uint64_t check_trace(const uint8_t *p, size_t n)
     return packets;
 }
 
-static uint8_t *read_whole(const char *path, size_t *size)
+uint8_t *fuzz_read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        FAIL("conversion succeeded but %s cannot be opened: %s", path, strerror(errno));
+        return NULL;
     size_t cap = 1 << 16, n = 0;
     uint8_t *data = malloc(cap);
     for (;;) {
@@ -466,7 +466,9 @@ void fuzz_check_conversion(nsysp_status status, const nsysp_result *res, const c
         if (!exists)
             FAIL("success but no output at %s", out_path);
         size_t size;
-        uint8_t *data = read_whole(out_path, &size);
+        uint8_t *data = fuzz_read_file(out_path, &size);
+        if (!data)
+            FAIL("conversion succeeded but %s cannot be opened: %s", out_path, strerror(errno));
         if (size != res->bytes_written)
             FAIL("output is %zu bytes, bytes_written says %llu", size,
                  (unsigned long long)res->bytes_written);

@@ -27,6 +27,10 @@ void fuzz_tmp_path(char *out, size_t size, const char *stem, const char *ext);
  * of the library, so stop loudly). */
 void fuzz_write_file(const char *path, const uint8_t *data, size_t size);
 
+/* The whole file at path, malloc'd, its length in *size; NULL (errno set)
+ * when it cannot be opened. */
+uint8_t *fuzz_read_file(const char *path, size_t *size);
+
 /* Number of open file descriptors of this process. */
 int fuzz_count_fds(void);
 

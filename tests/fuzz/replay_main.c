@@ -12,27 +12,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fuzz_common.h"
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int replay_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    size_t n;
+    uint8_t *data = fuzz_read_file(path, &n);
+    if (!data) {
         fprintf(stderr, "replay: cannot open %s\n", path);
         return 1;
     }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *data = malloc(cap);
-    for (;;) {
-        if (n == cap)
-            data = realloc(data, cap *= 2);
-        size_t r = fread(data + n, 1, cap - n, f);
-        n += r;
-        if (r == 0)
-            break;
-    }
-    fclose(f);
     fprintf(stderr, "replay: %s (%zu bytes)\n", path, n);
     LLVMFuzzerTestOneInput(data, n);
     free(data);
