@@ -24,9 +24,16 @@
 #include "nsys/nsys_nvtx_gpu.h"
 #include "sources/source.h"
 
+/* Internal status: a table read as stored broke its order, and the
+ * conversion starts again with it sorted by SQLite (see convert_tables). */
+#define CONVERT_AGAIN 100
+
 /* An open source: its cursor and the row it is positioned on. */
 typedef struct feed {
     const source *src;
+    size_t source_index;
+    bool as_stored;          /* read in stored order, the order checked */
+    bool broke_order;        /* ... and a row came out of order */
     nsys_cursor *cursor;
     void *row;
     bool has_row;
@@ -64,6 +71,11 @@ static int feed_advance(feed *f, buf *err, int *status)
 {
     for (;;) {
         int rc = nsys_cursor_next(f->cursor, f->row, err, status);
+        if (rc == NSYS_CURSOR_OUT_OF_ORDER) {
+            f->broke_order = true;
+            *status = CONVERT_AGAIN;
+            return -1;
+        }
         if (rc < 0)
             return -1;
         f->has_row = rc == 1;
@@ -84,6 +96,7 @@ typedef struct report {
     const nsysp_options *opt;
     nsysp_result *res;       /* shared: stats of all reports go there */
     buf *err;                /* shared */
+    bool *sort_in_sql;       /* per source: found out of order as stored */
     nsys_db *db;
     nsys_strings strings;
     nsys_meta meta;
@@ -107,6 +120,7 @@ typedef struct conversion {
     pw_writer *writer;
     report *reports;
     size_t n_reports;
+    bool (*sort_in_sql)[NSYSP_MAX_SOURCES]; /* per report, kept across attempts */
 } conversion;
 
 /* Whether the options' source list (if any) names src. */
@@ -132,10 +146,13 @@ static int open_feeds(report *r)
         memset(st, 0, sizeof *st);
         st->name = src->name;
         st->table = src->table->name;
-        status = nsys_cursor_open(r->db, src->table, &f->cursor, r->err);
+        f->as_stored = nsys_table_checkable_order(src->table) && !r->sort_in_sql[i];
+        status = f->as_stored ? nsys_cursor_open_stored(r->db, src->table, &f->cursor, r->err)
+                              : nsys_cursor_open(r->db, src->table, &f->cursor, r->err);
         if (status != NSYSP_OK)
             return status;
         f->src = src;
+        f->source_index = i;
         f->row = xcalloc(1, src->row_size);
         f->stats = st;
         r->n_feeds++;
@@ -472,6 +489,22 @@ static int convert_report(conversion *cv, size_t index, int64_t shift, uint64_t 
     return run_feeds(r);
 }
 
+/* After a table read as stored broke its order: which tables of the open
+ * reports are not stored in order, so that the next attempt sorts them all
+ * (one more attempt in the usual case, not one per table). */
+static void find_unsorted_tables(conversion *cv)
+{
+    for (size_t i = 0; i < cv->n_reports; i++) {
+        report *r = &cv->reports[i];
+        for (size_t k = 0; k < r->n_feeds; k++) {
+            feed *f = &r->feeds[k];
+            if (f->as_stored &&
+                (f->broke_order || nsys_table_stored_in_order(r->db, f->src->table) != 1))
+                r->sort_in_sql[f->source_index] = true;
+        }
+    }
+}
+
 static int convert(conversion *cv, const char *const *inputs)
 {
     int status = compile_filters(cv);
@@ -483,6 +516,7 @@ static int convert(conversion *cv, const char *const *inputs)
         r->opt = cv->opt;
         r->res = cv->res;
         r->err = &cv->err;
+        r->sort_in_sql = cv->sort_in_sql[i];
         status = open_report(r);
     }
     if (status != NSYSP_OK)
@@ -550,20 +584,13 @@ static int finish(conversion *cv, int status)
     return status;
 }
 
-nsysp_status nsysp_convert_many(const char *const *inputs, size_t n_inputs,
-                                const nsysp_options *opt, nsysp_result *result)
+/* One attempt at the whole conversion; CONVERT_AGAIN when a table read as
+ * stored was out of order (sort_in_sql then says which to sort). */
+static int attempt(const char *const *inputs, size_t n_inputs, const nsysp_options *opt,
+                   nsysp_result *result, bool (*sort_in_sql)[NSYSP_MAX_SOURCES])
 {
-    nsysp_options defaults;
-    nsysp_result scratch;
-    if (!opt) {
-        nsysp_options_init(&defaults);
-        opt = &defaults;
-    }
-    if (!result)
-        result = &scratch;
     memset(result, 0, sizeof *result);
-
-    conversion cv = {.opt = opt, .res = result};
+    conversion cv = {.opt = opt, .res = result, .sort_in_sql = sort_in_sql};
     int status = NSYSP_OK;
     if (n_inputs == 0) {
         buf_printf(&cv.err, "no input report");
@@ -579,7 +606,30 @@ nsysp_status nsysp_convert_many(const char *const *inputs, size_t n_inputs,
     cv.n_reports = n_inputs;
     if (status == NSYSP_OK)
         status = convert(&cv, inputs);
-    status = finish(&cv, status);
+    if (status == CONVERT_AGAIN)
+        find_unsorted_tables(&cv);
+    int final = finish(&cv, status);
+    return status == CONVERT_AGAIN ? CONVERT_AGAIN : final;
+}
+
+nsysp_status nsysp_convert_many(const char *const *inputs, size_t n_inputs,
+                                const nsysp_options *opt, nsysp_result *result)
+{
+    nsysp_options defaults;
+    nsysp_result scratch;
+    if (!opt) {
+        nsysp_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (!result)
+        result = &scratch;
+    /* Each attempt that finds tables out of order sorts at least one more,
+     * so this ends; usually after one attempt, at most after two. */
+    bool(*sort_in_sql)[NSYSP_MAX_SOURCES] = xcalloc(n_inputs ? n_inputs : 1, sizeof *sort_in_sql);
+    int status;
+    while ((status = attempt(inputs, n_inputs, opt, result, sort_in_sql)) == CONVERT_AGAIN)
+        ;
+    free(sort_in_sql);
     return (nsysp_status)status;
 }
 

@@ -42,7 +42,7 @@ static const nsys_column KERNEL_COLUMNS[] = {
     NSYS_COL(kernel_probe, mangled, "mangledName", NSYS_INT),
     NSYS_COL(kernel_probe, missing_text, "noSuchColumn", NSYS_TEXT),
 };
-static const nsys_table KERNEL_TABLE = {"CUPTI_ACTIVITY_KIND_KERNEL", KERNEL_COLUMNS, 4, "start"};
+static const nsys_table KERNEL_TABLE = {"CUPTI_ACTIVITY_KIND_KERNEL", KERNEL_COLUMNS, 4, NSYS_ORDER_BY("start")};
 
 static void check_shape(const char *gen, const char *dir, const char *shape,
                         nsys_meta_form form, const char *version, bool has_mangled)

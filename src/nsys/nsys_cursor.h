@@ -34,12 +34,31 @@ typedef struct nsys_column {
     const char *needs[3];
 } nsys_column;
 
+/* The order rows must come in: by column `by` ascending, ties by column
+ * `then` (descending with NULL counting highest when then_descending,
+ * else ascending with NULL lowest). Rows whose `by` is NULL may come
+ * anywhere. A computed order (grouped tables, views) is given as `sql`
+ * instead and always sorted by SQLite. */
+typedef struct nsys_order {
+    const char *by;
+    const char *then;
+    bool then_descending;
+    const char *sql;
+} nsys_order;
+
+#define NSYS_UNORDERED {NULL, NULL, false, NULL}
+#define NSYS_ORDER_BY(column) {column, NULL, false, NULL}
+/* Slices: by start, the longest first at equal starts (parents before
+ * their children; open ends first). */
+#define NSYS_ORDER_LONGEST_FIRST {"start", "end", true, NULL}
+#define NSYS_ORDER_SQL(sql) {NULL, NULL, false, sql}
+
 typedef struct nsys_table {
     const char *name;
     const nsys_column *columns;
     size_t n_columns;
+    nsys_order order;
     /* Fixed SQL fragments (never built from user input). */
-    const char *order_by;   /* e.g. "start, \"end\" DESC"; NULL for none */
     const char *where;      /* e.g. "eventType IN (59, 60)"; NULL for all rows */
     const char *group_by;   /* rows of a group read as one (aggregate exprs) */
 } nsys_table;
@@ -53,12 +72,31 @@ typedef struct nsys_table {
 
 typedef struct nsys_cursor nsys_cursor;
 
-/* Prepares the query. Returns NSYSP_OK, or an nsysp_status with err set
- * (e.g. a required column is missing). */
+/* Prepares the query, sorted by the table's order. Returns NSYSP_OK, or an
+ * nsysp_status with err set (e.g. a required column is missing). */
 int nsys_cursor_open(nsys_db *db, const nsys_table *table, nsys_cursor **out, buf *err);
 
-/* Reads the next row into row. Returns 1 for a row, 0 at the end, or -1
- * on a read error (message in err, status in *status). */
+/* nsys exports mostly store their event tables in time order already, and
+ * sorting them costs SQLite more than reading them. Whether the table's
+ * order can be checked on rows read as stored (a plain column order). */
+bool nsys_table_checkable_order(const nsys_table *table);
+
+/* Like nsys_cursor_open, for a table with a checkable order, but reading
+ * the rows as stored (no ORDER BY). Rows of equal `by` are put in tie order
+ * in C (held with copies of their texts); nsys_cursor_next returns
+ * NSYS_CURSOR_OUT_OF_ORDER where `by` decreases, or where too many rows
+ * share one `by` to hold. */
+int nsys_cursor_open_stored(nsys_db *db, const nsys_table *table, nsys_cursor **out, buf *err);
+
+#define NSYS_CURSOR_OUT_OF_ORDER (-2)
+
+/* Whether the rows of a table with a checkable order are stored in that
+ * order: 1 yes, 0 no, -1 on a read error. Reads the order's columns only. */
+int nsys_table_stored_in_order(nsys_db *db, const nsys_table *table);
+
+/* Reads the next row into row. Returns 1 for a row, 0 at the end, -1 on a
+ * read error (message in err, status in *status), or
+ * NSYS_CURSOR_OUT_OF_ORDER (see nsys_cursor_open_stored). */
 int nsys_cursor_next(nsys_cursor *c, void *row, buf *err, int *status);
 
 void nsys_cursor_close(nsys_cursor *c);

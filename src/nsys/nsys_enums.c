@@ -80,7 +80,7 @@ int nsys_enums_load(nsys_db *db, nsys_enums *e, buf *err)
         for (int i = 0; i < 2 && TABLES[k][i]; i++) {
             if (!nsys_db_has_table(db, TABLES[k][i]))
                 continue;
-            nsys_table t = {TABLES[k][i], ENUM_COLUMNS, 2, NULL};
+            nsys_table t = {TABLES[k][i], ENUM_COLUMNS, 2, NSYS_UNORDERED};
             nsys_cursor *c;
             int status = nsys_cursor_open(db, &t, &c, err);
             if (status == NSYSP_ERR_NOT_NSYS) { /* odd shape: built-ins will do */

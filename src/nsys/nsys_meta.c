@@ -75,7 +75,7 @@ static const nsys_column PROCESS_COLUMNS[] = {
     NSYS_COL_REQ(process_row, global_pid, "globalPid", NSYS_INT),
     NSYS_COL_REQ(process_row, name, "name", NSYS_TEXT),
 };
-static const nsys_table PROCESS_TABLE = {"PROCESSES", PROCESS_COLUMNS, 2, NULL};
+static const nsys_table PROCESS_TABLE = {"PROCESSES", PROCESS_COLUMNS, 2, NSYS_UNORDERED};
 
 static void on_process(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -95,7 +95,7 @@ static const nsys_column THREAD_COLUMNS[] = {
     NSYS_COL_REQ(thread_row, global_tid, "globalTid", NSYS_INT),
     NSYS_COL_REQ(thread_row, name_id, "nameId", NSYS_INT),
 };
-static const nsys_table THREAD_TABLE = {"ThreadNames", THREAD_COLUMNS, 2, NULL};
+static const nsys_table THREAD_TABLE = {"ThreadNames", THREAD_COLUMNS, 2, NSYS_UNORDERED};
 
 static void on_thread(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -118,7 +118,7 @@ static const nsys_column GPU_COLUMNS[] = {
     NSYS_COL(gpu_row, name, "name", NSYS_TEXT),
     NSYS_COL(gpu_row, bus, "busLocation", NSYS_TEXT),
 };
-static const nsys_table GPU_TABLE = {"TARGET_INFO_GPU", GPU_COLUMNS, 4, NULL};
+static const nsys_table GPU_TABLE = {"TARGET_INFO_GPU", GPU_COLUMNS, 4, NSYS_UNORDERED};
 
 static void on_gpu(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -154,7 +154,7 @@ static const nsys_column STREAM_COLUMNS[] = {
     NSYS_COL_REQ(stream_row, context, "contextId", NSYS_INT),
     NSYS_COL(stream_row, flag, "flag", NSYS_INT),
 };
-static const nsys_table STREAM_TABLE = {"TARGET_INFO_CUDA_STREAM", STREAM_COLUMNS, 4, NULL};
+static const nsys_table STREAM_TABLE = {"TARGET_INFO_CUDA_STREAM", STREAM_COLUMNS, 4, NSYS_UNORDERED};
 
 static void on_stream(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -205,14 +205,14 @@ static const nsys_column NVTX_STREAM_COLUMNS[] = {
     NSYS_COL_REQ(nvtx_name_row, stream, "streamId", NSYS_INT),
 };
 static const nsys_table NVTX_STREAM_TABLE = {"TARGET_INFO_NVTX_CUDA_STREAM", NVTX_STREAM_COLUMNS,
-                                             4, NULL};
+                                             4, NSYS_UNORDERED};
 
 static const nsys_column NVTX_DEVICE_COLUMNS[] = {
     NSYS_COL_REQ(nvtx_name_row, name, "name", NSYS_TEXT),
     NSYS_COL_REQ(nvtx_name_row, device, "deviceId", NSYS_INT),
 };
 static const nsys_table NVTX_DEVICE_TABLE = {"TARGET_INFO_NVTX_CUDA_DEVICE", NVTX_DEVICE_COLUMNS,
-                                             2, NULL};
+                                             2, NSYS_UNORDERED};
 
 static void on_nvtx_stream(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -255,7 +255,7 @@ static const nsys_column NVTX_META_COLUMNS[] = {
     NSYS_COL(nvtx_meta_row, text, "text", NSYS_TEXT),
     NSYS_COL(nvtx_meta_row, text_id, "textId", NSYS_INT),
 };
-static const nsys_table NVTX_META_TABLE = {"NVTX_EVENTS", NVTX_META_COLUMNS, 6, "start",
+static const nsys_table NVTX_META_TABLE = {"NVTX_EVENTS", NVTX_META_COLUMNS, 6, NSYS_ORDER_BY("start"),
                                            "eventType IN (33, 39, 75)"};
 
 enum { NVTX_CATEGORY = 33, NVTX_THREAD_NAME = 39, NVTX_DOMAIN_CREATE = 75 };
@@ -308,7 +308,7 @@ static const nsys_column METRIC_COLUMNS[] = {
     NSYS_COL_REQ(metric_row, metric_id, "metricId", NSYS_INT),
     NSYS_COL_REQ(metric_row, name, "metricName", NSYS_TEXT),
 };
-static const nsys_table METRIC_TABLE = {"TARGET_INFO_GPU_METRICS", METRIC_COLUMNS, 3, NULL};
+static const nsys_table METRIC_TABLE = {"TARGET_INFO_GPU_METRICS", METRIC_COLUMNS, 3, NSYS_UNORDERED};
 
 static void on_metric(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -327,7 +327,7 @@ static const nsys_column SOURCE_COLUMNS[] = {
     NSYS_COL_REQ(source_row, source_id, "sourceId", NSYS_INT),
     NSYS_COL_REQ(source_row, data, "data", NSYS_TEXT),
 };
-static const nsys_table SOURCE_TABLE = {"GENERIC_EVENT_SOURCES", SOURCE_COLUMNS, 2, NULL};
+static const nsys_table SOURCE_TABLE = {"GENERIC_EVENT_SOURCES", SOURCE_COLUMNS, 2, NSYS_UNORDERED};
 
 static void on_generic_source(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -346,7 +346,7 @@ static const nsys_column TYPE_COLUMNS[] = {
     NSYS_COL_REQ(type_row, type_id, "typeId", NSYS_INT),
     NSYS_COL_REQ(type_row, source_id, "sourceId", NSYS_INT),
 };
-static const nsys_table TYPE_TABLE = {"GENERIC_EVENT_TYPES", TYPE_COLUMNS, 2, NULL};
+static const nsys_table TYPE_TABLE = {"GENERIC_EVENT_TYPES", TYPE_COLUMNS, 2, NSYS_UNORDERED};
 
 static void on_generic_type(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -367,7 +367,7 @@ static const nsys_column SESSION_COLUMNS[] = {
     NSYS_COL(session_row, start, "startTime", NSYS_INT),
     NSYS_COL(session_row, stop, "stopTime", NSYS_INT),
 };
-static const nsys_table SESSION_TABLE = {"ANALYSIS_DETAILS", SESSION_COLUMNS, 2, NULL};
+static const nsys_table SESSION_TABLE = {"ANALYSIS_DETAILS", SESSION_COLUMNS, 2, NSYS_UNORDERED};
 
 /* Session times beyond +-2^62 ns are damage, not times: ignored, so that
  * arithmetic on them cannot overflow. */
@@ -400,7 +400,7 @@ static const nsys_column RANK_COLUMNS[] = {
     NSYS_COL_REQ(rank_row, global_tid, "globalTid", NSYS_INT),
     NSYS_COL_REQ(rank_row, rank, "rank", NSYS_INT),
 };
-static const nsys_table RANK_TABLE = {"MPI_RANKS", RANK_COLUMNS, 2, NULL};
+static const nsys_table RANK_TABLE = {"MPI_RANKS", RANK_COLUMNS, 2, NSYS_UNORDERED};
 
 static void on_rank(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -420,7 +420,7 @@ typedef struct utc_row {
 static const nsys_column UTC_COLUMNS[] = {
     NSYS_COL_REQ(utc_row, utc, "utcEpochNs", NSYS_INT),
 };
-static const nsys_table UTC_TABLE = {"TARGET_INFO_SESSION_START_TIME", UTC_COLUMNS, 1, NULL};
+static const nsys_table UTC_TABLE = {"TARGET_INFO_SESSION_START_TIME", UTC_COLUMNS, 1, NSYS_UNORDERED};
 
 static void on_utc(nsys_meta *m, const void *r, const nsys_strings *s)
 {

@@ -17,7 +17,7 @@ static const nsys_column STRING_COLUMNS[] = {
     NSYS_COL_REQ(string_row, id, "id", NSYS_INT),
     NSYS_COL_REQ(string_row, value, "value", NSYS_TEXT),
 };
-static const nsys_table STRING_TABLE = {"StringIds", STRING_COLUMNS, 2, NULL};
+static const nsys_table STRING_TABLE = {"StringIds", STRING_COLUMNS, 2, NSYS_UNORDERED};
 
 typedef struct id_offset {
     int64_t id;

@@ -36,7 +36,7 @@ static const nsys_column COLUMNS[] = {
 
 static const nsys_table TABLE = {
     "CUPTI_ACTIVITY_KIND_RUNTIME", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
-    "start, \"end\" DESC",
+    NSYS_ORDER_LONGEST_FIRST,
 };
 
 /* "cudaLaunchKernel_v7000" -> length of "cudaLaunchKernel": nsys-ui shows

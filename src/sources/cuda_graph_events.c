@@ -43,11 +43,11 @@ static const nsys_column NODE_COLUMNS[] = {
 
 static const nsys_table GRAPH_TABLE = {
     "CUDA_GRAPH_EVENTS", GRAPH_COLUMNS, sizeof GRAPH_COLUMNS / sizeof GRAPH_COLUMNS[0],
-    "start, \"end\" DESC",
+    NSYS_ORDER_LONGEST_FIRST,
 };
 static const nsys_table NODE_TABLE = {
     "CUDA_GRAPH_NODE_EVENTS", NODE_COLUMNS, sizeof NODE_COLUMNS / sizeof NODE_COLUMNS[0],
-    "start, \"end\" DESC",
+    NSYS_ORDER_LONGEST_FIRST,
 };
 
 /* ENUM_NSYS_EVENT_CLASS values of these tables. */

@@ -16,7 +16,7 @@ static const nsys_column COLUMNS[] = {
     NSYS_COL(diagnostic_row, severity, "severity", NSYS_INT),
     NSYS_COL(diagnostic_row, text, "text", NSYS_TEXT),
 };
-static const nsys_table TABLE = {"DIAGNOSTIC_EVENT", COLUMNS, 4, "timestamp"};
+static const nsys_table TABLE = {"DIAGNOSTIC_EVENT", COLUMNS, 4, NSYS_ORDER_BY("timestamp")};
 
 /* ENUM_DIAGNOSTIC_SEVERITY_LEVEL and ENUM_DIAGNOSTIC_SOURCE_TYPE */
 static const char *const SEVERITIES[] = {"Unknown", "Info", "Warning", "Error", "Verbose"};

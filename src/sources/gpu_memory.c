@@ -22,7 +22,7 @@ static const nsys_column COLUMNS[] = {
     NSYS_COL_REQ(memory_row, bytes, "bytes", NSYS_INT),
     NSYS_COL_REQ(memory_row, operation, "memoryOperationType", NSYS_INT),
 };
-static const nsys_table TABLE = {"CUDA_GPU_MEMORY_USAGE_EVENTS", COLUMNS, 6, "start"};
+static const nsys_table TABLE = {"CUDA_GPU_MEMORY_USAGE_EVENTS", COLUMNS, 6, NSYS_ORDER_BY("start")};
 
 static int emit(conv *c, const void *r)
 {

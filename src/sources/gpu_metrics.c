@@ -66,7 +66,7 @@ static const nsys_column METRICS_COLUMNS[] = {
 
 static const nsys_table METRICS_TABLE = {
     "GPU_METRICS", METRICS_COLUMNS, sizeof METRICS_COLUMNS / sizeof METRICS_COLUMNS[0],
-    "1, t.typeId", NULL, "COALESCE(t.timestamp, t.rawTimestamp), t.typeId",
+    NSYS_ORDER_SQL("1, t.typeId"), NULL, "COALESCE(t.timestamp, t.rawTimestamp), t.typeId",
 };
 
 static int emit_metrics(conv *c, const void *r)
@@ -116,7 +116,8 @@ static const nsys_column GENERIC_COLUMNS[] = {
 };
 
 static const nsys_table GENERIC_TABLE = {
-    "GENERIC_EVENTS", GENERIC_COLUMNS, sizeof GENERIC_COLUMNS / sizeof GENERIC_COLUMNS[0], "1",
+    "GENERIC_EVENTS", GENERIC_COLUMNS, sizeof GENERIC_COLUMNS / sizeof GENERIC_COLUMNS[0],
+    NSYS_ORDER_SQL("1"),
 };
 
 /* Reads the JSON string at *p (after its opening quote) into out,

@@ -34,9 +34,6 @@ typedef struct gpu_op {
     NSYS_COL_EXPR(row_type, op.hidden, NSYS_INT, NSYS_HIDDEN_FROM_GPU, "globalPid",     \
                   "contextId", NSYS_HIDDEN_STREAMS_TABLE)
 
-/* GPU tables are ordered like every source. */
-#define GPU_OP_ORDER "start, \"end\" DESC"
-
 typedef enum gpu_row {
     GPU_ROW_STREAM,          /* kernels, memcpy, memset */
     GPU_ROW_SYNC,            /* the stream's synchronization row */

@@ -16,7 +16,7 @@ static const nsys_column COLUMNS[] = {
 };
 
 static const nsys_table TABLE = {
-    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], GPU_OP_ORDER,
+    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], NSYS_ORDER_LONGEST_FIRST,
 };
 
 static int emit(conv *c, const void *r)

@@ -43,7 +43,7 @@ static const nsys_column COLUMNS[] = {
 #undef COL
 
 static const nsys_table TABLE = {
-    "CUPTI_ACTIVITY_KIND_KERNEL", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], GPU_OP_ORDER,
+    "CUPTI_ACTIVITY_KIND_KERNEL", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], NSYS_ORDER_LONGEST_FIRST,
 };
 
 /* The name asked for, falling back through the others: some exports lack

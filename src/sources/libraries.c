@@ -16,8 +16,8 @@ static const nsys_column COLUMNS[] = {
     NSYS_COL_REQ(library_row, name_id, "nameId", NSYS_INT),
 };
 
-static const nsys_table CUBLAS_TABLE = {"CUBLAS_EVENTS", COLUMNS, 4, "start, \"end\" DESC"};
-static const nsys_table CUDNN_TABLE = {"CUDNN_EVENTS", COLUMNS, 4, "start, \"end\" DESC"};
+static const nsys_table CUBLAS_TABLE = {"CUBLAS_EVENTS", COLUMNS, 4, NSYS_ORDER_LONGEST_FIRST};
+static const nsys_table CUDNN_TABLE = {"CUDNN_EVENTS", COLUMNS, 4, NSYS_ORDER_LONGEST_FIRST};
 
 static int emit(conv *c, const void *r, thread_row_kind kind, const char *category)
 {

@@ -29,7 +29,7 @@ static const nsys_column COLUMNS[] = {
 #undef COL
 
 static const nsys_table TABLE = {
-    "CUPTI_ACTIVITY_KIND_MEMCPY", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], GPU_OP_ORDER,
+    "CUPTI_ACTIVITY_KIND_MEMCPY", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], NSYS_ORDER_LONGEST_FIRST,
 };
 
 static int emit(conv *c, const void *r)

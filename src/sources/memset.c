@@ -20,7 +20,7 @@ static const nsys_column COLUMNS[] = {
 #undef COL
 
 static const nsys_table TABLE = {
-    "CUPTI_ACTIVITY_KIND_MEMSET", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], GPU_OP_ORDER,
+    "CUPTI_ACTIVITY_KIND_MEMSET", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], NSYS_ORDER_LONGEST_FIRST,
 };
 
 static int emit(conv *c, const void *r)

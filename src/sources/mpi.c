@@ -38,12 +38,12 @@ static const nsys_column COLUMNS[] = {
 #undef COL
 #define N_COLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
 
-static const nsys_table P2P = {"MPI_P2P_EVENTS", COLUMNS, N_COLUMNS, "start, \"end\" DESC"};
+static const nsys_table P2P = {"MPI_P2P_EVENTS", COLUMNS, N_COLUMNS, NSYS_ORDER_LONGEST_FIRST};
 static const nsys_table COLLECTIVES = {"MPI_COLLECTIVES_EVENTS", COLUMNS, N_COLUMNS,
-                                       "start, \"end\" DESC"};
+                                       NSYS_ORDER_LONGEST_FIRST};
 static const nsys_table START_WAIT = {"MPI_START_WAIT_EVENTS", COLUMNS, N_COLUMNS,
-                                      "start, \"end\" DESC"};
-static const nsys_table OTHER = {"MPI_OTHER_EVENTS", COLUMNS, N_COLUMNS, "start, \"end\" DESC"};
+                                      NSYS_ORDER_LONGEST_FIRST};
+static const nsys_table OTHER = {"MPI_OTHER_EVENTS", COLUMNS, N_COLUMNS, NSYS_ORDER_LONGEST_FIRST};
 
 static int emit(conv *c, const void *r)
 {

@@ -75,7 +75,7 @@ enum {
 static const nsys_table TABLE = {
     /* Open ranges (end NULL) are the longest: they come first at equal start. */
     "NVTX_EVENTS", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
-    "start, COALESCE(\"end\", 9223372036854775807) DESC",
+    NSYS_ORDER_LONGEST_FIRST,
     "eventType IN (34, 59, 60, 70, 71)",
 };
 

@@ -54,11 +54,11 @@ static const nsys_column COLUMNS[] = {
 #define N_COLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
 
 static const nsys_table DATA = {"CUPTI_ACTIVITY_KIND_OPENACC_DATA", COLUMNS, N_COLUMNS,
-                                "start, \"end\" DESC"};
+                                NSYS_ORDER_LONGEST_FIRST};
 static const nsys_table LAUNCH = {"CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH", COLUMNS, N_COLUMNS,
-                                  "start, \"end\" DESC"};
+                                  NSYS_ORDER_LONGEST_FIRST};
 static const nsys_table OTHER = {"CUPTI_ACTIVITY_KIND_OPENACC_OTHER", COLUMNS, N_COLUMNS,
-                                 "start, \"end\" DESC"};
+                                 NSYS_ORDER_LONGEST_FIRST};
 
 /* ENUM_OPENACC_EVENT_KIND */
 static const char *const EVENT_KINDS[] = {

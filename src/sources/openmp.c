@@ -99,7 +99,7 @@ static int emit_named(conv *c, const void *r, const char *fallback)
 
 #define DEFINE_SOURCE(KIND, NAME)                                                          \
     static const nsys_table TABLE_##KIND = {"OPENMP_EVENT_KIND_" #KIND, COLUMNS, N_COLUMNS,    \
-                                            "start, \"end\" DESC"};                        \
+                                            NSYS_ORDER_LONGEST_FIRST};                        \
     static int emit_##KIND(conv *c, const void *r)                                         \
     {                                                                                      \
         return emit_named(c, r, NAME);                                                     \

@@ -28,7 +28,7 @@ static const nsys_column COLUMNS[] = {
 };
 
 static const nsys_table TABLE = {
-    "OSRT_API", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], "start, \"end\" DESC",
+    "OSRT_API", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], NSYS_ORDER_LONGEST_FIRST,
 };
 
 static int emit(conv *c, const void *r)

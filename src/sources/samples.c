@@ -23,7 +23,7 @@ static const nsys_column COLUMNS[] = {
 };
 
 static const nsys_table TABLE = {
-    "COMPOSITE_EVENTS", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], "start",
+    "COMPOSITE_EVENTS", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], NSYS_ORDER_BY("start"),
 };
 
 static int emit(conv *c, const void *r)

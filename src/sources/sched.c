@@ -21,7 +21,7 @@ static const nsys_column COLUMNS[] = {
 
 /* At equal times, outs before ins: a CPU is handed over, not shared. */
 static const nsys_table TABLE = {
-    "SCHED_EVENTS", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], "start, isSchedIn",
+    "SCHED_EVENTS", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], {"start", "isSchedIn", false, NULL},
 };
 
 /* nsys thread states (as ENUM_SAMPLING_THREAD_STATE numbers them) to

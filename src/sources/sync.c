@@ -17,7 +17,7 @@ static const nsys_column COLUMNS[] = {
 
 static const nsys_table TABLE = {
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
-    GPU_OP_ORDER,
+    NSYS_ORDER_LONGEST_FIRST,
 };
 
 /* CUPTI writes all ones for "no event" (and "no stream"). */

@@ -21,7 +21,7 @@ static const nsys_column CPU_COLUMNS[] = {
     NSYS_COL(cpu_fault_row, fault_pc, "originalFaultPc", NSYS_INT),
     NSYS_COL(cpu_fault_row, module, "module", NSYS_INT),
 };
-static const nsys_table CPU_TABLE = {"CUDA_UM_CPU_PAGE_FAULT_EVENTS", CPU_COLUMNS, 5, "start"};
+static const nsys_table CPU_TABLE = {"CUDA_UM_CPU_PAGE_FAULT_EVENTS", CPU_COLUMNS, 5, NSYS_ORDER_BY("start")};
 
 static int emit_cpu(conv *c, const void *r)
 {
@@ -69,7 +69,7 @@ static const nsys_column GPU_COLUMNS[] = {
     NSYS_COL(gpu_fault_row, access_type, "faultAccessType", NSYS_INT),
 };
 static const nsys_table GPU_TABLE = {"CUDA_UM_GPU_PAGE_FAULT_EVENTS", GPU_COLUMNS, 7,
-                                     "start, \"end\" DESC"};
+                                     NSYS_ORDER_LONGEST_FIRST};
 
 /* ENUM_CUDA_UNIF_MEM_ACCESS_TYPE */
 static const char *const ACCESS_TYPES[] = {"Unknown", "Read", "Write", "Atomic", "Prefetch"};
