@@ -214,7 +214,7 @@ static int run_feeds(report *r)
                      ? SOURCE_SKIPPED(NSYSP_SKIP_FILTERED)
                      : f->src->emit(&r->c, f->row);
         if (rc == SOURCE_FAILED)
-            return NSYSP_ERR_OUTPUT;
+            return r->c.read_status != NSYSP_OK ? r->c.read_status : NSYSP_ERR_OUTPUT;
         uint64_t weight = feed_weight(f);
         if (rc == SOURCE_EMITTED)
             f->stats->emitted += weight;
@@ -419,8 +419,7 @@ static int open_report(report *r)
     r->c.report_end = report_end(r);
     if ((status = project_nvtx(r)) != NSYSP_OK)
         return status;
-    if ((status = nsys_callchains_build(r->db, r->err)) != NSYSP_OK)
-        return status;
+    r->c.callchains = nsys_callchains_open(r->db);
     if ((status = open_feeds(r)) != NSYSP_OK)
         return status;
     nsys_db_each_table(r->db, note_unread_table, r);
@@ -469,6 +468,7 @@ static int convert_report(conversion *cv, size_t index, int64_t shift, uint64_t 
     r->c.meta = &r->meta;
     r->c.enums = &r->enums;
     r->c.opt = cv->opt;
+    r->c.err = &cv->err;
     r->c.nvtx_filter = cv->has_nvtx_filter ? &cv->nvtx_filter : NULL;
     pw_seq *seq = pw_writer_sequence(cv->writer);
     if (pw_sequence_start(seq, true) < 0)
@@ -547,6 +547,8 @@ static void free_report(report *r, nsysp_result *res)
         pairmap_free(&r->c.memory_in_use);
         pairmap_free(&r->c.allocations);
     }
+    pairmap_free(&r->c.shared_chains);
+    nsys_callchains_close(r->c.callchains);
     buf_free(&r->c.scratch);
     if (r->meta_loaded) {
         nsys_meta_free(&r->meta);

@@ -1,58 +1,240 @@
 #include "nsys_callchains.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "nsys_cursor.h"
 #include "nsys_perfetto.h"
+#include "../common/xalloc.h"
 
-int nsys_callchains_build(nsys_db *db, buf *err)
+/* Frames of one chain held before the cut; nsys caps chains well below. */
+enum { MAX_HELD = 1024 };
+
+typedef struct frame_row {
+    int64_t id, depth;
+    nsys_frame_ids frame;
+} frame_row;
+
+/* One callchain table and how it is being read. */
+typedef struct chain_table {
+    const char *name;
+    const char *temp_name;   /* its indexed copy */
+    bool usable;             /* the table and its key columns exist */
+    bool checked;            /* stored order looked at (on the first ask) */
+    bool indexed;            /* asks go to the indexed copy */
+    sqlite3_stmt *scan;      /* merge: the table as stored */
+    frame_row row;           /* merge: the row the scan is on */
+    bool has_row, scan_done;
+    int64_t last_asked;
+    bool asked;
+    sqlite3_stmt *lookup;    /* indexed: frames of one id */
+} chain_table;
+
+struct nsys_callchains {
+    nsys_db *db;
+    chain_table tables[NSYS_CALLCHAIN_KINDS];
+    frame_row held[MAX_HELD];
+};
+
+static const char *const TABLE_NAMES[NSYS_CALLCHAIN_KINDS] = {"OSRT_CALLCHAINS",
+                                                               "SAMPLING_CALLCHAINS"};
+static const char *const TEMP_NAMES[NSYS_CALLCHAIN_KINDS] = {"temp.osrt_callchain_frames",
+                                                              "temp.sampling_callchain_frames"};
+
+nsys_callchains *nsys_callchains_open(nsys_db *db)
 {
-    static const struct {
-        const char *table;
-        int kind;
-    } SOURCES[] = {
-        {"OSRT_CALLCHAINS", NSYS_CALLCHAIN_OSRT},
-        {"SAMPLING_CALLCHAINS", NSYS_CALLCHAIN_SAMPLE},
-    };
-    buf sql = {0};
-    for (size_t i = 0; i < sizeof SOURCES / sizeof *SOURCES; i++) {
-        const char *t = SOURCES[i].table;
-        if (!nsys_db_has_column(db, t, "id") || !nsys_db_has_column(db, t, "stackDepth") ||
-            !nsys_db_has_column(db, t, "symbol"))
-            continue;
-        buf_printf(&sql, "INSERT INTO callchain_frames SELECT %d, id, stackDepth, symbol, %s, %s FROM %s;",
-                   SOURCES[i].kind, nsys_db_has_column(db, t, "module") ? "module" : "NULL",
-                   nsys_db_has_column(db, t, "kernelMode") ? "kernelMode" : "NULL", t);
+    nsys_callchains *cc = xcalloc(1, sizeof *cc);
+    cc->db = db;
+    for (int k = 0; k < NSYS_CALLCHAIN_KINDS; k++) {
+        chain_table *t = &cc->tables[k];
+        t->name = TABLE_NAMES[k];
+        t->temp_name = TEMP_NAMES[k];
+        t->usable = nsys_db_has_column(db, t->name, "id") &&
+                    nsys_db_has_column(db, t->name, "stackDepth") &&
+                    nsys_db_has_column(db, t->name, "symbol");
     }
-    if (!sql.len)
-        return NSYSP_OK;
-    buf all = {0};
-    buf_printf(&all,
-               "CREATE TEMP TABLE callchain_frames(kind INTEGER, id INTEGER, depth INTEGER,"
-               " symbol INTEGER, module INTEGER, kernel INTEGER);"
-               "%s"
-               "CREATE INDEX temp.callchain_frames_by_id ON callchain_frames(kind, id, depth);",
-               buf_cstr(&sql));
-    int status = nsys_db_create(db, NSYS_CALLCHAINS_TABLE, buf_cstr(&all), err);
-    buf_free(&sql);
-    buf_free(&all);
-    return status;
+    return cc;
 }
 
-size_t nsys_callchain_parse(const char *text, nsys_frame_ids *frames, size_t max)
+void nsys_callchains_close(nsys_callchains *cc)
+{
+    if (!cc)
+        return;
+    for (int k = 0; k < NSYS_CALLCHAIN_KINDS; k++) {
+        sqlite3_finalize(cc->tables[k].scan);
+        sqlite3_finalize(cc->tables[k].lookup);
+    }
+    free(cc);
+}
+
+/* The columns of a frame row, as "id, depth, symbol, module, kernel". */
+static void frame_columns(nsys_db *db, const char *table, buf *sql)
+{
+    buf_printf(sql, "id, stackDepth, symbol, %s, %s",
+               nsys_db_has_column(db, table, "module") ? "module" : "NULL",
+               nsys_db_has_column(db, table, "kernelMode") ? "kernelMode" : "NULL");
+}
+
+static int64_t int_or_null(sqlite3_stmt *st, int i)
+{
+    int kind = sqlite3_column_type(st, i);
+    return kind == SQLITE_INTEGER || kind == SQLITE_FLOAT ? sqlite3_column_int64(st, i)
+                                                          : NSYS_NULL;
+}
+
+static void read_frame_row(sqlite3_stmt *st, frame_row *row)
+{
+    row->id = int_or_null(st, 0);
+    row->depth = int_or_null(st, 1);
+    row->frame.symbol = int_or_null(st, 2);
+    row->frame.module = int_or_null(st, 3);
+    int64_t kernel = int_or_null(st, 4);
+    row->frame.kernel = kernel != NSYS_NULL && kernel != 0;
+}
+
+static int prepare(nsys_callchains *cc, const char *sql, sqlite3_stmt **st, const char *table,
+                   buf *err, int *status)
+{
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(cc->db), sql, -1, st, NULL);
+    if (rc == SQLITE_OK)
+        return 0;
+    char what[128];
+    snprintf(what, sizeof what, "reading %s", table);
+    *status = nsys_db_error(cc->db, rc, what, err);
+    return -1;
+}
+
+/* Whether the table is stored ordered by id (its key column only). */
+static int stored_by_id(nsys_callchains *cc, chain_table *t, buf *err, int *status)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT id FROM %s", t->name);
+    sqlite3_stmt *st;
+    if (prepare(cc, sql, &st, t->name, err, status) < 0)
+        return -1;
+    int rc;
+    int64_t last = INT64_MIN;
+    bool ordered = true;
+    while (ordered && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = int_or_null(st, 0);
+        ordered = id >= last;
+        last = id;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        *status = nsys_db_error(cc->db, rc, "reading call chains", err);
+        return -1;
+    }
+    return ordered;
+}
+
+/* Switches a table to its indexed copy, made now. */
+static int use_index(nsys_callchains *cc, chain_table *t, buf *err, int *status)
+{
+    buf sql = {0};
+    buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", t->temp_name + 5);
+    frame_columns(cc->db, t->name, &sql);
+    buf_printf(&sql, " FROM %s; CREATE INDEX %s_by_id ON %s(id);", t->name, t->temp_name,
+               t->temp_name + 5);
+    *status = nsys_db_create(cc->db, t->temp_name, buf_cstr(&sql), err);
+    buf_clear(&sql);
+    if (*status == NSYSP_OK) {
+        buf_printf(&sql, "SELECT * FROM %s WHERE id = ?1", t->temp_name);
+        prepare(cc, buf_cstr(&sql), &t->lookup, t->name, err, status);
+    }
+    buf_free(&sql);
+    t->indexed = true;
+    return *status == NSYSP_OK ? 0 : -1;
+}
+
+/* Moves the merge scan one row on. */
+static int scan_next(nsys_callchains *cc, chain_table *t, buf *err, int *status)
+{
+    int rc = sqlite3_step(t->scan);
+    if (rc == SQLITE_ROW) {
+        read_frame_row(t->scan, &t->row);
+        t->has_row = true;
+        return 0;
+    }
+    t->has_row = false;
+    t->scan_done = true;
+    if (rc == SQLITE_DONE)
+        return 0;
+    *status = nsys_db_error(cc->db, rc, "reading call chains", err);
+    return -1;
+}
+
+static int start_merge(nsys_callchains *cc, chain_table *t, buf *err, int *status)
+{
+    buf sql = {0};
+    buf_append_str(&sql, "SELECT ");
+    frame_columns(cc->db, t->name, &sql);
+    buf_printf(&sql, " FROM %s", t->name);
+    int rc = prepare(cc, buf_cstr(&sql), &t->scan, t->name, err, status);
+    buf_free(&sql);
+    return rc < 0 ? -1 : scan_next(cc, t, err, status);
+}
+
+/* The frame rows of id into cc->held; returns how many, or -1. */
+static int held_rows(nsys_callchains *cc, chain_table *t, int64_t id, buf *err, int *status)
 {
     size_t n = 0;
-    const char *p = text;
-    while (p && *p && n < max) {
-        char *end;
-        frames[n].symbol = strtoll(p, &end, 10);
-        if (*end != ',')
-            break;
-        frames[n].module = strtoll(end + 1, &end, 10);
-        if (*end != ',')
-            break;
-        frames[n].kernel = strtoll(end + 1, &end, 10) != 0;
-        n++;
-        p = *end == ';' ? end + 1 : NULL;
+    if (t->indexed) {
+        sqlite3_reset(t->lookup);
+        sqlite3_bind_int64(t->lookup, 1, id);
+        int rc;
+        while ((rc = sqlite3_step(t->lookup)) == SQLITE_ROW)
+            if (n < MAX_HELD)
+                read_frame_row(t->lookup, &cc->held[n++]);
+        if (rc != SQLITE_DONE) {
+            *status = nsys_db_error(cc->db, rc, "reading call chains", err);
+            return -1;
+        }
+        return (int)n;
     }
-    return n;
+    while (t->has_row && t->row.id < id)
+        if (scan_next(cc, t, err, status) < 0)
+            return -1;
+    while (t->has_row && t->row.id == id) {
+        if (n < MAX_HELD)
+            cc->held[n++] = t->row;
+        if (scan_next(cc, t, err, status) < 0)
+            return -1;
+    }
+    return (int)n;
+}
+
+static int deeper_first(const void *a, const void *b)
+{
+    int64_t da = ((const frame_row *)a)->depth, db = ((const frame_row *)b)->depth;
+    return (da < db) - (da > db);
+}
+
+int nsys_callchains_get(nsys_callchains *cc, nsys_callchain_kind kind, int64_t id,
+                        nsys_frame_ids *frames, size_t max, buf *err, int *status)
+{
+    chain_table *t = &cc->tables[kind];
+    if (!t->usable || id == NSYS_NULL)
+        return 0;
+    if (!t->checked) {
+        t->checked = true;
+        int ordered = stored_by_id(cc, t, err, status);
+        if (ordered < 0 || (ordered ? start_merge(cc, t, err, status)
+                                    : use_index(cc, t, err, status)) < 0)
+            return -1;
+    }
+    /* An ask that goes back: the merge has passed it. */
+    if (!t->indexed && t->asked && id < t->last_asked && use_index(cc, t, err, status) < 0)
+        return -1;
+    t->asked = true;
+    t->last_asked = id;
+    int n = held_rows(cc, t, id, err, status);
+    if (n <= 0)
+        return n;
+    qsort(cc->held, (size_t)n, sizeof *cc->held, deeper_first);
+    size_t keep = (size_t)n < max ? (size_t)n : max;
+    for (size_t i = 0; i < keep; i++)
+        frames[i] = cc->held[(size_t)n - keep + i].frame;
+    return (int)keep;
 }

@@ -1,9 +1,14 @@
 /* Call chains of CPU samples (SAMPLING_CALLCHAINS) and OS runtime calls
- * (OSRT_CALLCHAINS): rows of (id, stackDepth, symbol, module), depth 0 the
- * innermost frame. Neither table has an index on id, so both are copied
- * once into an indexed temporary table; a row's chain is then read through
- * a column expression as text "symbol,module,kernel;..." outermost first
- * (see nsys_callchain_parse). */
+ * (OSRT_CALLCHAINS): rows of (id, stackDepth, symbol, module, kernelMode),
+ * depth 0 the innermost frame.
+ *
+ * Neither table has an index on id. nsys stores both ordered by (id,
+ * depth), and asks for chains come in increasing id order (sample ids grow
+ * with time; an OS runtime chain is asked for when it is first used, and
+ * first uses come in id order), so a chain is read by moving one cursor
+ * forward over the table as stored. The first ask that goes back, or a
+ * table found out of order, switches that kind to an indexed temporary
+ * copy of the table, looked up per ask. */
 #ifndef NSYSP_NSYS_CALLCHAINS_H
 #define NSYSP_NSYS_CALLCHAINS_H
 
@@ -13,29 +18,28 @@
 
 #include "nsys_db.h"
 
-#define NSYS_CALLCHAINS_TABLE "temp.callchain_frames"
-
-/* The chain of a row, for a table aliased t with column callchainId (OS
- * runtime) or id (samples). */
-#define NSYS_CALLCHAIN_EXPR(kind, id_column)                                              \
-    "SELECT group_concat(IFNULL(f.symbol, -1) || ',' || IFNULL(f.module, -1) || ','"      \
-    " || IFNULL(f.kernel, 0), ';') FROM (SELECT symbol, module, kernel FROM"             \
-    " temp.callchain_frames WHERE kind = " #kind " AND id = t." id_column                 \
-    " ORDER BY depth DESC) AS f"
-#define NSYS_CALLCHAIN_OSRT 0
-#define NSYS_CALLCHAIN_SAMPLE 1
-
-/* Builds the temporary table from whichever callchain tables exist. */
-int nsys_callchains_build(nsys_db *db, buf *err);
+typedef enum nsys_callchain_kind {
+    NSYS_CALLCHAIN_OSRT,     /* OSRT_API.callchainId -> OSRT_CALLCHAINS */
+    NSYS_CALLCHAIN_SAMPLE,   /* COMPOSITE_EVENTS.id -> SAMPLING_CALLCHAINS */
+    NSYS_CALLCHAIN_KINDS
+} nsys_callchain_kind;
 
 typedef struct nsys_frame_ids {
-    int64_t symbol;          /* StringIds ids, -1 when unknown */
+    int64_t symbol;          /* StringIds ids, NSYS_NULL when unknown */
     int64_t module;
     bool kernel;
 } nsys_frame_ids;
 
-/* Parses the text of NSYS_CALLCHAIN_EXPR into at most max frames; returns
- * how many. */
-size_t nsys_callchain_parse(const char *text, nsys_frame_ids *frames, size_t max);
+typedef struct nsys_callchains nsys_callchains;
+
+nsys_callchains *nsys_callchains_open(nsys_db *db);
+void nsys_callchains_close(nsys_callchains *cc);
+
+/* The frames of chain id, outermost first, into at most max frames (the
+ * outermost are cut from deeper chains). Returns how many (0 for an
+ * unknown id or a report without the table), or -1 on a read error with
+ * err and *status set. */
+int nsys_callchains_get(nsys_callchains *cc, nsys_callchain_kind kind, int64_t id,
+                        nsys_frame_ids *frames, size_t max, buf *err, int *status);
 
 #endif

@@ -5,22 +5,40 @@
 /* Deeper chains are cut at their outermost frames; nsys itself caps them. */
 enum { MAX_FRAMES = 256 };
 
-uint64_t source_callstack(conv *c, const char *chain, bool *kernel_leaf)
+static uint64_t intern_chain(conv *c, nsys_callchain_kind kind, int64_t id, bool *kernel_leaf)
 {
-    *kernel_leaf = false;
-    if (!chain)
-        return 0;
     nsys_frame_ids ids[MAX_FRAMES];
     pw_frame frames[MAX_FRAMES];
-    size_t n = nsys_callchain_parse(chain, ids, MAX_FRAMES);
-    for (size_t i = 0; i < n; i++) {
+    int n = nsys_callchains_get(c->callchains, kind, id, ids, MAX_FRAMES, c->err,
+                                &c->read_status);
+    if (n < 0)
+        return 0;
+    for (int i = 0; i < n; i++) {
         /* Empty names read as unknown ("[unknown]" in the trace). */
         const char *function = nsys_string(c->strings, ids[i].symbol);
         const char *module = nsys_string(c->strings, ids[i].module);
         frames[i].function = function && *function ? function : NULL;
         frames[i].module = module && *module ? module : NULL;
     }
-    if (n)
-        *kernel_leaf = ids[n - 1].kernel;
-    return model_intern_callstack(&c->model, frames, n);
+    *kernel_leaf = n > 0 && ids[n - 1].kernel;
+    return model_intern_callstack(&c->model, frames, (size_t)n);
+}
+
+uint64_t source_callstack(conv *c, nsys_callchain_kind kind, int64_t id, bool *kernel_leaf)
+{
+    *kernel_leaf = false;
+    if (id == NSYS_NULL || !c->callchains)
+        return 0;
+    /* Samples each have their own chain; OS runtime calls share a few. */
+    if (kind == NSYS_CALLCHAIN_SAMPLE)
+        return intern_chain(c, kind, id, kernel_leaf);
+    uint64_t *known = pairmap_find(&c->shared_chains, kind, id);
+    if (known) {
+        *kernel_leaf = *known & 1;
+        return *known >> 1;
+    }
+    uint64_t iid = intern_chain(c, kind, id, kernel_leaf);
+    if (c->read_status == NSYSP_OK)
+        *pairmap_upsert(&c->shared_chains, kind, id) = iid << 1 | (*kernel_leaf ? 1 : 0);
+    return iid;
 }

@@ -2,7 +2,6 @@
  * "OS runtime" row of the calling thread, nested as recorded, with their
  * call chain (OSRT_CALLCHAINS) when nsys sampled one. */
 #include "source.h"
-#include "../nsys/nsys_callchains.h"
 
 typedef struct osrt_row {
     int64_t start;
@@ -12,7 +11,6 @@ typedef struct osrt_row {
     int64_t return_value;
     int64_t nesting_level;
     int64_t callchain_id;
-    const char *callchain;
 } osrt_row;
 
 static const nsys_column COLUMNS[] = {
@@ -23,8 +21,6 @@ static const nsys_column COLUMNS[] = {
     NSYS_COL(osrt_row, return_value, "returnValue", NSYS_INT),
     NSYS_COL(osrt_row, nesting_level, "nestingLevel", NSYS_INT),
     NSYS_COL(osrt_row, callchain_id, "callchainId", NSYS_INT),
-    NSYS_COL_EXPR(osrt_row, callchain, NSYS_TEXT,
-                  NSYS_CALLCHAIN_EXPR(0, "callchainId"), "callchainId", NSYS_CALLCHAINS_TABLE),
 };
 
 static const nsys_table TABLE = {
@@ -50,8 +46,10 @@ static int emit(conv *c, const void *r)
         .category = "osrt",
         .args = args,
         .n_args = n,
-        .callstack_iid = source_callstack(c, row->callchain, &kernel_leaf),
+        .callstack_iid = source_callstack(c, NSYS_CALLCHAIN_OSRT, row->callchain_id, &kernel_leaf),
     };
+    if (c->read_status != NSYSP_OK)
+        return SOURCE_FAILED;
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_OSRT, NULL);
     return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }

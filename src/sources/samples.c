@@ -1,7 +1,6 @@
 /* COMPOSITE_EVENTS + SAMPLING_CALLCHAINS: periodic CPU samples with their
  * call chains, as Perfetto perf samples (flamegraphs on a selection). */
 #include "source.h"
-#include "../nsys/nsys_callchains.h"
 
 typedef struct sample_row {
     int64_t id;
@@ -9,7 +8,6 @@ typedef struct sample_row {
     int64_t cpu;
     int64_t global_tid;
     int64_t cpu_cycles;
-    const char *callchain;
 } sample_row;
 
 static const nsys_column COLUMNS[] = {
@@ -18,8 +16,6 @@ static const nsys_column COLUMNS[] = {
     NSYS_COL(sample_row, cpu, "cpu", NSYS_INT),
     NSYS_COL_REQ(sample_row, global_tid, "globalTid", NSYS_INT),
     NSYS_COL(sample_row, cpu_cycles, "cpuCycles", NSYS_INT),
-    NSYS_COL_EXPR(sample_row, callchain, NSYS_TEXT, NSYS_CALLCHAIN_EXPR(1, "id"), "id",
-                  NSYS_CALLCHAINS_TABLE),
 };
 
 static const nsys_table TABLE = {
@@ -35,7 +31,9 @@ static int emit(conv *c, const void *r)
     if (row->cpu_cycles != NSYS_NULL && row->cpu_cycles != 1)
         return SOURCE_SKIPPED(NSYSP_SKIP_NOT_PERIODIC);
     bool kernel_leaf;
-    uint64_t callstack = source_callstack(c, row->callchain, &kernel_leaf);
+    uint64_t callstack = source_callstack(c, NSYS_CALLCHAIN_SAMPLE, row->id, &kernel_leaf);
+    if (c->read_status != NSYSP_OK)
+        return SOURCE_FAILED;
     int64_t cpu = row->cpu == NSYS_NULL ? 0 : row->cpu;
     return source_result(
         model_sample(&c->model, row->start, cpu, row->global_tid, callstack, kernel_leaf));

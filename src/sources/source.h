@@ -16,6 +16,7 @@
 #include "../common/utf8.h"
 #include "../model/flows.h"
 #include "../model/model.h"
+#include "../nsys/nsys_callchains.h"
 #include "../nsys/nsys_cursor.h"
 #include "../nsys/nsys_enums.h"
 #include "../nsys/nsys_meta.h"
@@ -33,7 +34,12 @@ typedef struct conv {
     pairmap memory_in_use;   /* (globalPid or 0, device) -> bytes (gpu_memory.c) */
     pairmap allocations;     /* (globalPid, address) -> bytes, live ones */
     const regex_t *nvtx_filter; /* compiled opt->nvtx_filter, or NULL */
+    nsys_callchains *callchains;
+    pairmap shared_chains;   /* (kind, OS runtime chain id) -> callstack iid << 1 | kernel leaf */
     buf scratch;
+    /* A read error met while emitting (emit then returns SOURCE_FAILED). */
+    buf *err;
+    int read_status;
 } conv;
 
 /* emit results: 0 emitted, SOURCE_SKIPPED(reason), or SOURCE_FAILED when
@@ -109,10 +115,10 @@ static inline int source_check_thread_interval(int64_t start, int64_t end, int64
     return check;
 }
 
-/* Interns the call chain text of NSYS_CALLCHAIN_EXPR (nsys_callchains.h)
- * as a callstack; 0 when empty. *kernel_leaf tells whether the innermost
- * frame runs in the kernel. */
-uint64_t source_callstack(conv *c, const char *chain, bool *kernel_leaf);
+/* Interns call chain id of the given kind as a callstack; 0 when empty or
+ * on a read error (c->read_status set). *kernel_leaf tells whether the
+ * innermost frame runs in the kernel. */
+uint64_t source_callstack(conv *c, nsys_callchain_kind kind, int64_t id, bool *kernel_leaf);
 
 /* Arg builders for the fixed arrays sources fill. */
 static inline pw_arg arg_int(const char *name, int64_t v)
