@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """check_stored_order.py NSYS_PERFETTO NSYS_FIXTURE TRACE_DUMP WORKDIR [PFTRACE_CHECK]
 
-Tables are read as stored when they are in time order (nsys_cursor.h), so
-three copies of one generated report must give the same events:
+Tables are read as stored when they are in time order (nsys_cursor.h), and
+call chains by a forward merge when asked for in id order
+(nsys_callchains.h), so three copies of one generated report must give the
+same events with the same callstacks:
 
 - as generated (every table stored in time order);
 - with the CUDA API and OS runtime tables stored backwards, which the
-  converter finds out of order and converts again with SQLite sorting them;
+  converter finds out of order and converts again with SQLite sorting them
+  (OS runtime chains are then asked for backwards), and the sampling call
+  chains stored backwards (both read through their indexed copies);
 - with rows sharing a start stored in the wrong tie order (a child call
   before its parent; more rows at one start than the cursor holds).
 
@@ -44,8 +48,10 @@ def slices(dump_bin, trace):
     found, tracks = collections.Counter(), {}
     for line in out.splitlines():
         f = line.split('\t')
-        if f[0] == 'S':
-            key = (int(f[1]), int(f[2]), f[3], f[4], f[5])
+        if f[0] == 'P':  # time, cpu, pid, tid, mode, callstack
+            found[tuple(f)] += 1
+        if f[0] == 'S':  # with the callstack
+            key = (int(f[1]), int(f[2]), f[3], f[4], f[5], f[8] if len(f) > 8 else '')
             found[key] += 1
             tracks[(int(f[1]), int(f[2]), f[3])] = f[7]
     return found, tracks
@@ -63,8 +69,8 @@ def main():
     check = sys.argv[5] if len(sys.argv) > 5 and os.path.exists(sys.argv[5]) else None
     os.makedirs(work, exist_ok=True)
     base = os.path.join(work, 'stored.sqlite')
-    subprocess.run([gen, '--seed', '5', '--events', '20000', '--osrt', '--sched', '2', base],
-                   check=True)
+    subprocess.run([gen, '--seed', '5', '--events', '20000', '--osrt', '--sched', '2',
+                    '--samples', '2000', base], check=True)
 
     # A parent call and a child call at one start, the child stored first,
     # after everything else on a thread that makes OS runtime calls.
@@ -83,7 +89,8 @@ def main():
     shutil.copy(base, backwards)
     db = sqlite3.connect(backwards)
     rewrite(db, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'start DESC')
-    rewrite(db, 'OSRT_API', 'start DESC, "end" ASC')
+    rewrite(db, 'OSRT_API', 'start DESC, "end" ASC')  # chains asked for backwards
+    rewrite(db, 'SAMPLING_CALLCHAINS', 'id DESC')       # chains not stored by id
     db.commit()
     db.close()
 
@@ -122,11 +129,16 @@ def main():
                             f' copy: missing {list(missing)[:3]}, extra {list(extra)[:3]}')
     if sum(want.values()) < 10000:
         problems.append(f'only {sum(want.values())} slices: the fixture changed?')
+    samples = sum(n for k, n in want.items() if k[0] == 'P')
+    stacks = sum(n for k, n in want.items() if k[0] != 'P' and k[5])
+    if samples < 100 or stacks < 100:
+        problems.append(f'{samples} samples, {stacks} slices with callstacks: too few to test chains')
     for p in problems:
         print('FAIL', p)
     if problems:
         sys.exit(1)
-    print(f'stored order: {sum(want.values())} slices equal in all three copies')
+    print(f'stored order: {sum(want.values())} slices and samples equal in all three copies'
+          f' ({samples} samples, {stacks} slices with callstacks)')
 
 
 if __name__ == '__main__':
