@@ -269,14 +269,16 @@ static int build_links(report *r)
 {
     const char *tables[NSYSP_MAX_SOURCES];
     size_t n = tables_of(r->opt, tables, true, true);
-    if (!source_selected(r->opt, &SOURCE_CUDA_API))
+    const char *api = SOURCE_CUDA_API.table->name;
+    if (!source_selected(r->opt, &SOURCE_CUDA_API) || !nsys_db_has_column(r->db, api, "globalTid") ||
+        !nsys_db_has_column(r->db, api, "correlationId"))
         return NSYSP_OK;
     nsys_link_filter filter = {r->opt->gpu, INT64_MIN, INT64_MAX};
     if (r->opt->has_time_range) {
         filter.start = r->range_start;
         filter.end = r->range_end;
     }
-    return nsys_links_build(r->db, SOURCE_CUDA_API.table->name, tables, n, &filter, r->err);
+    return nsys_links_build(r->db, tables, n, &filter, r->err);
 }
 
 /* Where ranges still open at the end of the report close: the session's
@@ -420,6 +422,7 @@ static int open_report(report *r)
     if ((status = project_nvtx(r)) != NSYSP_OK)
         return status;
     r->c.callchains = nsys_callchains_open(r->db);
+    r->c.links = nsys_links_open(r->db);
     if ((status = open_feeds(r)) != NSYSP_OK)
         return status;
     nsys_db_each_table(r->db, note_unread_table, r);
@@ -549,6 +552,7 @@ static void free_report(report *r, nsysp_result *res)
     }
     pairmap_free(&r->c.shared_chains);
     nsys_callchains_close(r->c.callchains);
+    nsys_links_close(r->c.links);
     buf_free(&r->c.scratch);
     if (r->meta_loaded) {
         nsys_meta_free(&r->meta);

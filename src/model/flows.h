@@ -1,11 +1,13 @@
 /* Flow ids joining a CUDA API call to each GPU operation it launched.
  *
- * Both ends carry the same id in flow_ids, so trace_processor draws the
- * arrow whichever end comes first in time (clock skew can put a kernel
- * before its launch). An id is a hash of (globalPid, correlationId, k), k
- * numbering the operations of one call (graph launches run many kernels):
- * the call writes ids 0..n-1, each operation takes the next k. Only calls
- * with several operations keep state, until their last one is seen. */
+ * Both ends carry the same id in flow_ids. An id is a hash of (globalPid,
+ * correlationId, k), k numbering the operations of one call (graph
+ * launches run many kernels): the call writes ids 0..n-1 and is then
+ * pending; each of its operations takes the next k, and the call is
+ * forgotten after its last one. A GPU operation whose call was not
+ * written before it (no call, or one filtered out) gets no flow. CUPTI
+ * timestamps a launch before the work it launches, so pending calls are
+ * the ones whose work is still queued: few, whatever the report size. */
 #ifndef NSYSP_MODEL_FLOWS_H
 #define NSYSP_MODEL_FLOWS_H
 
@@ -15,7 +17,7 @@
 #include "../common/pairmap.h"
 
 typedef struct flows {
-    pairmap next_k;          /* (gpid, corr) -> operations seen, for n > 1 */
+    pairmap pending;         /* (gpid, corr) -> n << 32 | operations seen */
     uint64_t *ids;           /* scratch for a call's ids */
     size_t cap_ids;
     uint64_t linked;         /* GPU operations given a flow */
@@ -24,10 +26,13 @@ typedef struct flows {
 
 void flows_free(flows *f);
 
-/* The n ids of a call; valid until the next call. */
+/* The n ids of a call that launched n operations (n > 0); NULL when the
+ * call (gpid, corr) is already pending (a duplicate row). Valid until the
+ * next call. */
 const uint64_t *flows_of_call(flows *f, int64_t gpid, int64_t corr, int64_t n);
 
-/* The id of one GPU operation of a call that launched n of them. */
-uint64_t flows_of_gpu_op(flows *f, int64_t gpid, int64_t corr, int64_t n);
+/* The id of a GPU operation of call (gpid, corr), or 0 when that call is
+ * not pending. */
+uint64_t flows_of_gpu_op(flows *f, int64_t gpid, int64_t corr);
 
 #endif

@@ -216,7 +216,7 @@ nsys_db *nsys_db_open(const char *path, buf *err, int *status)
     }
     /* Sorting big tables (ORDER BY start) may spill to temporary files;
      * cap the page cache so memory stays flat whatever the report size. */
-    sqlite3_exec(db->sql, "PRAGMA cache_size=-16384", NULL, NULL, NULL);
+    { char p[64]; snprintf(p, sizeof p, "PRAGMA cache_size=%s", getenv("NSYSP_CACHE") ? getenv("NSYSP_CACHE") : "-16384"); sqlite3_exec(db->sql, p, NULL, NULL, NULL); }
 
     *status = load_tables(db, err);
     if (*status == NSYSP_OK)

@@ -5,7 +5,6 @@
 
 #include "source.h"
 #include "../nsys/nsys_ids.h"
-#include "../nsys/nsys_links.h"
 
 typedef struct cuda_api_row {
     int64_t start;
@@ -15,7 +14,6 @@ typedef struct cuda_api_row {
     int64_t correlation_id;
     int64_t name_id;
     int64_t return_value;
-    int64_t gpu_ops;         /* GPU operations it launched, or NULL */
 } cuda_api_row;
 
 #define COL(field, name) NSYS_COL(cuda_api_row, field, name, NSYS_INT)
@@ -28,8 +26,6 @@ static const nsys_column COLUMNS[] = {
     COL(correlation_id, "correlationId"),
     REQ(name_id, "nameId"),
     COL(return_value, "returnValue"),
-    NSYS_COL_EXPR(cuda_api_row, gpu_ops, NSYS_INT, NSYS_LINK_FROM_CALL, "globalTid",
-                  "correlationId", NSYS_LINKS_TABLE),
 };
 #undef COL
 #undef REQ
@@ -81,11 +77,13 @@ static int emit(conv *c, const void *r)
         .args = args,
         .n_args = n_args,
     };
-    if (row->gpu_ops != NSYS_NULL && row->gpu_ops > 0) {
-        ev.flow_ids = flows_of_call(&c->flows, nsys_global_pid_of(row->global_tid),
-                                    row->correlation_id, row->gpu_ops);
-        ev.n_flow_ids = (size_t)row->gpu_ops;
-    }
+    int64_t gpid = nsys_global_pid_of(row->global_tid);
+    int64_t ops = nsys_links_ops_of_call(c->links, gpid, row->correlation_id, c->err,
+                                         &c->read_status);
+    if (ops < 0)
+        return SOURCE_FAILED;
+    if (ops > 0 && (ev.flow_ids = flows_of_call(&c->flows, gpid, row->correlation_id, ops)))
+        ev.n_flow_ids = (size_t)ops;
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_CUDA_API, NULL);
     return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }

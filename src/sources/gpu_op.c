@@ -37,9 +37,10 @@ int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev)
         row == GPU_ROW_SYNC ? model_sync_row : row == GPU_ROW_GRAPH ? model_graph_row
                                                                     : model_stream_row;
     slice_row *dest = row_of(&c->model, op->device, gpid, context, op->stream);
-    uint64_t flow;
-    if (op->launch_ops != NSYS_NULL && op->launch_ops > 0) {
-        flow = flows_of_gpu_op(&c->flows, gpid, op->correlation_id, op->launch_ops);
+    uint64_t flow = op->correlation_id == NSYS_NULL
+                        ? 0
+                        : flows_of_gpu_op(&c->flows, gpid, op->correlation_id);
+    if (flow) {
         ev->flow_ids = &flow;
         ev->n_flow_ids = 1;
     }

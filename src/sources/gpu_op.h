@@ -16,7 +16,6 @@ typedef struct gpu_op {
     int64_t stream;
     int64_t correlation_id;
     int64_t global_pid;
-    int64_t launch_ops;      /* GPU operations of the launching call, or NULL */
     int64_t hidden;          /* 1 when --min-stream-activity hides the stream */
 } gpu_op;
 
@@ -29,8 +28,6 @@ typedef struct gpu_op {
     NSYS_COL_REQ(row_type, op.stream, "streamId", NSYS_INT),                            \
     NSYS_COL(row_type, op.correlation_id, "correlationId", NSYS_INT),                   \
     NSYS_COL(row_type, op.global_pid, "globalPid", NSYS_INT),                           \
-    NSYS_COL_EXPR(row_type, op.launch_ops, NSYS_INT, NSYS_LINK_FROM_GPU, "globalPid",   \
-                  "correlationId", NSYS_LINKS_TABLE),                                     \
     NSYS_COL_EXPR(row_type, op.hidden, NSYS_INT, NSYS_HIDDEN_FROM_GPU, "globalPid",     \
                   "contextId", NSYS_HIDDEN_STREAMS_TABLE)
 

@@ -18,6 +18,7 @@
 #include "../model/model.h"
 #include "../nsys/nsys_callchains.h"
 #include "../nsys/nsys_cursor.h"
+#include "../nsys/nsys_links.h"
 #include "../nsys/nsys_enums.h"
 #include "../nsys/nsys_meta.h"
 #include "../nsys/nsys_strings.h"
@@ -35,6 +36,7 @@ typedef struct conv {
     pairmap allocations;     /* (globalPid, address) -> bytes, live ones */
     const regex_t *nvtx_filter; /* compiled opt->nvtx_filter, or NULL */
     nsys_callchains *callchains;
+    nsys_links *links;       /* NULL when nothing is linked */
     pairmap shared_chains;   /* (kind, OS runtime chain id) -> callstack iid << 1 | kernel leaf */
     buf scratch;
     /* A read error met while emitting (emit then returns SOURCE_FAILED). */
