@@ -47,16 +47,6 @@ static int64_t feed_start(const feed *f)
     return start;
 }
 
-/* How many table rows the current row stands for (grouped sources). */
-static uint64_t feed_weight(const feed *f)
-{
-    if (!f->src->weight_offset)
-        return 1;
-    int64_t w;
-    memcpy(&w, (const char *)f->row + f->src->weight_offset, sizeof w);
-    return w > 0 ? (uint64_t)w : 1;
-}
-
 /* a + b, saturated to the int64 range (user-given offsets on report times). */
 static int64_t add_saturated(int64_t a, int64_t b)
 {
@@ -81,12 +71,12 @@ static int feed_advance(feed *f, buf *err, int *status)
         f->has_row = rc == 1;
         if (!f->has_row)
             return 0;
-        f->stats->rows += feed_weight(f);
+        f->stats->rows++;
         int64_t start = feed_start(f);
         if (start != NSYS_NULL && source_time_in_range(start))
             return 0;
         f->stats->skipped[start == NSYS_NULL ? NSYSP_SKIP_NULL_TIMESTAMP
-                                             : NSYSP_SKIP_TIME_OUT_OF_RANGE] += feed_weight(f);
+                                             : NSYSP_SKIP_TIME_OUT_OF_RANGE]++;
     }
 }
 
@@ -215,13 +205,14 @@ static int run_feeds(report *r)
                      : f->src->emit(&r->c, f->row);
         if (rc == SOURCE_FAILED)
             return r->c.read_status != NSYSP_OK ? r->c.read_status : NSYSP_ERR_OUTPUT;
-        uint64_t weight = feed_weight(f);
         if (rc == SOURCE_EMITTED)
-            f->stats->emitted += weight;
+            f->stats->emitted++;
         else
-            f->stats->skipped[rc - 1] += weight;
+            f->stats->skipped[rc - 1]++;
         if (feed_advance(f, r->err, &status) < 0)
             return status;
+        if (f->src->end_group && f->src->end_group(&r->c, f->has_row ? f->row : NULL) < 0)
+            return NSYSP_ERR_OUTPUT;
     }
     return model_finish(&r->c.model) < 0 ? NSYSP_ERR_OUTPUT : NSYSP_OK;
 }
@@ -549,6 +540,7 @@ static void free_report(report *r, nsysp_result *res)
         flows_free(&r->c.flows);
         pairmap_free(&r->c.memory_in_use);
         pairmap_free(&r->c.allocations);
+        pairmap_free(&r->c.metric_tracks);
     }
     pairmap_free(&r->c.shared_chains);
     nsys_callchains_close(r->c.callchains);

@@ -71,7 +71,7 @@ static const nsys_column *order_column(const nsys_table *t, const char *name)
 
 bool nsys_table_checkable_order(const nsys_table *t)
 {
-    return t->order.by && !t->order.sql && !t->group_by && order_column(t, t->order.by) &&
+    return t->order.by && !t->order.sql && order_column(t, t->order.by) &&
            (!t->order.then || order_column(t, t->order.then));
 }
 
@@ -146,8 +146,6 @@ static int open_cursor(nsys_db *db, const nsys_table *t, bool as_stored, nsys_cu
     buf_append_str(&sql, " AS t");
     if (t->where)
         buf_printf(&sql, " WHERE %s", t->where);
-    if (t->group_by)
-        buf_printf(&sql, " GROUP BY %s", t->group_by);
     if (!as_stored)
         append_order_by(&sql, &t->order);
 

@@ -37,7 +37,7 @@ typedef struct nsys_column {
 /* The order rows must come in: by column `by` ascending, ties by column
  * `then` (descending with NULL counting highest when then_descending,
  * else ascending with NULL lowest). Rows whose `by` is NULL may come
- * anywhere. A computed order (grouped tables, views) is given as `sql`
+ * anywhere. A computed order (views, expressions) is given as `sql`
  * instead and always sorted by SQLite. */
 typedef struct nsys_order {
     const char *by;
@@ -60,7 +60,6 @@ typedef struct nsys_table {
     nsys_order order;
     /* Fixed SQL fragments (never built from user input). */
     const char *where;      /* e.g. "eventType IN (59, 60)"; NULL for all rows */
-    const char *group_by;   /* rows of a group read as one (aggregate exprs) */
 } nsys_table;
 
 #define NSYS_COL(row_type, field, column, type) \

@@ -1,7 +1,8 @@
 /* GPU metrics as counter tracks per device and metric, in the GPU's group.
  *
- *   GPU_METRICS (2023 on): one row per (time, metric); rows are grouped per
- *   (time, typeId) in SQL so that all metrics of a sample go out together.
+ *   GPU_METRICS (2023 on): one row per (time, metric); the rows of one
+ *   (time, typeId) are gathered so that all metrics of a sample go out
+ *   together, as one event.
  *   GENERIC_EVENTS (2022): one row per sample, metrics as JSON text
  *   {"DRAM Read Throughput": "12", ...}, of the sources named GpuMetrics.
  *
@@ -52,53 +53,80 @@ static const char *unit_2022(const char *name)
 typedef struct metrics_row {
     int64_t start;
     int64_t type_id;
-    const char *values;      /* "metricId=value,..." */
-    int64_t rows;
+    int64_t metric_id;
+    double value;
 } metrics_row;
 
 static const nsys_column METRICS_COLUMNS[] = {
-    NSYS_COL_EXPR(metrics_row, start, NSYS_INT, "COALESCE(t.timestamp, t.rawTimestamp)", "typeId"),
+    NSYS_COL(metrics_row, start, "timestamp", NSYS_INT),
     NSYS_COL_REQ(metrics_row, type_id, "typeId", NSYS_INT),
-    NSYS_COL_EXPR(metrics_row, values, NSYS_TEXT,
-                  "group_concat(t.metricId || '=' || t.value, ',')", "metricId", "value"),
-    NSYS_COL_EXPR(metrics_row, rows, NSYS_INT, "count(*)", "typeId"),
+    NSYS_COL_REQ(metrics_row, metric_id, "metricId", NSYS_INT),
+    NSYS_COL_REQ(metrics_row, value, "value", NSYS_REAL),
 };
 
+/* Rows of one sample are stored together; ties at one time go by typeId
+ * (one sample per device), so a sample's rows come one after another. */
 static const nsys_table METRICS_TABLE = {
     "GPU_METRICS", METRICS_COLUMNS, sizeof METRICS_COLUMNS / sizeof METRICS_COLUMNS[0],
-    NSYS_ORDER_SQL("1, t.typeId"), NULL, "COALESCE(t.timestamp, t.rawTimestamp), t.typeId",
+    {"timestamp", "typeId", false, NULL},
 };
 
+/* The counter track of (typeId, metricId), looked up once. */
+static track *metric_of(conv *c, int64_t type_id, int64_t metric)
+{
+    uint64_t *known = pairmap_upsert(&c->metric_tracks, type_id, metric);
+    if (*known)
+        return (track *)(uintptr_t)*known;
+    char fallback[48];
+    const char *name = nsys_gpu_metric_name(c->meta, type_id, metric);
+    if (!name) {
+        snprintf(fallback, sizeof fallback, "metric %lld", (long long)metric);
+        name = fallback;
+    }
+    track *t = metric_track(c, device_of(type_id), name, NULL);
+    *known = (uint64_t)(uintptr_t)t;
+    return t;
+}
+
+/* Writes the gathered sample as one counter event. */
+static int write_sample(conv *c)
+{
+    counter_sample *g = &c->sample;
+    if (!g->n)
+        return SOURCE_EMITTED;
+    int rc = model_counters(&c->model, g->ts, g->tracks, g->values, g->n);
+    g->n = 0;
+    return source_result(rc) == SOURCE_FAILED ? SOURCE_FAILED : SOURCE_EMITTED;
+}
+
+/* Each row is one metric of a sample; the sample goes out as one event
+ * when its last row has been seen (end_metrics_sample). */
 static int emit_metrics(conv *c, const void *r)
 {
     const metrics_row *row = r;
-    if (!row->values || row->type_id == NSYS_NULL)
+    if (row->type_id == NSYS_NULL || row->metric_id == NSYS_NULL || row->value != row->value)
         return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
-    track *tracks[MAX_METRICS];
-    double values[MAX_METRICS];
-    size_t n = 0;
-    char fallback[48];
-    for (const char *p = row->values; p && *p && n < MAX_METRICS;) {
-        char *end;
-        int64_t metric = strtoll(p, &end, 10);
-        if (*end != '=')
-            break;
-        double value = strtod(end + 1, &end);
-        const char *name = nsys_gpu_metric_name(c->meta, row->type_id, metric);
-        if (!name) {
-            snprintf(fallback, sizeof fallback, "metric %lld", (long long)metric);
-            name = fallback;
-        }
-        tracks[n] = metric_track(c, device_of(row->type_id), name, NULL);
-        values[n++] = value;
-        p = *end == ',' ? end + 1 : NULL;
-    }
-    return source_result(model_counters(&c->model, row->start, tracks, values, n));
+    counter_sample *g = &c->sample;
+    if (g->n == COUNTER_SAMPLE_MAX && write_sample(c) == SOURCE_FAILED)
+        return SOURCE_FAILED;
+    g->ts = row->start;
+    g->type_id = row->type_id;
+    g->tracks[g->n] = metric_of(c, row->type_id, row->metric_id);
+    g->values[g->n++] = row->value;
+    return SOURCE_EMITTED;
+}
+
+static int end_metrics_sample(conv *c, const void *next)
+{
+    const metrics_row *row = next;
+    if (row && row->start == c->sample.ts && row->type_id == c->sample.type_id)
+        return SOURCE_EMITTED;
+    return write_sample(c);
 }
 
 const source SOURCE_GPU_METRICS = {
     "gpu-metrics", &METRICS_TABLE, sizeof(metrics_row), offsetof(metrics_row, start),
-    emit_metrics, SOURCE_CPU, offsetof(metrics_row, rows),
+    emit_metrics, SOURCE_CPU, end_metrics_sample,
 };
 
 /* ---- GENERIC_EVENTS (2022) ------------------------------------------------ */

@@ -23,6 +23,15 @@
 #include "../nsys/nsys_meta.h"
 #include "../nsys/nsys_strings.h"
 
+/* Counter values of one sample, gathered from several rows (GPU_METRICS). */
+#define COUNTER_SAMPLE_MAX 256
+typedef struct counter_sample {
+    int64_t ts, type_id;
+    size_t n;
+    track *tracks[COUNTER_SAMPLE_MAX];
+    double values[COUNTER_SAMPLE_MAX];
+} counter_sample;
+
 /* What a source's emit sees: the track builder and the report's lookups. */
 typedef struct conv {
     model model;
@@ -34,6 +43,8 @@ typedef struct conv {
     int64_t report_end;      /* where ranges still open at the end close */
     pairmap memory_in_use;   /* (globalPid or 0, device) -> bytes (gpu_memory.c) */
     pairmap allocations;     /* (globalPid, address) -> bytes, live ones */
+    pairmap metric_tracks;   /* (typeId, metricId) -> track * (gpu_metrics.c) */
+    counter_sample sample;   /* being gathered (gpu_metrics.c) */
     const regex_t *nvtx_filter; /* compiled opt->nvtx_filter, or NULL */
     nsys_callchains *callchains;
     nsys_links *links;       /* NULL when nothing is linked */
@@ -65,9 +76,12 @@ typedef struct source {
                                     arrive ordered by it */
     int (*emit)(conv *c, const void *row);
     source_kind kind;
-    /* For grouped tables: offset of an int64_t saying how many table rows
-     * a row stands for; 0 when each row is one table row. */
-    size_t weight_offset;
+    /* For sources that gather several rows into one event: called after
+     * each row with the feed's next row (NULL at the end); writes what was
+     * gathered unless next continues it. Returns SOURCE_EMITTED or
+     * SOURCE_FAILED. Called before any other row, so output stays in time
+     * order. */
+    int (*end_group)(conv *c, const void *next);
 } source;
 
 /* Every source, in a fixed order (ties at equal start go to the earlier):
