@@ -2,12 +2,15 @@
 
 #include <stdlib.h>
 
-#include "../common/hmap.h"
 #include "../common/xalloc.h"
 
-/* Counts live in 32 bits each; a call with more operations links the first
- * 2^32 - 1 (no report comes near). */
-#define MAX_OPS UINT32_MAX
+/* A pending call's operations left fit in 24 bits: a call with more links
+ * its first 2^24 - 1 (graph launches run thousands at most). Ids fit in
+ * the 40 bits above, and the report's salt goes above those, so merged
+ * reports never share an id. */
+#define OPS_BITS 24
+#define MAX_OPS ((UINT64_C(1) << OPS_BITS) - 1)
+#define ID_BITS 40
 
 void flows_free(flows *f)
 {
@@ -15,22 +18,24 @@ void flows_free(flows *f)
     free(f->ids);
 }
 
-static uint64_t flow_id(const flows *f, int64_t gpid, int64_t corr, int64_t k)
+/* The flow id of counter value id: never 0, which Perfetto rejects. */
+static uint64_t flow_id(const flows *f, uint64_t id)
 {
-    int64_t key[4] = {gpid, corr, k, (int64_t)f->salt};
-    return hmap_hash(key, sizeof key); /* never 0, which Perfetto rejects */
+    return f->salt << ID_BITS | (id & ((UINT64_C(1) << ID_BITS) - 1));
 }
 
 const uint64_t *flows_of_call(flows *f, int64_t gpid, int64_t corr, int64_t n)
 {
     if (pairmap_find(&f->pending, gpid, corr))
         return NULL;
-    if (n > MAX_OPS)
-        n = MAX_OPS;
-    *pairmap_upsert(&f->pending, gpid, corr) = (uint64_t)n << 32;
+    if ((uint64_t)n > MAX_OPS)
+        n = (int64_t)MAX_OPS;
+    uint64_t first = f->next_id + 1;
+    f->next_id += (uint64_t)n;
+    *pairmap_upsert(&f->pending, gpid, corr) = first << OPS_BITS | (uint64_t)n;
     f->ids = xgrow(f->ids, &f->cap_ids, (size_t)n, sizeof *f->ids);
     for (int64_t k = 0; k < n; k++)
-        f->ids[k] = flow_id(f, gpid, corr, k);
+        f->ids[k] = flow_id(f, first + (uint64_t)k);
     return f->ids;
 }
 
@@ -39,11 +44,11 @@ uint64_t flows_of_gpu_op(flows *f, int64_t gpid, int64_t corr)
     uint64_t *state = pairmap_find(&f->pending, gpid, corr);
     if (!state)
         return 0;
-    uint64_t n = *state >> 32, k = *state & MAX_OPS;
-    if (k + 1 >= n)
+    uint64_t id = *state >> OPS_BITS, left = *state & MAX_OPS;
+    if (left <= 1)
         pairmap_remove(&f->pending, gpid, corr);
     else
-        (*state)++;
+        *state = (id + 1) << OPS_BITS | (left - 1);
     f->linked++;
-    return flow_id(f, gpid, corr, (int64_t)k);
+    return flow_id(f, id);
 }

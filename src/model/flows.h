@@ -1,10 +1,10 @@
 /* Flow ids joining a CUDA API call to each GPU operation it launched.
  *
- * Both ends carry the same id in flow_ids. An id is a hash of (globalPid,
- * correlationId, k), k numbering the operations of one call (graph
- * launches run many kernels): the call writes ids 0..n-1 and is then
- * pending; each of its operations takes the next k, and the call is
- * forgotten after its last one. A GPU operation whose call was not
+ * Both ends carry the same id in flow_ids. A call that launched n
+ * operations (graph launches run many kernels) takes the next n ids of a
+ * counter and is then pending; each of its operations takes the next of
+ * those, and the call is forgotten after its last one. Small sequential
+ * ids compress to a fraction of hashed ones (flow_ids are fixed64). A GPU operation whose call was not
  * written before it (no call, or one filtered out) gets no flow. CUPTI
  * timestamps a launch before the work it launches, so pending calls are
  * the ones whose work is still queued: few, whatever the report size. */
@@ -17,7 +17,8 @@
 #include "../common/pairmap.h"
 
 typedef struct flows {
-    pairmap pending;         /* (gpid, corr) -> n << 32 | operations seen */
+    pairmap pending;         /* (gpid, corr) -> next id << 24 | operations left */
+    uint64_t next_id;        /* ids given out so far */
     uint64_t *ids;           /* scratch for a call's ids */
     size_t cap_ids;
     uint64_t linked;         /* GPU operations given a flow */
