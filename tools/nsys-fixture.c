@@ -29,6 +29,8 @@
  *       --nvtx-stream-names  name the devices, contexts and some streams as nvtxNameCudaDeviceA,
  *                         nvtxNameCuContextA and nvtxNameCudaStreamA would:
  *                         TARGET_INFO_NVTX_CUDA_{DEVICE,CONTEXT,STREAM} (modern and 2022 schemas)
+ *       --nvtx            NVTX annotations of a training loop: NVTX_EVENTS + ENUM_NSYS_EVENT_TYPE
+ *                         (modern and 2022 schemas); see "NVTX" below
  *       --osrt            OS runtime library calls: OSRT_API + OSRT_CALLCHAINS (all schemas)
  *       --sched N         context switches on N CPUs (1-256): SCHED_EVENTS (modern and 2022)
  *       --samples HZ      CPU samples, about HZ per second of a thread's running time:
@@ -148,6 +150,43 @@
  *   ~4.8 s). Each option alone: ~13% OSRT, ~13% SCHED or ~7% samples. More CUDA threads than
  *   CPUs means fewer samples per row.
  *
+ * NVTX (--nvtx; refused with --schema legacy):
+ *   Shape: NVTX_EVENTS columns as in the 3.25.0 (2026.2.1) and 3.0.0 (2022.4) exports (binaryData
+ *   modern only), ENUM_NSYS_EVENT_TYPE rows as in both. Filled as real exports fill them (the
+ *   local nvtx_workload export, a PyTorch/NCCL 2026.2.1 report): push/pop ranges eventType 59,
+ *   start/end ranges 60 (rangeId 1, 2, ... per process; endGlobalTid only when another thread
+ *   ended the range), marks 34, category naming 33, domain creation 75; end NULL for instants;
+ *   domainId 0 (default domain) or 1 ("NCCL", created per process by a 75 row with text "NCCL");
+ *   registered strings as textId with text NULL, their StringIds entries after every other
+ *   string; colors ARGB (0xFF......), payloads in int64Value.
+ *   Model: each CUDA thread runs training steps: "step N" (color, payload N) around 24-160 of its
+ *   CUDA calls, then in 40% of the cases 1-6 calls outside any step. Inside a step, the phases
+ *   forward, backward, optimizer.step (35/50/15% of its calls; registered strings, categories 1-3
+ *   named "forward", "backward", "optimizer" by 33 rows, colors) and in those layer ranges of 1-8
+ *   calls ("embedding", "layers.K.self_attn", "layers.K.mlp.backward", "AdamW.step", ...) with a
+ *   few calls left bare between them: ranges are 1-3 deep. NCCL kernel launches are wrapped in
+ *   the NCCL domain: a lone "ncclSend" around the call, or (25%) "ncclGroupStart", "ncclSend",
+ *   "ncclRecv" just before it and "ncclGroupEnd" around it. A quarter of the steps end with a
+ *   mark ("lr_scheduler.step", "checkpoint", ...). Pushes lie in the host time just before a
+ *   call (at most 4 us, or a third of the time since the thread's previous call), pops just after
+ *   it (at most 2 us, or a third of the gap before the thread's next OS runtime call or CUDA
+ *   call): on a thread, ranges nest properly (the NCCL ones innermost), contain whole CUDA calls
+ *   and start and end outside its OS runtime calls. Start/end ranges: per process, bursts of 1-3
+ *   ("prefetch batch" with its batch number, "h2d copy", "async checkpoint save"), the first
+ *   0.1-2 ms after its first call, then every 80-400 ms; they may overlap one another, are meant
+ *   to last 50 us to 250 ms and end right after the first call of their thread that ends later,
+ *   the thread being in 30% of the cases another thread of the process. Ranges still open when
+ *   the run ends close just after their thread's last call.
+ *   Mix: NVTX rows count towards -n, ~12% of the rows (~11% with --osrt --sched 4); -n 1000000
+ *   gives ~122k NVTX rows: ~121k push/pop (12k of them NCCL), 1.2k marks, ~70 start/end ranges.
+ *   With --diagnostics, DIAGNOSTIC_EVENT reports the NVTX row count of each process instead of
+ *   "No NVTX events collected", and that the NVTX injection was initialized.
+ *   --nvtx draws from a random stream of its own after each CUDA step: the CUDA and CPU-side rows
+ *   differ from those of a run without it only because -n is reached sooner. NVTX rows wait in a
+ *   heap until no row still to come can start before them (memory bounded by the longest open
+ *   range, not by -n) and are written in start order. They are not coordinated with the further
+ *   tables' host rows: a library, OpenACC, OpenMP or MPI row may straddle a push or a pop.
+ *
  * Further tables (--gpu-metrics, --memory-usage, --libraries, --mpi, --openacc, --openmp,
  * --um-faults, --diagnostics; all off by default, refused with --schema legacy):
  *   Shapes: NVIDIA's SQLite Schema Reference for 2026.4 (schema 3.28.1) for the modern schema;
@@ -260,6 +299,9 @@ static const char *const usage_text =
     "                        the fixture then has both\n"
     "      --nvtx-stream-names  name devices, contexts and some streams through NVTX\n"
     "                        (TARGET_INFO_NVTX_CUDA_*; modern and 2022 schemas)\n"
+    "      --nvtx            NVTX_EVENTS (modern and 2022 schemas): nested push/pop\n"
+    "                        ranges around the CUDA calls, start/end ranges, marks, an\n"
+    "                        \"NCCL\" domain, registered strings, categories; ~12% of -n\n"
     "      --osrt            OS runtime library calls (OSRT_API, OSRT_CALLCHAINS)\n"
     "      --sched N         thread scheduling on N CPUs, 1-256 (SCHED_EVENTS; modern\n"
     "                        and 2022 schemas)\n"
@@ -930,6 +972,38 @@ static const struct column composite_cols[] = {
     [CE_CPU_CYCLES] = COLI("cpuCycles", INT, NN, S_NEW, 1),
 };
 
+/* NVTX (--nvtx): columns as in the 3.0.0 (2022.4) and 3.25.0 (2026.2) exports; binaryData
+ * came later than 3.0.0. end is NULL for instants (marks, category and domain naming rows),
+ * rangeId set for start/end ranges only, endGlobalTid only for ranges ended on another
+ * thread; textId is a registered string's StringIds id (text then NULL). */
+enum {
+    NX_START, NX_END, NX_EVENT_TYPE, NX_RANGE_ID, NX_CATEGORY, NX_COLOR, NX_TEXT, NX_GLOBAL_TID, NX_END_GLOBAL_TID,
+    NX_TEXT_ID, NX_DOMAIN_ID, NX_UINT64, NX_INT64, NX_DOUBLE, NX_UINT32, NX_INT32, NX_FLOAT, NX_JSON_TEXT_ID,
+    NX_JSON_TEXT, NX_BINARY, NX__N
+};
+static const struct column nvtx_event_cols[] = {
+    [NX_START] = COL("start", INT, NN, S_NEW),
+    [NX_END] = COL("end", INT, 0, S_NEW),
+    [NX_EVENT_TYPE] = COL("eventType", INT, NN, S_NEW),
+    [NX_RANGE_ID] = COL("rangeId", INT, 0, S_NEW),
+    [NX_CATEGORY] = COL("category", INT, 0, S_NEW),
+    [NX_COLOR] = COL("color", INT, 0, S_NEW),
+    [NX_TEXT] = COL("text", TXT, 0, S_NEW),
+    [NX_GLOBAL_TID] = COL("globalTid", INT, 0, S_NEW),
+    [NX_END_GLOBAL_TID] = COL("endGlobalTid", INT, 0, S_NEW),
+    [NX_TEXT_ID] = COL("textId", INT, 0, S_NEW),
+    [NX_DOMAIN_ID] = COL("domainId", INT, 0, S_NEW),
+    [NX_UINT64] = COL("uint64Value", INT, 0, S_NEW),
+    [NX_INT64] = COL("int64Value", INT, 0, S_NEW),
+    [NX_DOUBLE] = COL("doubleValue", "REAL", 0, S_NEW),
+    [NX_UINT32] = COL("uint32Value", INT, 0, S_NEW),
+    [NX_INT32] = COL("int32Value", INT, 0, S_NEW),
+    [NX_FLOAT] = COL("floatValue", "REAL", 0, S_NEW),
+    [NX_JSON_TEXT_ID] = COL("jsonTextId", INT, 0, S_NEW),
+    [NX_JSON_TEXT] = COL("jsonText", TXT, 0, S_NEW),
+    [NX_BINARY] = COL("binaryData", TXT, 0, S_MODERN),
+};
+
 /* ---- Tables of --gpu-metrics, --memory-usage, --libraries, --mpi, --openacc, --openmp,
  * --um-faults and --diagnostics. Column lists: NVIDIA's SQLite Schema Reference (2026.4,
  * schema 3.28.1) for the modern shape, full `nsys export --lazy=false` exports of nsys
@@ -1209,7 +1283,7 @@ enum table_id {
     T_PROCESSES, T_THREAD_NAMES, T_GPU, T_CUDA_GPU, T_CUDA_STREAM, T_NULL_STREAM, T_CONTEXT_INFO,
     T_RUNTIME, T_KERNEL, T_MEMCPY, T_MEMSET, T_SYNC, T_NVTX_DEVICE, T_NVTX_CONTEXT, T_NVTX_STREAM,
     T_GRAPH_TRACE, T_GRAPH_EVENTS, T_GRAPH_NODE_EVENTS, T_OSRT, T_OSRT_CALLCHAINS, T_UNWIND_TYPE,
-    T_SCHED, T_COMPOSITE, T_SAMPLING_CALLCHAINS,
+    T_SCHED, T_COMPOSITE, T_SAMPLING_CALLCHAINS, T_NVTX_EVENTS,
     /* further tables (options of their own) */
     T_GPU_METRIC_INFO, T_GPU_METRICS, T_GENERIC_TYPES, T_GENERIC_SOURCES, T_GENERIC_EVENTS, T_MEMORY_USAGE,
     T_CUBLAS, T_CUDNN, T_MPI_RANKS, T_MPI_P2P, T_MPI_COLLECTIVES, T_MPI_START_WAIT, T_MPI_OTHER,
@@ -1251,6 +1325,7 @@ static const struct table_def table_defs[T__COUNT] = {
     [T_SCHED] = TABLE("SCHED_EVENTS", S_NEW, sched_cols),
     [T_COMPOSITE] = TABLE("COMPOSITE_EVENTS", S_NEW, composite_cols),
     [T_SAMPLING_CALLCHAINS] = TABLE_PK("SAMPLING_CALLCHAINS", S_NEW, callchain_cols, "id, stackDepth"),
+    [T_NVTX_EVENTS] = TABLE("NVTX_EVENTS", S_NEW, nvtx_event_cols),
     [T_GPU_METRIC_INFO] = TABLE("TARGET_INFO_GPU_METRICS", S_MODERN, gpu_metric_info_cols),
     [T_GPU_METRICS] = TABLE("GPU_METRICS", S_MODERN, gpu_metrics_cols),
     [T_GENERIC_TYPES] = TABLE("GENERIC_EVENT_TYPES", S_2022, generic_type_cols),
@@ -1292,6 +1367,7 @@ static const struct table_def table_defs[T__COUNT] = {
 enum feature {
     FEAT_CPU = 1 << 0, FEAT_GPU_METRICS = 1 << 1, FEAT_MEMORY = 1 << 2, FEAT_LIBRARIES = 1 << 3,
     FEAT_MPI = 1 << 4, FEAT_OPENACC = 1 << 5, FEAT_OPENMP = 1 << 6, FEAT_UM = 1 << 7, FEAT_DIAG = 1 << 8,
+    FEAT_NVTX = 1 << 9, /* --nvtx: not in gen.features (no further-table hooks); see write_enums() */
 };
 
 struct enum_row {
@@ -1751,10 +1827,80 @@ static const struct enum_row diag_timestamp_rows[] = {
     {S_MODERN, 2, "HostTimestamp", "Host timestamp"},
 };
 
+/* ENUM_NSYS_EVENT_TYPE (NVTX_EVENTS.eventType), written with --nvtx: every row of the 3.0.0 and
+ * 3.25.0 exports (name and label equal, no prefix). */
+enum { NVTX_CATEGORY = 33, NVTX_MARK = 34, NVTX_PUSH_POP = 59, NVTX_START_END = 60, NVTX_DOMAIN_CREATE = 75 };
+#define ET(schemas, id, name) {schemas, id, name, name}
+static const struct enum_row event_type_rows[] = {
+    ET(S_NEW, 0, "Unknown"), ET(S_NEW, 1, "CpuCycles"), ET(S_NEW, 2, "Instructions"),
+    ET(S_NEW, 3, "CacheReferences"), ET(S_NEW, 4, "L1CacheDataWriteMisses"),
+    ET(S_NEW, 5, "L1CacheDataReadMisses"), ET(S_NEW, 6, "L1CacheInstructionMisses"),
+    ET(S_NEW, 7, "L2CacheDataWriteMisses"), ET(S_NEW, 8, "L2CacheDataReadMisses"),
+    ET(S_NEW, 9, "L2CacheInstructionMisses"), ET(S_NEW, 10, "BranchInstructions"),
+    ET(S_NEW, 11, "BranchMisses"), ET(S_NEW, 12, "BusCycles"), ET(S_NEW, 13, "CpuClock"),
+    ET(S_NEW, 14, "TaskClock"), ET(S_NEW, 15, "PageFault"), ET(S_NEW, 16, "ContextSwitches"),
+    ET(S_NEW, 17, "CpuMigrations"), ET(S_NEW, 18, "PageFaultsMin"), ET(S_NEW, 19, "PageFaultsMax"),
+    ET(S_NEW, 20, "AlignmentFaults"), ET(S_NEW, 21, "EmulationFaults"), ET(S_NEW, 22, "ThreadState"),
+    ET(S_NEW, 23, "Frames"), ET(S_NEW, 24, "Annotations"), ET(S_NEW, 25, "SchedSwitch"),
+    ET(S_NEW, 26, "SchedWakeup"), ET(S_NEW, 27, "Command"), ET(S_NEW, 28, "Mmap"), ET(S_NEW, 29, "MemUsage"),
+    ET(S_NEW, 30, "Emc"), ET(S_NEW, 31, "Composite"), ET(S_NEW, 32, "NvtxEvents"),
+    ET(S_NEW, 33, "NvtxCategory"), ET(S_NEW, 34, "NvtxMark"), ET(S_NEW, 35, "NvtxPushRange"),
+    ET(S_NEW, 36, "NvtxPopRange"), ET(S_NEW, 37, "NvtxStartRange"), ET(S_NEW, 38, "NvtxEndRange"),
+    ET(S_NEW, 39, "NvtxThread"), ET(S_NEW, 40, "PowerRate"), ET(S_NEW, 41, "Sched"),
+    ET(S_NEW, 42, "CpuCyclesSelf"), ET(S_NEW, 43, "CpuCyclesTotal"), ET(S_NEW, 44, "CpuCyclesSelfPlus"),
+    ET(S_NEW, 45, "Cuda"), ET(S_NEW, 46, "CudaDevice"), ET(S_NEW, 47, "TraceProcess"),
+    ET(S_NEW, 48, "TraceFunctions"), ET(S_NEW, 49, "Diagnostic"), ET(S_NEW, 50, "GlWorkload"),
+    ET(S_NEW, 51, "BandwidthUsage"), ET(S_NEW, 52, "KhrDebugMark"), ET(S_NEW, 53, "KhrDebugPushRange"),
+    ET(S_NEW, 54, "KhrDebugPopRange"), ET(S_NEW, 55, "KhrDebugGpuMark"),
+    ET(S_NEW, 56, "KhrDebugGpuPushRange"), ET(S_NEW, 57, "KhrDebugGpuPopRange"), ET(S_NEW, 58, "GpuCtxsw"),
+    ET(S_NEW, 59, "NvtxPushPopRange"), ET(S_NEW, 60, "NvtxStartEndRange"), ET(S_NEW, 61, "ProfTime"),
+    ET(S_NEW, 62, "KhrDebugPushPopRange"), ET(S_NEW, 63, "KhrDebugGpuPushPopRange"),
+    ET(S_NEW, 64, "NvtxtCategory"), ET(S_NEW, 65, "NvtxtMark"), ET(S_NEW, 66, "NvtxtPushRange"),
+    ET(S_NEW, 67, "NvtxtPopRange"), ET(S_NEW, 68, "NvtxtStartRange"), ET(S_NEW, 69, "NvtxtEndRange"),
+    ET(S_NEW, 70, "NvtxtPushPopRange"), ET(S_NEW, 71, "NvtxtStartEndRange"), ET(S_NEW, 72, "NvtxtMetaThread"),
+    ET(S_NEW, 73, "NvtxtMetaProcess"), ET(S_NEW, 74, "NvtxtMetaFileDisplay"),
+    ET(S_NEW, 75, "NvtxDomainCreate"), ET(S_NEW, 76, "NvtxDomainDestroy"), ET(S_NEW, 77, "NvnGpuCmdBuf"),
+    ET(S_NEW, 78, "TraceVSync"), ET(S_NEW, 79, "CudaDeviceKernel"), ET(S_NEW, 80, "CudaDeviceMemory"),
+    ET(S_NEW, 81, "Pmu"), ET(S_NEW, 82, "NvnGpuDraw"), ET(S_NEW, 83, "NvnGpuCompute"),
+    ET(S_NEW, 84, "NvnGpuDebug"), ET(S_NEW, 85, "OS runtime libraries"), ET(S_NEW, 86, "CuDNN"),
+    ET(S_NEW, 87, "CuBLAS"), ET(S_NEW, 88, "NvMedia"), ET(S_NEW, 89, "OpenACC"), ET(S_NEW, 90, "Correlation"),
+    ET(S_NEW, 91, "DX12"), ET(S_NEW, 92, "DX12Workload"), ET(S_NEW, 93, "PmuRawEvent"),
+    ET(S_NEW, 94, "GraphicsFrame"), ET(S_NEW, 95, "Vulkan"), ET(S_NEW, 96, "VulkanWorkload"),
+    ET(S_NEW, 97, "NvtxNameCudaDevice"), ET(S_NEW, 98, "NvtxNameCudaContext"),
+    ET(S_NEW, 99, "NvtxNameCudaStream"), ET(S_NEW, 100, "SystemEvent"), ET(S_NEW, 101, "GpuMemoryEvent"),
+    ET(S_NEW, 102, "DX12CreateObject"), ET(S_NEW, 103, "VulkanCreateObject"),
+    ET(S_NEW, 104, "UnitTraceEvent"), ET(S_NEW, 105, "CustomETWEvent"), ET(S_NEW, 106, "CudaSyncEvent"),
+    ET(S_2022, 107, "SLIEvent"), ET(S_MODERN, 107, "SLIEvent (DEPRECATED)"), ET(S_NEW, 108, "CudaBacktrace"),
+    ET(S_NEW, 109, "WddmEvent"), ET(S_NEW, 110, "DX11"), ET(S_NEW, 111, "DX11CreateObject"),
+    ET(S_NEW, 112, "DXGI"), ET(S_NEW, 113, "CudaGraphNodeCreation"), ET(S_NEW, 114, "OpenMP"),
+    ET(S_NEW, 115, "UncorePmuEvent"), ET(S_NEW, 116, "UncorePmuCarmel"),
+    ET(S_NEW, 117, "CudaDeviceMemoryUsage"), ET(S_NEW, 118, "ETWDxgKrnlEvent"),
+    ET(S_NEW, 119, "CudaUvmCpuPageFaultEvent"), ET(S_NEW, 120, "CudaUvmGpuPageFaultEvent"),
+    ET(S_NEW, 121, "NICMetricsValuesEvent"), ET(S_NEW, 122, "NICMetricsListEvent"),
+    ET(S_NEW, 123, "InterruptHandler"), ET(S_2022, 124, "NVENC"), ET(S_MODERN, 124, "NvEncode"),
+    ET(S_2022, 125, "NVDEC"), ET(S_MODERN, 125, "NVDecode"), ET(S_NEW, 126, "nvJPEG"),
+    ET(S_NEW, 127, "CudaEventRecord"), ET(S_NEW, 128, "PerfEventCountEvent"),
+    ET(S_NEW, 129, "CudaDeviceMemoryPool"), ET(S_NEW, 130, "CudaDeviceGraph"),
+    ET(S_NEW, 131, "CudaGraphExecCreation"), ET(S_NEW, 132, "CudaGraphCreation"),
+    ET(S_NEW, 133, "CudaGraphClone"), ET(S_MODERN, 134, "GpuMemoryTransferEvent"),
+    ET(S_MODERN, 135, "GlTrace"), ET(S_MODERN, 136, "GpuVideoEngineWorkload"),
+    ET(S_MODERN, 137, "IBSwitchMetricsValuesEvent"), ET(S_MODERN, 138, "GenericEvent"),
+    ET(S_MODERN, 139, "UncorePmuT23xScf"), ET(S_MODERN, 140, "UncorePmuT23xDsu"),
+    ET(S_MODERN, 141, "IBSwitchCongestionEvent"), ET(S_MODERN, 142, "CudaDeviceMemcpy"),
+    ET(S_MODERN, 143, "PerfMetricValueEvent"), ET(S_MODERN, 144, "OpenXREvent"),
+    ET(S_MODERN, 145, "TegraInternalEvent"), ET(S_MODERN, 146, "TraceStartFinish"),
+    ET(S_MODERN, 147, "Syscall"), ET(S_MODERN, 148, "CudaConfidentialComputeKeyRotation"),
+    ET(S_MODERN, 149, "CudaGraphExecNodeSetParams"), ET(S_MODERN, 150, "NvApi"),
+    ET(S_MODERN, 151, "CudaHostFunc"), ET(S_MODERN, 152, "CudaApi"), ET(S_MODERN, 153, "Overhead"),
+    ET(S_MODERN, 154, "CudaOverhead"),
+};
+#undef ET
+
 #define ENUM_TABLE(table, schemas, prefix, rows) {table, schemas, prefix, rows, ARRAY_LEN(rows), 0}
 #define ENUM_TABLE_CPU(table, schemas, rows) {table, schemas, "", rows, ARRAY_LEN(rows), FEAT_CPU}
 #define ENUM_TABLE_FOR(table, schemas, prefix, rows, needs) {table, schemas, prefix, rows, ARRAY_LEN(rows), needs}
 static const struct enum_def enum_defs[] = {
+    ENUM_TABLE_FOR("ENUM_NSYS_EVENT_TYPE", S_NEW, "", event_type_rows, FEAT_NVTX),
     ENUM_TABLE("ENUM_NSYS_EVENT_CLASS", S_NEW, "TRACE_PROCESS_EVENT_", event_class_rows),
     ENUM_TABLE("ENUM_CUDA_MEMCPY_OPER", S_NEW, "CUDA_MEMCPY_KIND_", memcpy_oper_rows),
     ENUM_TABLE("ENUM_CUDA_MEM_KIND", S_NEW, "CUDA_MEMOPR_MEMORY_KIND_", mem_kind_rows),
@@ -2670,6 +2816,93 @@ struct host_process {
     int64_t managed_base;
 };
 
+
+/* --nvtx: what a PyTorch-style training loop annotates. Names with a number take it from
+ * nvtx_row.num; from NVN_FIRST_REGISTERED on they are registered strings (textId). */
+enum nvtx_name {
+    NVN_STEP, NVN_EMBEDDING, NVN_NORM, NVN_ATTN, NVN_MLP, NVN_MLP_BWD, NVN_ATTN_BWD, NVN_NORM_BWD, NVN_CLIP,
+    NVN_ADAMW, NVN_ZERO_GRAD, NVN_LR_STEP, NVN_CHECKPOINT, NVN_SKIPPED, NVN_PREFETCH, NVN_H2D, NVN_SAVE,
+    NVN_NCCL_DOMAIN, NVN_CAT_FORWARD, NVN_CAT_BACKWARD, NVN_CAT_OPTIMIZER,
+    NVN_FORWARD, NVN_BACKWARD, NVN_OPTIMIZER, NVN_GROUP_START, NVN_SEND, NVN_RECV, NVN_GROUP_END, NVN__COUNT
+};
+#define NVN_FIRST_REGISTERED NVN_FORWARD
+static const char *const nvtx_names[NVN__COUNT] = {
+    [NVN_STEP] = "step %" PRId64,
+    [NVN_EMBEDDING] = "embedding",
+    [NVN_NORM] = "layers.%" PRId64 ".input_layernorm",
+    [NVN_ATTN] = "layers.%" PRId64 ".self_attn",
+    [NVN_MLP] = "layers.%" PRId64 ".mlp",
+    [NVN_MLP_BWD] = "layers.%" PRId64 ".mlp.backward",
+    [NVN_ATTN_BWD] = "layers.%" PRId64 ".self_attn.backward",
+    [NVN_NORM_BWD] = "layers.%" PRId64 ".input_layernorm.backward",
+    [NVN_CLIP] = "clip_grad_norm_",
+    [NVN_ADAMW] = "AdamW.step",
+    [NVN_ZERO_GRAD] = "zero_grad",
+    [NVN_LR_STEP] = "lr_scheduler.step",
+    [NVN_CHECKPOINT] = "checkpoint",
+    [NVN_SKIPPED] = "grad scaler: inf/nan, step skipped",
+    [NVN_PREFETCH] = "prefetch batch",
+    [NVN_H2D] = "h2d copy",
+    [NVN_SAVE] = "async checkpoint save",
+    [NVN_NCCL_DOMAIN] = "NCCL",
+    [NVN_CAT_FORWARD] = "forward",
+    [NVN_CAT_BACKWARD] = "backward",
+    [NVN_CAT_OPTIMIZER] = "optimizer",
+    [NVN_FORWARD] = "forward",
+    [NVN_BACKWARD] = "backward",
+    [NVN_OPTIMIZER] = "optimizer.step",
+    [NVN_GROUP_START] = "ncclGroupStart",
+    [NVN_SEND] = "ncclSend",
+    [NVN_RECV] = "ncclRecv",
+    [NVN_GROUP_END] = "ncclGroupEnd",
+};
+#define NVTX_NCCL_DOMAIN 1 /* domainId of the "NCCL" domain (per process, as nsys counts) */
+
+/* A row of NVTX_EVENTS, kept until every row that may start before it exists. */
+struct nvtx_row {
+    int64_t start, end;     /* end INT64_MIN: NULL */
+    uint64_t seq;
+    int64_t global_tid, end_global_tid; /* end_global_tid 0: NULL */
+    int64_t range_id;       /* 0: NULL */
+    int64_t payload;        /* int64Value, INT64_MIN: NULL */
+    int64_t num;            /* the number in the name */
+    uint32_t color;         /* ARGB, 0: NULL */
+    uint8_t event_type, name, category, domain; /* category 0: NULL */
+};
+
+#define NVTX_LEVELS 3 /* step > phase > layer */
+
+/* An open push/pop range and the CUDA calls it still encloses (the current one included). */
+struct nvtx_open {
+    struct nvtx_row row;
+    int64_t left;
+};
+
+struct nvtx_thread {
+    struct nvtx_open stack[NVTX_LEVELS];
+    int depth;
+    int phase;                   /* phase of the open step: 0 forward, 1 backward, 2 optimizer */
+    int64_t phase_len[3];        /* calls per phase of the open step */
+    int64_t steps, phase_items;  /* steps opened; layer ranges opened in the phase */
+    int64_t skip_outer, skip_inner; /* calls still to leave outside a step / a layer range */
+    int64_t last_returned; /* its last CUDA call's end */
+    int64_t last_time;     /* its last NVTX event, or that end if later */
+};
+
+/* A start/end range waiting for its end thread's first CUDA call after `due`. */
+struct nvtx_pending {
+    struct nvtx_row row;
+    int64_t due;
+    size_t end_thread; /* index into gen.threads */
+};
+
+struct nvtx_process {
+    bool named; /* domain and categories created */
+    int64_t next_range_id, next_burst, batches, rows;
+    struct nvtx_pending *pending;
+    size_t npending, pending_capacity;
+};
+
 /* ------------------------------------------------------------------------------------
  * Generator state
  * ---------------------------------------------------------------------------------- */
@@ -2680,7 +2913,7 @@ struct options {
     int64_t sched_cpus, samples_hz; /* 0: off */
     int64_t gpu_metrics_hz;         /* 0: off */
     enum schema schema;
-    bool negative_ts, graph_trace, nvtx_stream_names, osrt, verbose;
+    bool negative_ts, graph_trace, nvtx_stream_names, nvtx, osrt, verbose;
     bool memory_usage, libraries, mpi, openacc, openmp, um_faults, diagnostics, all_tables;
     const char *out;
 };
@@ -2920,6 +3153,18 @@ struct gen {
     int64_t gm_period, gm_t0; /* GPU metrics: sample k covers [t0 + k period, + period) */
     struct gm_bin **gm_bins;  /* per device, per sample: busy time of its engines */
     size_t *gm_nbins;
+    /* --nvtx: own random stream; rows kept in a heap until no earlier one can come */
+    bool nvtx_on;
+    struct rng nvtx_rng;
+    int32_t step_kernel;  /* kernel_defs index the step's call launched, -1: none */
+    int32_t nccl_kernel;  /* kernel_defs index of the NCCL kernel */
+    int64_t nvtx_name_ids[NVN__COUNT]; /* registered strings */
+    struct nvtx_thread *nvtx_threads;  /* per CUDA thread (gen.threads) */
+    struct nvtx_process *nvtx_procs;
+    struct heap nvtx_heap;
+    uint64_t nvtx_seq;
+    int64_t nvtx_rows;
+    unsigned nvtx_flush_countdown;
 };
 
 /* ------------------------------------------------------------------------------------
@@ -3356,6 +3601,9 @@ static void setup_strings(struct gen *g)
     if (g->cpu_on)
         setup_cpu_strings(g);
     setup_feature_strings(g);
+    if (g->opt.nvtx) /* registered strings, last of all */
+        for (size_t i = NVN_FIRST_REGISTERED; i < NVN__COUNT; i++)
+            g->nvtx_name_ids[i] = intern(g, nvtx_names[i]);
 }
 
 /* OS runtime call names, and the symbols and modules of the frames (unresolved frames are
@@ -3643,7 +3891,7 @@ static void write_enums(struct gen *g)
         const struct enum_def *ed = &enum_defs[e];
         if (!(ed->schemas & g->mask))
             continue;
-        if (ed->needs && !(ed->needs & g->features))
+        if (ed->needs && !(ed->needs & (g->features | (g->opt.nvtx ? FEAT_NVTX : 0))))
             continue;
         const struct table_def def = TABLE(ed->table, ed->schemas, enum_cols);
         struct table t = {.def = &def};
@@ -5041,6 +5289,9 @@ static void build_diagnostics(struct gen *g)
                  pr->global_pid);
         diag_row(g, lo + 4 * step, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_INFO,
                  "CUDA injection initialized successfully.", pr->global_pid);
+        if (g->nvtx_on)
+            diag_row(g, lo + 4 * step + step / 2, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_INFO,
+                     "NVTX injection initialized successfully.", pr->global_pid);
         int64_t at = min64(stop - 1, last + rng_range(r, 50000, 300000));
         if (p == 0)
             diag_row(g, at - 1, DIAG_TARGET_TIME, DIAG_INJECTION, DIAG_ERROR,
@@ -5051,8 +5302,13 @@ static void build_diagnostics(struct gen *g)
         at = min64(stop - 1, at + rng_range(r, 1000, 20000));
         snprintf(text, sizeof text, "Number of CUDA events collected: \t%" PRId64 ".", hp->cuda_rows);
         diag_row(g, at, DIAG_HOST_TIME, DIAG_ANALYSIS, DIAG_INFO, text, pr->global_pid);
-        diag_row(g, at + 2000, DIAG_HOST_TIME, DIAG_ANALYSIS, DIAG_WARNING,
-                 "No NVTX events collected. Does the process use NVTX?", pr->global_pid);
+        if (g->nvtx_on) {
+            snprintf(text, sizeof text, "Number of NVTX events collected: \t%" PRId64 ".", g->nvtx_procs[p].rows);
+            diag_row(g, at + 2000, DIAG_HOST_TIME, DIAG_ANALYSIS, DIAG_INFO, text, pr->global_pid);
+        } else {
+            diag_row(g, at + 2000, DIAG_HOST_TIME, DIAG_ANALYSIS, DIAG_WARNING,
+                     "No NVTX events collected. Does the process use NVTX?", pr->global_pid);
+        }
     }
     diag_row(g, stop, DIAG_TARGET_TIME, DIAG_ANALYSIS, DIAG_INFO, "Profiling has stopped.", SESSION_GLOBAL_PID);
     snprintf(text, sizeof text, "Number of IP samples collected: \t%" PRId64 ".", g->sample_rows);
@@ -5073,6 +5329,359 @@ static void finish_further_tables(struct gen *g)
 }
 
 /* ------------------------------------------------------------------------------------
+ * NVTX (--nvtx). Each CUDA thread runs training steps: "step N" (push/pop) around 24-160
+ * of its CUDA calls, split into the phases forward, backward and optimizer.step (registered
+ * strings, with categories), which hold layer ranges of 1-8 calls with a few calls left
+ * bare between them. Pushes lie in the host time just before a call, pops just after one,
+ * so ranges enclose whole calls and nest. NCCL kernel launches get the NCCL domain's
+ * ranges. Per process, start/end ranges (bursts of 1-3, about four a second) end on the
+ * first call after their duration, sometimes on another thread, and marks follow some
+ * steps. All of this draws from nvtx_rng only, after the call is generated.
+ * ---------------------------------------------------------------------------------- */
+
+#define NVTX_PUSH_WINDOW 4000 /* pushes lie at most this long before the call */
+#define NVTX_POP_WINDOW 2000  /* pops at most this long after it */
+#define NVTX_FLUSH_EVERY 64   /* steps between two flushes of the row heap */
+
+static bool nvtx_less(const void *a, const void *b)
+{
+    const struct nvtx_row *x = a, *y = b;
+    return x->start != y->start ? x->start < y->start : x->seq < y->seq;
+}
+
+static void setup_nvtx(struct gen *g)
+{
+    g->nvtx_on = g->opt.nvtx;
+    g->step_kernel = -1;
+    if (!g->nvtx_on)
+        return;
+    g->nvtx_rng.state = g->opt.seed ^ UINT64_C(0x428A2F98D728AE22);
+    g->nccl_kernel = -1;
+    for (size_t k = 0; k < ARRAY_LEN(kernel_defs); k++)
+        if (strncmp(kernel_defs[k].short_name, "nccl", 4) == 0)
+            g->nccl_kernel = (int32_t)k;
+    g->nvtx_threads = xcalloc(g->nthreads, sizeof *g->nvtx_threads);
+    for (size_t i = 0; i < g->nthreads; i++)
+        g->nvtx_threads[i].last_returned = g->nvtx_threads[i].last_time = INT64_MIN;
+    g->nvtx_procs = xcalloc((size_t)g->opt.processes, sizeof *g->nvtx_procs);
+    for (size_t p = 0; p < (size_t)g->opt.processes; p++) {
+        g->nvtx_procs[p].next_range_id = 1;
+        g->nvtx_procs[p].next_burst = INT64_MIN;
+    }
+    heap_init(&g->nvtx_heap, sizeof(struct nvtx_row), nvtx_less);
+    g->nvtx_flush_countdown = NVTX_FLUSH_EVERY;
+}
+
+/* A new row of process p's thread global_tid; it counts towards -n now. */
+static struct nvtx_row nvtx_new(struct gen *g, size_t p, uint8_t type, uint8_t name, int64_t global_tid)
+{
+    g->rows_planned++;
+    g->nvtx_rows++;
+    g->nvtx_procs[p].rows++;
+    return (struct nvtx_row){.end = INT64_MIN, .global_tid = global_tid, .payload = INT64_MIN,
+                             .event_type = type, .name = name};
+}
+
+/* The row is complete: into the heap. */
+static void nvtx_done(struct gen *g, struct nvtx_row *x)
+{
+    x->seq = g->nvtx_seq++;
+    g->max_end = max64(g->max_end, x->end != INT64_MIN ? x->end : x->start);
+    heap_push(&g->nvtx_heap, x);
+}
+
+static void write_nvtx_row(struct gen *g, const struct nvtx_row *x)
+{
+    char text[64];
+    struct value *v = row_begin(g, T_NVTX_EVENTS);
+    v[NX_START] = vint(x->start);
+    if (x->end != INT64_MIN)
+        v[NX_END] = vint(x->end);
+    v[NX_EVENT_TYPE] = vint(x->event_type);
+    if (x->range_id)
+        v[NX_RANGE_ID] = vint(x->range_id);
+    if (x->category)
+        v[NX_CATEGORY] = vint(x->category);
+    if (x->color)
+        v[NX_COLOR] = vint(x->color);
+    if (x->name >= NVN_FIRST_REGISTERED) {
+        v[NX_TEXT_ID] = vint(g->nvtx_name_ids[x->name]);
+    } else {
+        snprintf(text, sizeof text, nvtx_names[x->name], x->num);
+        v[NX_TEXT] = vtext(text);
+    }
+    v[NX_GLOBAL_TID] = vint(x->global_tid);
+    if (x->end_global_tid)
+        v[NX_END_GLOBAL_TID] = vint(x->end_global_tid);
+    v[NX_DOMAIN_ID] = vint(x->domain);
+    if (x->payload != INT64_MIN)
+        v[NX_INT64] = vint(x->payload);
+    row_end(g, T_NVTX_EVENTS);
+}
+
+/* Writes the rows that start before `floor`: no row still to come or still open does. */
+static void nvtx_flush(struct gen *g, int64_t floor)
+{
+    struct nvtx_row x;
+    while (g->nvtx_heap.count && ((const struct nvtx_row *)heap_at(&g->nvtx_heap, 0))->start < floor) {
+        heap_pop(&g->nvtx_heap, &x);
+        write_nvtx_row(g, &x);
+    }
+}
+
+/* Time k of n, strictly increasing, strictly inside (a, b); needs b - a > n. */
+static int64_t nvtx_slot(int64_t a, int64_t b, int k, int n)
+{
+    return a + (int64_t)(k + 1) * (b - a) / (n + 1);
+}
+
+/* Opens the ranges the thread's next call starts (their starts are set by the caller). */
+static void nvtx_plan(struct gen *g, const struct thread *t, struct nvtx_thread *nt)
+{
+    static const uint32_t phase_colors[3] = {0xFF22AA22, 0xFFAA2222, 0xFFAAAA22};
+    static const uint8_t fwd[3] = {NVN_NORM, NVN_ATTN, NVN_MLP}, bwd[3] = {NVN_MLP_BWD, NVN_ATTN_BWD, NVN_NORM_BWD},
+                         opt[3] = {NVN_CLIP, NVN_ADAMW, NVN_ZERO_GRAD};
+    struct rng *r = &g->nvtx_rng;
+    if (nt->depth == 0) {
+        if (nt->skip_outer > 0) { /* a call between two steps */
+            nt->skip_outer--;
+            return;
+        }
+        int64_t n = rng_range(r, 24, 160);
+        nt->phase_len[0] = max64(1, n * rng_range(r, 30, 40) / 100);
+        nt->phase_len[2] = max64(1, n * rng_range(r, 8, 15) / 100);
+        nt->phase_len[1] = n - nt->phase_len[0] - nt->phase_len[2];
+        nt->phase = 0;
+        struct nvtx_open *o = &nt->stack[nt->depth++];
+        o->row = nvtx_new(g, t->process, NVTX_PUSH_POP, NVN_STEP, t->global_tid);
+        o->row.num = o->row.payload = nt->steps++;
+        o->row.color = 0xFF3366CC;
+        o->left = n;
+    }
+    if (nt->depth == 1) {
+        struct nvtx_open *o = &nt->stack[nt->depth++];
+        o->row = nvtx_new(g, t->process, NVTX_PUSH_POP, (uint8_t)(NVN_FORWARD + nt->phase), t->global_tid);
+        o->row.category = (uint8_t)(1 + nt->phase);
+        o->row.color = phase_colors[nt->phase];
+        o->left = nt->phase_len[nt->phase];
+        nt->phase_items = 0;
+        nt->skip_inner = 0;
+    }
+    if (nt->depth == 2) {
+        if (nt->skip_inner > 0) {
+            nt->skip_inner--;
+        } else if (rng_percent(r, 75)) {
+            int64_t j = nt->phase_items++;
+            uint8_t name = nt->phase == 0 ? (j == 0 ? NVN_EMBEDDING : fwd[(j - 1) % 3])
+                           : nt->phase == 1 ? bwd[j % 3] : opt[j % 3];
+            struct nvtx_open *o = &nt->stack[nt->depth++];
+            o->row = nvtx_new(g, t->process, NVTX_PUSH_POP, name, t->global_tid);
+            o->row.num = nt->phase == 0 ? (j - 1) / 3 % 32 : 31 - j / 3 % 32;
+            o->left = min64(rng_range(r, 1, 8), nt->stack[1].left);
+        } else {
+            nt->skip_inner = rng_range(r, 0, 2); /* this call and up to two more stay bare */
+        }
+    }
+}
+
+static void nvtx_pending_add(struct nvtx_process *np, const struct nvtx_pending *pe)
+{
+    if (np->npending == np->pending_capacity) {
+        np->pending_capacity = np->pending_capacity ? 2 * np->pending_capacity : 8;
+        np->pending = xrealloc(np->pending, np->pending_capacity * sizeof *np->pending);
+    }
+    np->pending[np->npending++] = *pe;
+}
+
+/* Ends pending start/end range i of np at `at` on thread et. */
+static void nvtx_pending_end(struct gen *g, struct nvtx_process *np, size_t i, int64_t at)
+{
+    struct nvtx_pending *pe = &np->pending[i];
+    pe->row.end = at;
+    int64_t tid = g->threads[pe->end_thread].global_tid;
+    if (tid != pe->row.global_tid)
+        pe->row.end_global_tid = tid;
+    nvtx_done(g, &pe->row);
+    np->pending[i] = np->pending[--np->npending];
+}
+
+/* After a step of t: its call(s) ran from `start` to `returned`, and nothing else of its own
+ * happens before gap_end. */
+static void nvtx_step(struct gen *g, const struct thread *t, int64_t start, int64_t returned, int64_t gap_end)
+{
+    size_t ti = (size_t)(t - g->threads);
+    struct nvtx_thread *nt = &g->nvtx_threads[ti];
+    struct nvtx_process *np = &g->nvtx_procs[t->process];
+    struct rng *r = &g->nvtx_rng;
+
+    /* Before the call: naming rows, start/end ranges, pushes (outer first), NCCL. */
+    int64_t pw = nt->last_returned == INT64_MIN ? NVTX_PUSH_WINDOW / 2
+                                                : min64((start - nt->last_returned) / 3, NVTX_PUSH_WINDOW);
+    if (start >= 0 && start - pw < 0)
+        pw = start / 2; /* nothing before 0 unless the CUDA rows are */
+    int64_t a = max64(start - pw, nt->last_time);
+    int first_new = nt->depth;
+    nvtx_plan(g, t, nt);
+    int npush = nt->depth - first_new;
+    bool naming = !np->named;
+    if (np->next_burst == INT64_MIN)
+        np->next_burst = start + rng_range(r, 100000, 2000000);
+    int burst = start >= np->next_burst ? (int)rng_range(r, 1, 3) : 0;
+    bool nccl = g->step_kernel >= 0 && g->step_kernel == g->nccl_kernel;
+    bool group = nccl && start - a > 1500 && rng_percent(r, 25); /* else a lone ncclSend */
+    int n = (naming ? 4 : 0) + burst + npush + (group ? 7 : nccl ? 1 : 0);
+    if (start - a <= n) {
+        burst = 0; /* later */
+        n = (naming ? 4 : 0) + npush + (nccl ? 1 : 0);
+        group = false;
+        if (start - a <= n)
+            die("internal error: no room for NVTX events before a call at %" PRId64, start);
+    }
+    int k = 0;
+    if (naming) {
+        np->named = true;
+        struct nvtx_row x = nvtx_new(g, t->process, NVTX_DOMAIN_CREATE, NVN_NCCL_DOMAIN, t->global_tid);
+        x.start = nvtx_slot(a, start, k++, n);
+        x.domain = NVTX_NCCL_DOMAIN;
+        nvtx_done(g, &x);
+        for (int c = 0; c < 3; c++) {
+            x = nvtx_new(g, t->process, NVTX_CATEGORY, (uint8_t)(NVN_CAT_FORWARD + c), t->global_tid);
+            x.start = nvtx_slot(a, start, k++, n);
+            x.category = (uint8_t)(1 + c);
+            nvtx_done(g, &x);
+        }
+    }
+    if (burst) {
+        np->next_burst = start + rng_range(r, 80000000, 400000000);
+        for (int b = 0; b < burst; b++) {
+            static const uint8_t names[3] = {NVN_PREFETCH, NVN_H2D, NVN_SAVE};
+            struct nvtx_pending pe = {.row = nvtx_new(g, t->process, NVTX_START_END, names[b], t->global_tid),
+                                      .end_thread = ti};
+            pe.row.start = nvtx_slot(a, start, k++, n);
+            pe.row.range_id = np->next_range_id++;
+            if (b == 0)
+                pe.row.payload = np->batches++;
+            pe.due = pe.row.start + (b == 0   ? rng_log_range(r, 200000, 80000000)
+                                     : b == 1 ? rng_log_range(r, 50000, 20000000)
+                                              : rng_log_range(r, 20000000, 250000000));
+            if (g->opt.threads > 1 && rng_percent(r, 30)) /* handed to another thread to end */
+                pe.end_thread = ti - (size_t)t->index_in_process +
+                                (size_t)((t->index_in_process + rng_range(r, 1, g->opt.threads - 1)) % g->opt.threads);
+            nvtx_pending_add(np, &pe);
+        }
+    }
+    for (int i = first_new; i < nt->depth; i++)
+        nt->stack[i].row.start = nvtx_slot(a, start, k++, n);
+    struct nvtx_row wrap = {0};
+    if (nccl) {
+        if (group) {
+            static const uint8_t seq[3] = {NVN_GROUP_START, NVN_SEND, NVN_RECV};
+            for (int i = 0; i < 3; i++) {
+                struct nvtx_row x = nvtx_new(g, t->process, NVTX_PUSH_POP, seq[i], t->global_tid);
+                x.domain = NVTX_NCCL_DOMAIN;
+                x.start = nvtx_slot(a, start, k++, n);
+                x.end = nvtx_slot(a, start, k++, n);
+                nvtx_done(g, &x);
+            }
+        }
+        wrap = nvtx_new(g, t->process, NVTX_PUSH_POP, group ? NVN_GROUP_END : NVN_SEND, t->global_tid);
+        wrap.domain = NVTX_NCCL_DOMAIN;
+        wrap.start = nvtx_slot(a, start, k++, n);
+    }
+
+    /* After the call: NCCL, pops (inner first), a mark after some steps, due start/end ends. */
+    struct nvtx_open popped[NVTX_LEVELS];
+    int npop = 0;
+    for (int i = 0; i < nt->depth; i++)
+        nt->stack[i].left--;
+    bool step_done = false;
+    while (nt->depth > 0 && nt->stack[nt->depth - 1].left == 0) {
+        popped[npop++] = nt->stack[--nt->depth];
+        if (nt->depth == 1) {
+            nt->phase++;
+        } else if (nt->depth == 0) {
+            nt->skip_outer = rng_percent(r, 60) ? 0 : rng_range(r, 1, 6);
+            step_done = true;
+        }
+    }
+    int mark = -1;
+    if (step_done && rng_percent(r, 25)) {
+        static const int weights[3] = {60, 25, 15};
+        mark = NVN_LR_STEP + (int)rng_weighted(r, weights, 3);
+    }
+    int64_t b = returned + 1 + min64((gap_end - returned) / 3, NVTX_POP_WINDOW);
+    int fixed = (nccl ? 1 : 0) + npop + (mark >= 0 ? 1 : 0);
+    size_t ends[16];
+    int nend = 0;
+    for (size_t i = 0; i < np->npending && nend < (int)ARRAY_LEN(ends); i++)
+        if (np->pending[i].end_thread == ti && np->pending[i].due < b && b - returned > fixed + nend + 1)
+            ends[nend++] = i;
+    n = fixed + nend;
+    if (n > 0 && b - returned <= n)
+        die("internal error: no room for NVTX events after a call at %" PRId64, returned);
+    k = 0;
+    if (nccl) {
+        wrap.end = nvtx_slot(returned, b, k++, n);
+        nvtx_done(g, &wrap);
+    }
+    for (int i = 0; i < npop; i++) {
+        popped[i].row.end = nvtx_slot(returned, b, k++, n);
+        nvtx_done(g, &popped[i].row);
+    }
+    if (mark >= 0) {
+        struct nvtx_row x = nvtx_new(g, t->process, NVTX_MARK, (uint8_t)mark, t->global_tid);
+        x.start = nvtx_slot(returned, b, k++, n);
+        nvtx_done(g, &x);
+    }
+    int64_t last = k > 0 ? nvtx_slot(returned, b, k - 1, n) : INT64_MIN;
+    for (int i = nend - 1; i >= 0; i--) /* from the back: removal moves the last entry */
+        nvtx_pending_end(g, np, ends[i], last = nvtx_slot(returned, b, k++, n));
+    nt->last_returned = returned;
+    nt->last_time = last != INT64_MIN ? last : returned;
+
+    /* Every row still to come starts after start - NVTX_PUSH_WINDOW, or is open now. */
+    if (--g->nvtx_flush_countdown == 0) {
+        g->nvtx_flush_countdown = NVTX_FLUSH_EVERY;
+        int64_t floor = start - NVTX_PUSH_WINDOW - 1;
+        for (size_t i = 0; i < g->nthreads; i++)
+            if (g->nvtx_threads[i].depth > 0)
+                floor = min64(floor, g->nvtx_threads[i].stack[0].row.start);
+        for (size_t p = 0; p < (size_t)g->opt.processes; p++)
+            for (size_t i = 0; i < g->nvtx_procs[p].npending; i++)
+                floor = min64(floor, g->nvtx_procs[p].pending[i].row.start);
+        nvtx_flush(g, floor);
+    }
+}
+
+/* After the simulation: every thread pops what it still has open, right after its last
+ * NVTX event; start/end ranges still running end on their end thread after that. */
+static void nvtx_finish(struct gen *g)
+{
+    if (!g->nvtx_on)
+        return;
+    struct rng *r = &g->nvtx_rng;
+    for (size_t i = 0; i < g->nthreads; i++) {
+        struct nvtx_thread *nt = &g->nvtx_threads[i];
+        while (nt->depth > 0) {
+            struct nvtx_open *o = &nt->stack[--nt->depth];
+            nt->last_time = max64(nt->last_time, o->row.start) + rng_range(r, 50, 400);
+            o->row.end = nt->last_time;
+            nvtx_done(g, &o->row);
+        }
+    }
+    for (size_t p = 0; p < (size_t)g->opt.processes; p++) {
+        struct nvtx_process *np = &g->nvtx_procs[p];
+        while (np->npending > 0) {
+            struct nvtx_pending *pe = &np->pending[np->npending - 1];
+            struct nvtx_thread *nt = &g->nvtx_threads[pe->end_thread];
+            nt->last_time = max64(nt->last_time, pe->row.start) + rng_range(r, 50, 400);
+            nvtx_pending_end(g, np, np->npending - 1, nt->last_time);
+        }
+    }
+    nvtx_flush(g, INT64_MAX);
+}
+
+/* ------------------------------------------------------------------------------------
  * Workload simulation
  * ---------------------------------------------------------------------------------- */
 
@@ -5089,6 +5698,7 @@ static struct call call_begin(struct gen *g, const struct thread *t, enum api_id
     const struct api_def *a = &api_defs[api];
     struct call c = {.api = api, .start = t->free_at};
     g->step_api = api;
+    g->step_kernel = -1;
     c.end = c.start + rng_range(&g->rng, a->min_ns, a->max_ns);
     c.correlation_id = next_correlation_id(g, &g->processes[t->process]);
     return c;
@@ -5183,6 +5793,7 @@ static int64_t issue_kernel(struct gen *g, struct thread *t)
 
     struct stream *s = pick_stream(g, t);
     struct call c = call_begin(g, t, kd->launch);
+    g->step_kernel = (int32_t)k;
     int64_t duration = rng_log_range(&g->rng, kd->min_ns, kd->max_ns);
     g->kernels++;
     int64_t start = stream_schedule(g, s, call_submit_time(g, &c), duration, true);
@@ -6252,6 +6863,8 @@ static void simulate(struct gen *g)
             t->free_at = cpu_step(g, t, step_start, returned, t->free_at);
         if (g->host_on)
             host_step_end(g, t, gap_end);
+        if (g->nvtx_on)
+            nvtx_step(g, t, step_start, returned, gap_end);
         heap_push(&g->ready_threads, &(struct thread_key){t->free_at, key.index});
     }
     if (g->cpu_on)
@@ -6286,6 +6899,7 @@ static const struct opt_def opt_defs[] = {
     {0, "graphs", OPT_INT, offsetof(struct options, graphs), 0, 10000},
     {0, "graph-trace", OPT_FLAG, offsetof(struct options, graph_trace), 0, 0},
     {0, "nvtx-stream-names", OPT_FLAG, offsetof(struct options, nvtx_stream_names), 0, 0},
+    {0, "nvtx", OPT_FLAG, offsetof(struct options, nvtx), 0, 0},
     {0, "osrt", OPT_FLAG, offsetof(struct options, osrt), 0, 0},
     {0, "sched", OPT_INT, offsetof(struct options, sched_cpus), 1, 256},
     {0, "samples", OPT_INT, offsetof(struct options, samples_hz), 1, 100000},
@@ -6401,6 +7015,10 @@ static struct options parse_options(int argc, char **argv)
         die("--graph-trace needs --graphs N with N > 0");
     if (o.nvtx_stream_names && o.schema == SCHEMA_LEGACY)
         die("--nvtx-stream-names needs --schema modern or 2022");
+    /* 2020.3 exports have NVTX_EVENTS too (the 3.0.0 columns), but not offered there, like the
+     * further tables. */
+    if (o.nvtx && o.schema == SCHEMA_LEGACY)
+        die("--nvtx needs --schema modern or 2022");
     /* No 2020.3 export at hand has scheduling or sampling tables to copy their shape from. */
     if (o.sched_cpus && o.schema == SCHEMA_LEGACY)
         die("--sched needs --schema modern or 2022");
@@ -6481,6 +7099,9 @@ static void report(const struct gen *g, double seconds)
                 100.0 * (double)g->osrt_rows / n, 100.0 * (double)g->sched_rows / n,
                 100.0 * (double)g->sample_rows / n, g->ncpus);
     }
+    if (g->nvtx_on)
+        fprintf(stderr, "  NVTX %.1f%% of event rows\n",
+                100.0 * (double)g->nvtx_rows / (double)(g->rows_planned ? g->rows_planned : 1));
 }
 
 static void gen_free(struct gen *g)
@@ -6511,6 +7132,13 @@ static void gen_free(struct gen *g)
         free(g->gm_bins[d]);
     free(g->gm_bins);
     free(g->gm_nbins);
+    if (g->nvtx_on) {
+        for (size_t p = 0; p < (size_t)g->opt.processes; p++)
+            free(g->nvtx_procs[p].pending);
+        free(g->nvtx_procs);
+        free(g->nvtx_threads);
+        heap_free(&g->nvtx_heap);
+    }
 }
 
 int main(int argc, char **argv)
@@ -6527,6 +7155,7 @@ int main(int argc, char **argv)
     setup_topology(&g);
     setup_cpu_config(&g);
     setup_features(&g);
+    setup_nvtx(&g);
     setup_strings(&g);
     write_string_ids(&g);
     write_metadata(&g);
@@ -6541,6 +7170,7 @@ int main(int argc, char **argv)
     if (g.mask & S_NEW)
         write_enums(&g);
     simulate(&g);
+    nvtx_finish(&g);
     finish_further_tables(&g);
     write_analysis_details(&g);
     close_output(&g);
