@@ -25,7 +25,7 @@
 #include "sources/source.h"
 
 /* Internal status: a table read as stored broke its order, and the
- * conversion starts again with it sorted by SQLite (see convert_tables). */
+ * conversion starts again with it sorted by SQLite (see convert). */
 #define CONVERT_AGAIN 100
 
 /* An open source: its cursor and the row it is positioned on. */
@@ -86,7 +86,7 @@ typedef struct report {
     const nsysp_options *opt;
     nsysp_result *res;       /* shared: stats of all reports go there */
     buf *err;                /* shared */
-    bool *sort_in_sql;       /* per source: found out of order as stored */
+    bool sort_in_sql[NSYSP_MAX_SOURCES]; /* per source: found out of order as stored */
     nsys_db *db;
     nsys_strings strings;
     nsys_meta meta;
@@ -110,7 +110,6 @@ typedef struct conversion {
     pw_writer *writer;
     report *reports;
     size_t n_reports;
-    bool (*sort_in_sql)[NSYSP_MAX_SOURCES]; /* per report, kept across attempts */
 } conversion;
 
 /* Whether the options' source list (if any) names src. */
@@ -136,7 +135,9 @@ static int open_feeds(report *r)
         memset(st, 0, sizeof *st);
         st->name = src->name;
         st->table = src->table->name;
-        f->as_stored = nsys_table_checkable_order(src->table) && !r->sort_in_sql[i];
+        /* As stored unless found out of order, here or by an earlier pass. */
+        f->as_stored = nsys_table_checkable_order(src->table) && !r->sort_in_sql[i] &&
+                       nsys_table_known_order(r->db, src->table) != 0;
         status = f->as_stored ? nsys_cursor_open_stored(r->db, src->table, &f->cursor, r->err)
                               : nsys_cursor_open(r->db, src->table, &f->cursor, r->err);
         if (status != NSYSP_OK)
@@ -312,6 +313,8 @@ static int64_t report_end(report *r)
 /* NVTX ranges onto the GPU (nsys_nvtx_gpu.h), over the GPU work only. */
 static int project_nvtx(report *r)
 {
+    if (!source_selected(r->opt, &SOURCE_NVTX_GPU))
+        return NSYSP_OK;
     const char *tables[NSYSP_MAX_SOURCES];
     size_t n = tables_of(r->opt, tables, true, false);
     return nsys_nvtx_gpu_build(r->db, SOURCE_CUDA_API.table->name, tables, n,
@@ -412,13 +415,42 @@ static int open_report(report *r)
     r->c.report_end = report_end(r);
     if ((status = project_nvtx(r)) != NSYSP_OK)
         return status;
+    nsys_db_each_table(r->db, note_unread_table, r);
+    return NSYSP_OK;
+}
+
+/* Opens the readers of a report's events and primes its feeds. */
+static int start_events(report *r)
+{
     r->c.callchains = nsys_callchains_open(r->db);
     r->c.links = nsys_links_open(r->db);
-    if ((status = open_feeds(r)) != NSYSP_OK)
-        return status;
-    nsys_db_each_table(r->db, note_unread_table, r);
+    int status = open_feeds(r);
     r->first_start = first_start(r);
-    return NSYSP_OK;
+    return status;
+}
+
+/* Closes what start_events and convert_report opened; counts its tracks
+ * and flows into res. */
+static void stop_events(report *r, nsysp_result *res)
+{
+    close_feeds(r);
+    if (r->model_ready) {
+        res->tracks += r->c.model.tracks.written;
+        res->flows += r->c.flows.linked;
+        model_free(&r->c.model);
+        flows_free(&r->c.flows);
+        pairmap_free(&r->c.memory_in_use);
+        pairmap_free(&r->c.allocations);
+        pairmap_free(&r->c.metric_tracks);
+    }
+    pairmap_free(&r->c.shared_chains);
+    nsys_callchains_close(r->c.callchains);
+    nsys_links_close(r->c.links);
+    buf_free(&r->c.scratch);
+    int64_t end = r->c.report_end;
+    memset(&r->c, 0, sizeof r->c);
+    r->c.report_end = end;
+    r->model_ready = false;
 }
 
 /* What tells merged reports apart: the host that captured it, else the
@@ -499,25 +531,16 @@ static void find_unsorted_tables(conversion *cv)
     }
 }
 
-static int convert(conversion *cv, const char *const *inputs)
+/* Opens the output and writes every report's events. */
+static int write_events(conversion *cv)
 {
-    int status = compile_filters(cv);
+    int status = NSYSP_OK;
     for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++)
-        status = check_output_is_not_input(cv, inputs[i]);
-    for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
-        report *r = &cv->reports[i];
-        r->input = inputs[i];
-        r->opt = cv->opt;
-        r->res = cv->res;
-        r->err = &cv->err;
-        r->sort_in_sql = cv->sort_in_sql[i];
-        status = open_report(r);
-    }
+        status = start_events(&cv->reports[i]);
     if (status != NSYSP_OK)
         return status;
     int64_t shift = align_reports(cv);
     cv->res->time_shift_ns = shift;
-
     pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level, &cv->err);
     if (!out)
         return NSYSP_ERR_OUTPUT;
@@ -530,22 +553,47 @@ static int convert(conversion *cv, const char *const *inputs)
     return status;
 }
 
+/* Drops what an attempt wrote, keeping what was read before it. */
+static void discard_events(conversion *cv)
+{
+    for (size_t i = 0; i < cv->n_reports; i++)
+        stop_events(&cv->reports[i], cv->res);
+    if (cv->writer) {
+        pw_output_totals ignored;
+        pw_writer_finish(cv->writer, false, &cv->err, &ignored);
+        cv->writer = NULL;
+    }
+    cv->res->n_sources = 0;
+    cv->res->tracks = cv->res->flows = 0;
+}
+
+static int convert(conversion *cv, const char *const *inputs)
+{
+    int status = compile_filters(cv);
+    for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++)
+        status = check_output_is_not_input(cv, inputs[i]);
+    for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
+        report *r = &cv->reports[i];
+        r->input = inputs[i];
+        r->opt = cv->opt;
+        r->res = cv->res;
+        r->err = &cv->err;
+        status = open_report(r);
+    }
+    /* Each attempt that finds tables out of order sorts at least one more,
+     * so this ends; usually after one attempt, at most after two. The
+     * reports' names, links and projections are kept between attempts. */
+    while (status == NSYSP_OK && (status = write_events(cv)) == CONVERT_AGAIN) {
+        find_unsorted_tables(cv);
+        discard_events(cv);
+        status = NSYSP_OK;
+    }
+    return status;
+}
+
 static void free_report(report *r, nsysp_result *res)
 {
-    close_feeds(r);
-    if (r->model_ready) {
-        res->tracks += r->c.model.tracks.written;
-        res->flows += r->c.flows.linked;
-        model_free(&r->c.model);
-        flows_free(&r->c.flows);
-        pairmap_free(&r->c.memory_in_use);
-        pairmap_free(&r->c.allocations);
-        pairmap_free(&r->c.metric_tracks);
-    }
-    pairmap_free(&r->c.shared_chains);
-    nsys_callchains_close(r->c.callchains);
-    nsys_links_close(r->c.links);
-    buf_free(&r->c.scratch);
+    stop_events(r, res);
     if (r->meta_loaded) {
         nsys_meta_free(&r->meta);
         nsys_enums_free(&r->enums);
@@ -582,13 +630,20 @@ static int finish(conversion *cv, int status)
     return status;
 }
 
-/* One attempt at the whole conversion; CONVERT_AGAIN when a table read as
- * stored was out of order (sort_in_sql then says which to sort). */
-static int attempt(const char *const *inputs, size_t n_inputs, const nsysp_options *opt,
-                   nsysp_result *result, bool (*sort_in_sql)[NSYSP_MAX_SOURCES])
+nsysp_status nsysp_convert_many(const char *const *inputs, size_t n_inputs,
+                                const nsysp_options *opt, nsysp_result *result)
 {
+    nsysp_options defaults;
+    nsysp_result scratch;
+    if (!opt) {
+        nsysp_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (!result)
+        result = &scratch;
     memset(result, 0, sizeof *result);
-    conversion cv = {.opt = opt, .res = result, .sort_in_sql = sort_in_sql};
+
+    conversion cv = {.opt = opt, .res = result};
     int status = NSYSP_OK;
     if (n_inputs == 0) {
         buf_printf(&cv.err, "no input report");
@@ -604,30 +659,7 @@ static int attempt(const char *const *inputs, size_t n_inputs, const nsysp_optio
     cv.n_reports = n_inputs;
     if (status == NSYSP_OK)
         status = convert(&cv, inputs);
-    if (status == CONVERT_AGAIN)
-        find_unsorted_tables(&cv);
-    int final = finish(&cv, status);
-    return status == CONVERT_AGAIN ? CONVERT_AGAIN : final;
-}
-
-nsysp_status nsysp_convert_many(const char *const *inputs, size_t n_inputs,
-                                const nsysp_options *opt, nsysp_result *result)
-{
-    nsysp_options defaults;
-    nsysp_result scratch;
-    if (!opt) {
-        nsysp_options_init(&defaults);
-        opt = &defaults;
-    }
-    if (!result)
-        result = &scratch;
-    /* Each attempt that finds tables out of order sorts at least one more,
-     * so this ends; usually after one attempt, at most after two. */
-    bool(*sort_in_sql)[NSYSP_MAX_SOURCES] = xcalloc(n_inputs ? n_inputs : 1, sizeof *sort_in_sql);
-    int status;
-    while ((status = attempt(inputs, n_inputs, opt, result, sort_in_sql)) == CONVERT_AGAIN)
-        ;
-    free(sort_in_sql);
+    status = finish(&cv, status);
     return (nsysp_status)status;
 }
 

@@ -129,16 +129,20 @@ static int stored_by_id(nsys_callchains *cc, chain_table *t, buf *err, int *stat
     return ordered;
 }
 
-/* Switches a table to its indexed copy, made now. */
+/* Switches a table to its indexed copy, made now unless an earlier reader
+ * of the report made it. */
 static int use_index(nsys_callchains *cc, chain_table *t, buf *err, int *status)
 {
     buf sql = {0};
-    buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", t->temp_name + 5);
-    frame_columns(cc->db, t->name, &sql);
-    buf_printf(&sql, " FROM %s; CREATE INDEX %s_by_id ON %s(id);", t->name, t->temp_name,
-               t->temp_name + 5);
-    *status = nsys_db_create(cc->db, t->temp_name, buf_cstr(&sql), err);
-    buf_clear(&sql);
+    *status = NSYSP_OK;
+    if (!nsys_db_has_table(cc->db, t->temp_name)) {
+        buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", t->temp_name + 5);
+        frame_columns(cc->db, t->name, &sql);
+        buf_printf(&sql, " FROM %s; CREATE INDEX %s_by_id ON %s(id);", t->name, t->temp_name,
+                   t->temp_name + 5);
+        *status = nsys_db_create(cc->db, t->temp_name, buf_cstr(&sql), err);
+        buf_clear(&sql);
+    }
     if (*status == NSYSP_OK) {
         buf_printf(&sql, "SELECT * FROM %s WHERE id = ?1", t->temp_name);
         prepare(cc, buf_cstr(&sql), &t->lookup, t->name, err, status);

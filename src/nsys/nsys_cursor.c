@@ -182,10 +182,42 @@ int nsys_cursor_open_stored(nsys_db *db, const nsys_table *t, nsys_cursor **out,
     return open_cursor(db, t, nsys_table_checkable_order(t), out, err);
 }
 
+/* Where the order of table t as stored is remembered: 0 unknown, 1 in
+ * order, 2 not (the same for every table with its name, `by` and where). */
+static uint64_t *known_order(nsys_db *db, const nsys_table *t)
+{
+    buf key = {0};
+    buf_printf(&key, "order%c%s%c%s%c%s", 0, t->name, 0, t->order.by, 0, t->where ? t->where : "");
+    uint64_t *known = nsys_db_fact(db, key.data, key.len);
+    buf_free(&key);
+    return known;
+}
+
+int nsys_table_known_order(nsys_db *db, const nsys_table *t)
+{
+    if (!nsys_table_checkable_order(t))
+        return 0;
+    uint64_t known = *known_order(db, t);
+    return known == 0 ? -1 : known == 1;
+}
+
+static int scan_order(nsys_db *db, const nsys_table *t);
+
 int nsys_table_stored_in_order(nsys_db *db, const nsys_table *t)
 {
     if (!nsys_table_checkable_order(t))
         return 0;
+    uint64_t *known = known_order(db, t);
+    if (*known)
+        return *known == 1;
+    int in_order = scan_order(db, t);
+    if (in_order >= 0)
+        *known_order(db, t) = in_order ? 1 : 2;
+    return in_order;
+}
+
+static int scan_order(nsys_db *db, const nsys_table *t)
+{
     buf sql = {0};
     buf_append_str(&sql, "SELECT ");
     quote_ident(&sql, t->order.by);

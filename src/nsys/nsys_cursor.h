@@ -90,8 +90,13 @@ int nsys_cursor_open_stored(nsys_db *db, const nsys_table *table, nsys_cursor **
 #define NSYS_CURSOR_OUT_OF_ORDER (-2)
 
 /* Whether the rows of a table with a checkable order are stored in that
- * order: 1 yes, 0 no, -1 on a read error. Reads the order's columns only. */
+ * order: 1 yes, 0 no, -1 on a read error. Reads the order's `by` column
+ * once per report; the answer is remembered. */
 int nsys_table_stored_in_order(nsys_db *db, const nsys_table *table);
+
+/* What nsys_table_stored_in_order found so far: 1, 0, or -1 when the table
+ * was not looked at. */
+int nsys_table_known_order(nsys_db *db, const nsys_table *table);
 
 /* Reads the next row into row. Returns 1 for a row, 0 at the end, -1 on a
  * read error (message in err, status in *status), or

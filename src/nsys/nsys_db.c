@@ -17,6 +17,7 @@ struct nsys_db {
     char *path;
     hmap tables;        /* table name -> 1 */
     hmap columns;       /* "table\0column" -> 1 (present) or 2 (absent) */
+    hmap facts;         /* see nsys_db_fact */
     nsys_meta_form meta_form;
     hmap meta;          /* metadata key -> index into meta_values */
     char **meta_values;
@@ -243,6 +244,7 @@ void nsys_db_close(nsys_db *db)
     sqlite3_close(db->sql);
     hmap_free(&db->tables);
     hmap_free(&db->columns);
+    hmap_free(&db->facts);
     hmap_free(&db->meta);
     for (size_t i = 0; i < db->n_meta; i++)
         free(db->meta_values[i]);
@@ -348,4 +350,9 @@ const char *nsys_db_meta(const nsys_db *db, const char *key)
 const char *nsys_db_schema_version(const nsys_db *db)
 {
     return db->version;
+}
+
+uint64_t *nsys_db_fact(nsys_db *db, const void *key, size_t key_len)
+{
+    return hmap_upsert(&db->facts, key, key_len, NULL);
 }

@@ -39,6 +39,9 @@ void nsys_db_each_table(const nsys_db *db, void (*fn)(void *ctx, const char *tab
  * it, so cursors may use it. Returns an nsysp_status. */
 int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err);
 bool nsys_db_has_column(nsys_db *db, const char *table, const char *column);
+/* A value remembered about the report under key (0 until set), so that
+ * what one pass learned by reading (a table's order) serves the next. */
+uint64_t *nsys_db_fact(nsys_db *db, const void *key, size_t key_len);
 
 nsys_meta_form nsys_db_meta_form(const nsys_db *db);
 /* A value of the export metadata table, or NULL. */

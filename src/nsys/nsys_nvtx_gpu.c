@@ -2,13 +2,271 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
+#include "nsys_cursor.h"
 #include "nsys_perfetto.h"
+#include "../common/pairmap.h"
+#include "../common/xalloc.h"
 
 /* An NVTX column, or NULL for exports that lack it. */
 static const char *nvtx_column(nsys_db *db, const char *column)
 {
     return nsys_db_has_column(db, "NVTX_EVENTS", column) ? column : "NULL";
+}
+
+/* ---- The two time-ordered inputs ---------------------------------------- */
+
+typedef struct range_row {
+    int64_t id, tid, start, end;
+} range_row;
+
+typedef struct call_row {
+    int64_t tid, start, corr;
+} call_row;
+
+static const nsys_column RANGE_COLUMNS[] = {
+    NSYS_COL_EXPR(range_row, id, NSYS_INT, "t.rowid", "start"),
+    NSYS_COL_REQ(range_row, tid, "globalTid", NSYS_INT),
+    NSYS_COL_REQ(range_row, start, "start", NSYS_INT),
+    NSYS_COL_REQ(range_row, end, "end", NSYS_INT),
+};
+
+/* Ranges that end on another thread are left out, as in NVIDIA's own
+ * projection. */
+static const nsys_table RANGES = {
+    "NVTX_EVENTS", RANGE_COLUMNS, sizeof RANGE_COLUMNS / sizeof RANGE_COLUMNS[0],
+    NSYS_ORDER_BY("start"),
+    "eventType IN (59, 60, 70, 71) AND globalTid IS NOT NULL",
+};
+static const nsys_table RANGES_ON_ONE_THREAD = {
+    "NVTX_EVENTS", RANGE_COLUMNS, sizeof RANGE_COLUMNS / sizeof RANGE_COLUMNS[0],
+    NSYS_ORDER_BY("start"),
+    "eventType IN (59, 60, 70, 71) AND globalTid IS NOT NULL AND endGlobalTid IS NULL",
+};
+
+static const nsys_column CALL_COLUMNS[] = {
+    NSYS_COL_REQ(call_row, tid, "globalTid", NSYS_INT),
+    NSYS_COL_REQ(call_row, start, "start", NSYS_INT),
+    NSYS_COL_REQ(call_row, corr, "correlationId", NSYS_INT),
+};
+
+/* An input read in time order: as stored when it is, else sorted. */
+static int open_in_time_order(nsys_db *db, const nsys_table *t, nsys_cursor **c, buf *err)
+{
+    int stored = nsys_table_stored_in_order(db, t);
+    return stored == 1 ? nsys_cursor_open_stored(db, t, c, err) : nsys_cursor_open(db, t, c, err);
+}
+
+/* ---- Ranges open on each thread, and what they cover ------------------ */
+
+typedef struct covered {
+    int64_t device, start, end, ops;
+} covered;
+
+typedef struct open_range {
+    int64_t id, end;
+    covered *devices;
+    size_t n_devices, cap_devices;
+} open_range;
+
+typedef struct thread_ranges {
+    open_range *open;
+    size_t n_open, cap_open;
+} thread_ranges;
+
+typedef struct projection {
+    nsys_db *db;
+    pairmap thread_index;    /* globalTid -> index + 1 in threads */
+    thread_ranges *threads;
+    size_t n_threads, cap_threads;
+    sqlite3_stmt *ops_of_call;   /* per device: first start, last end, count */
+    sqlite3_stmt *insert;
+    buf *err;
+    int status;
+} projection;
+
+static thread_ranges *thread_of(projection *p, int64_t tid, bool create)
+{
+    uint64_t *index = create ? pairmap_upsert(&p->thread_index, tid, 0)
+                             : pairmap_find(&p->thread_index, tid, 0);
+    if (!index)
+        return NULL;
+    if (!*index) {
+        p->threads = xgrow(p->threads, &p->cap_threads, p->n_threads + 1, sizeof *p->threads);
+        p->threads[p->n_threads] = (thread_ranges){0};
+        *index = ++p->n_threads;
+    }
+    return &p->threads[*index - 1];
+}
+
+static int step_error(projection *p, int rc, const char *what)
+{
+    p->status = nsys_db_error(p->db, rc, what, p->err);
+    return -1;
+}
+
+/* Writes what a range covered, one row per device, and forgets it. */
+static int close_range(projection *p, thread_ranges *t, size_t i)
+{
+    open_range *r = &t->open[i];
+    for (size_t d = 0; d < r->n_devices; d++) {
+        const covered *c = &r->devices[d];
+        sqlite3_reset(p->insert);
+        sqlite3_bind_int64(p->insert, 1, r->id);
+        sqlite3_bind_int64(p->insert, 2, c->device);
+        sqlite3_bind_int64(p->insert, 3, c->start);
+        sqlite3_bind_int64(p->insert, 4, c->end);
+        sqlite3_bind_int64(p->insert, 5, c->ops);
+        int rc = sqlite3_step(p->insert);
+        if (rc != SQLITE_DONE)
+            return step_error(p, rc, "projecting NVTX ranges");
+    }
+    free(r->devices);
+    t->open[i] = t->open[--t->n_open];
+    return 0;
+}
+
+/* Closes the thread's ranges that ended before time (or all). */
+static int close_ended(projection *p, thread_ranges *t, int64_t time, bool all)
+{
+    for (size_t i = t->n_open; i-- > 0;)
+        if ((all || t->open[i].end < time) && close_range(p, t, i) < 0)
+            return -1;
+    return 0;
+}
+
+static void cover(open_range *r, int64_t device, int64_t start, int64_t end, int64_t ops)
+{
+    for (size_t d = 0; d < r->n_devices; d++) {
+        covered *c = &r->devices[d];
+        if (c->device == device) {
+            c->start = start < c->start ? start : c->start;
+            c->end = end > c->end ? end : c->end;
+            c->ops += ops;
+            return;
+        }
+    }
+    r->devices = xgrow(r->devices, &r->cap_devices, r->n_devices + 1, sizeof *r->devices);
+    r->devices[r->n_devices++] = (covered){device, start, end, ops};
+}
+
+/* A call: its GPU work counts for every range open on its thread. */
+static int add_call(projection *p, const call_row *c)
+{
+    thread_ranges *t = thread_of(p, c->tid, false);
+    if (!t)
+        return 0;
+    if (close_ended(p, t, c->start, false) < 0)
+        return -1;
+    if (!t->n_open)
+        return 0;
+    sqlite3_reset(p->ops_of_call);
+    sqlite3_bind_int64(p->ops_of_call, 1, c->tid - (c->tid & 16777215));
+    sqlite3_bind_int64(p->ops_of_call, 2, c->corr);
+    int rc;
+    while ((rc = sqlite3_step(p->ops_of_call)) == SQLITE_ROW) {
+        int64_t device = sqlite3_column_int64(p->ops_of_call, 0);
+        int64_t start = sqlite3_column_int64(p->ops_of_call, 1);
+        int64_t end = sqlite3_column_int64(p->ops_of_call, 2);
+        int64_t ops = sqlite3_column_int64(p->ops_of_call, 3);
+        for (size_t i = 0; i < t->n_open; i++)
+            cover(&t->open[i], device, start, end, ops);
+    }
+    return rc == SQLITE_DONE ? 0 : step_error(p, rc, "projecting NVTX ranges");
+}
+
+static int add_range(projection *p, const range_row *r, int64_t report_end)
+{
+    thread_ranges *t = thread_of(p, r->tid, true);
+    if (close_ended(p, t, r->start, false) < 0)
+        return -1;
+    t->open = xgrow(t->open, &t->cap_open, t->n_open + 1, sizeof *t->open);
+    t->open[t->n_open++] = (open_range){
+        .id = r->id, .end = r->end == NSYS_NULL ? report_end : r->end};
+    return 0;
+}
+
+/* Walks ranges and calls together in time order (a range opening at a
+ * call's start covers it; one ending there too). */
+static int walk(projection *p, nsys_cursor *ranges, nsys_cursor *calls, int64_t report_end)
+{
+    range_row range;
+    call_row call;
+    int has_range = nsys_cursor_next(ranges, &range, p->err, &p->status);
+    int has_call = nsys_cursor_next(calls, &call, p->err, &p->status);
+    while (has_range > 0 || has_call > 0) {
+        if (has_range > 0 && (has_call <= 0 || range.start <= call.start)) {
+            if (range.start != NSYS_NULL && add_range(p, &range, report_end) < 0)
+                return -1;
+            has_range = nsys_cursor_next(ranges, &range, p->err, &p->status);
+        } else {
+            if (call.start != NSYS_NULL && call.tid != NSYS_NULL && call.corr != NSYS_NULL &&
+                add_call(p, &call) < 0)
+                return -1;
+            has_call = nsys_cursor_next(calls, &call, p->err, &p->status);
+        }
+    }
+    if (has_range < 0 || has_call < 0) {
+        /* Out of order after all (both were checked): a read error. */
+        if (p->status == NSYSP_OK)
+            step_error(p, SQLITE_CORRUPT, "projecting NVTX ranges");
+        return -1;
+    }
+    for (size_t i = 0; i < p->n_threads; i++)
+        if (close_ended(p, &p->threads[i], 0, true) < 0)
+            return -1;
+    return 0;
+}
+
+static void free_projection(projection *p)
+{
+    for (size_t i = 0; i < p->n_threads; i++) {
+        for (size_t k = 0; k < p->threads[i].n_open; k++)
+            free(p->threads[i].open[k].devices);
+        free(p->threads[i].open);
+    }
+    free(p->threads);
+    pairmap_free(&p->thread_index);
+    sqlite3_finalize(p->ops_of_call);
+    sqlite3_finalize(p->insert);
+}
+
+/* ---- Building ------------------------------------------------------------ */
+
+/* GPU work per (process, correlation id, device): first start, last end,
+ * count; one upsert pass over the GPU tables. */
+static int count_gpu_work(nsys_db *db, const char *const *gpu_tables, size_t n_gpu_tables,
+                          buf *err)
+{
+    /* Table names come from the fixed source registry, never from input. */
+    buf sql = {0};
+    buf_append_str(&sql, "CREATE TEMP TABLE nvtx_ops(gpid INTEGER, corr INTEGER, dev INTEGER,"
+                         " start INTEGER, \"end\" INTEGER, n INTEGER,"
+                         " PRIMARY KEY (gpid, corr, dev)) WITHOUT ROWID;");
+    for (size_t i = 0; i < n_gpu_tables; i++) {
+        if (!nsys_db_has_column(db, gpu_tables[i], "globalPid") ||
+            !nsys_db_has_column(db, gpu_tables[i], "correlationId"))
+            continue;
+        buf_printf(&sql,
+                   "INSERT INTO nvtx_ops SELECT globalPid, correlationId, deviceId, start, \"end\", 1"
+                   " FROM \"%s\" WHERE globalPid IS NOT NULL AND correlationId IS NOT NULL"
+                   " AND deviceId IS NOT NULL AND \"end\" >= start"
+                   " ON CONFLICT DO UPDATE SET start = min(start, excluded.start),"
+                   " \"end\" = max(\"end\", excluded.\"end\"), n = n + 1;",
+                   gpu_tables[i]);
+    }
+    buf_append_str(&sql, "CREATE TEMP TABLE nvtx_gpu(id INTEGER, dev INTEGER, start INTEGER,"
+                         " \"end\" INTEGER, ops INTEGER);");
+    int status = nsys_db_create(db, "temp.nvtx_ops", buf_cstr(&sql), err);
+    buf_free(&sql);
+    return status;
+}
+
+static int prepare(projection *p, const char *sql, sqlite3_stmt **st)
+{
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(p->db), sql, -1, st, NULL);
+    return rc == SQLITE_OK ? 0 : step_error(p, rc, "projecting NVTX ranges");
 }
 
 int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *gpu_tables,
@@ -19,54 +277,46 @@ int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *g
         if (!nsys_db_has_column(db, "NVTX_EVENTS", NEEDED[i]))
             return NSYSP_OK;
     if (!nsys_db_has_column(db, api_table, "correlationId") ||
-        !nsys_db_has_column(db, api_table, "globalTid"))
+        !nsys_db_has_column(db, api_table, "globalTid") || !n_gpu_tables)
         return NSYSP_OK;
-    /* Table names come from the fixed source registry, never from input. */
-    buf ops = {0};
-    for (size_t i = 0; i < n_gpu_tables; i++) {
-        if (!nsys_db_has_column(db, gpu_tables[i], "globalPid") ||
-            !nsys_db_has_column(db, gpu_tables[i], "correlationId"))
-            continue;
-        buf_printf(&ops,
-                   "%sSELECT globalPid, correlationId, deviceId, start, \"end\" FROM \"%s\""
-                   " WHERE correlationId IS NOT NULL AND \"end\" >= start",
-                   ops.len ? " UNION ALL " : "", gpu_tables[i]);
+    int status = count_gpu_work(db, gpu_tables, n_gpu_tables, err);
+    if (status != NSYSP_OK)
+        return status;
+
+    projection p = {.db = db, .err = err, .status = NSYSP_OK};
+    const nsys_table calls_table = {api_table, CALL_COLUMNS,
+                                    sizeof CALL_COLUMNS / sizeof CALL_COLUMNS[0],
+                                    NSYS_ORDER_BY("start"), NULL};
+    const nsys_table *ranges_table =
+        nsys_db_has_column(db, "NVTX_EVENTS", "endGlobalTid") ? &RANGES_ON_ONE_THREAD : &RANGES;
+    nsys_cursor *ranges = NULL, *calls = NULL;
+    if ((p.status = open_in_time_order(db, ranges_table, &ranges, err)) == NSYSP_OK &&
+        (p.status = open_in_time_order(db, &calls_table, &calls, err)) == NSYSP_OK &&
+        prepare(&p, "SELECT dev, start, \"end\", n FROM temp.nvtx_ops WHERE gpid = ?1 AND corr = ?2",
+                &p.ops_of_call) == 0 &&
+        prepare(&p, "INSERT INTO temp.nvtx_gpu VALUES (?1, ?2, ?3, ?4, ?5)", &p.insert) == 0) {
+        /* One transaction for all the inserts, not one each. */
+        sqlite3_exec(nsys_db_sqlite(db), "BEGIN", NULL, NULL, NULL);
+        walk(&p, ranges, calls, report_end);
+        sqlite3_exec(nsys_db_sqlite(db), p.status == NSYSP_OK ? "COMMIT" : "ROLLBACK", NULL, NULL,
+                     NULL);
     }
-    if (!ops.len)
-        return NSYSP_OK;
-    bool has_end_thread = nsys_db_has_column(db, "NVTX_EVENTS", "endGlobalTid");
+    nsys_cursor_close(ranges);
+    nsys_cursor_close(calls);
+    free_projection(&p);
+    if (p.status != NSYSP_OK)
+        return p.status;
 
     buf sql = {0};
     buf_printf(&sql,
-               "CREATE TEMP TABLE nvtx_calls(tid INTEGER, start INTEGER, gpid INTEGER, corr INTEGER);"
-               "INSERT INTO nvtx_calls SELECT globalTid, start, globalTid - (globalTid & 16777215),"
-               " correlationId FROM \"%s\" WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL"
-               " AND start IS NOT NULL;"
-               "CREATE INDEX temp.nvtx_calls_by_thread ON nvtx_calls(tid, start);"
-               "CREATE TEMP TABLE nvtx_ops(gpid INTEGER, corr INTEGER, dev INTEGER, start INTEGER,"
-               " \"end\" INTEGER);"
-               "INSERT INTO nvtx_ops %s;"
-               "CREATE INDEX temp.nvtx_ops_by_call ON nvtx_ops(gpid, corr);"
-               "CREATE TEMP TABLE nvtx_gpu(id INTEGER, dev INTEGER, start INTEGER, \"end\" INTEGER,"
-               " ops INTEGER);"
-               "INSERT INTO nvtx_gpu SELECT n.rowid, o.dev, min(o.start), max(o.\"end\"), count(*)"
-               " FROM NVTX_EVENTS n"
-               " JOIN nvtx_calls c ON c.tid = n.globalTid AND c.start >= n.start"
-               "  AND c.start <= COALESCE(n.\"end\", %" PRId64 ")"
-               " JOIN nvtx_ops o ON o.gpid = c.gpid AND o.corr = c.corr"
-               " WHERE n.eventType IN (59, 60, 70, 71) AND n.start IS NOT NULL%s"
-               " GROUP BY n.rowid, o.dev;"
-               "DROP TABLE nvtx_calls; DROP TABLE nvtx_ops;"
+               "DROP TABLE temp.nvtx_ops;"
                "CREATE TEMP VIEW " NSYS_NVTX_GPU_VIEW " AS SELECT g.start AS start,"
                " g.\"end\" AS \"end\", g.dev AS deviceId, g.ops AS ops, n.text AS text,"
                " n.%s AS textId, n.%s AS domainId, n.globalTid AS globalTid, n.%s AS color,"
-               " n.%s AS category FROM nvtx_gpu g JOIN NVTX_EVENTS n ON n.rowid = g.id;",
-               api_table, buf_cstr(&ops), report_end,
-               has_end_thread ? " AND n.endGlobalTid IS NULL" : "", nvtx_column(db, "textId"),
-               nvtx_column(db, "domainId"), nvtx_column(db, "color"),
+               " n.%s AS category FROM temp.nvtx_gpu g JOIN NVTX_EVENTS n ON n.rowid = g.id;",
+               nvtx_column(db, "textId"), nvtx_column(db, "domainId"), nvtx_column(db, "color"),
                nvtx_column(db, "category"));
-    int status = nsys_db_create(db, NSYS_NVTX_GPU_VIEW, buf_cstr(&sql), err);
-    buf_free(&ops);
+    status = nsys_db_create(db, NSYS_NVTX_GPU_VIEW, buf_cstr(&sql), err);
     buf_free(&sql);
     return status;
 }

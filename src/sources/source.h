@@ -90,6 +90,8 @@ size_t sources_count(void);
 const source *source_at(size_t i);
 /* The CUDA API source, which GPU sources link their flows to. */
 extern const source SOURCE_CUDA_API;
+/* The NVTX ranges projected onto the GPU (built by a pass of their own). */
+extern const source SOURCE_NVTX_GPU;
 
 /* The result of a row from what the model said: -1 the output failed, 1
  * the row lands on a track the filters (--gpu, --pid) hide, 0 written. */
