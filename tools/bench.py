@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 """bench.py: how fast and lean nsys-perfetto is, against the read floor.
 
-    python3 tools/bench.py [--build build] [--sizes 1000000,10000000] [REPORT.sqlite ...]
+    python3 tools/bench.py [--build build] [--sizes 1000000,10000000]
+                           [--scaled REPORT.sqlite:N] [--nsys2json SCRIPT] [REPORT.sqlite ...]
 
-Generates realistic inputs with nsys-fixture (kernels, memcpy, memset, sync,
-CUDA API calls with flows, OS runtime, scheduling, CPU samples, GPU
-metrics, ... at each size; cached in BUILD/bench), converts each with
-default options, and prints per input: rows, wall time, rows per second,
-peak RSS, output bytes per row, and the ratio to the read floor (the
-read-floor tool: the same columns of the same rows read with the sqlite3
-C API and dropped). Reports named on the command line (corpus files) are
-timed the same way. Not part of the test suite: timings vary with the
-machine; run it on an idle one.
+Generates realistic inputs with nsys-fixture (CUDA API calls with flows,
+kernels, memcpy, memset, sync, push/pop and start/end NVTX, OS runtime with
+call chains, scheduling, CPU samples, GPU metrics counters) at each size,
+cached in BUILD/bench; converts each with default options; and prints per
+input: rows, wall time, rows per second, peak RSS, output bytes per row,
+and the ratio to the read floor (the read-floor tool: the same columns of
+the same rows read with the sqlite3 C API and dropped).
+
+Reports named on the command line (corpus files) are timed the same way.
+--scaled REPORT:N first makes REPORT N times bigger with
+../shared/tools/scale-report (cached in BUILD/bench). --nsys2json SCRIPT
+also times that converter (fetched separately, never committed) on the
+scaled report, for comparison. Rows are the report's table rows (NVTX
+ranges projected onto the GPU are derived, not counted). Not part of the
+test suite: timings vary with the machine; run it on an idle one.
 """
 import argparse
 import os
@@ -20,32 +27,21 @@ import subprocess
 import sys
 import time
 
-FIXTURE_MIX = ['--osrt', '--sched', '8', '--samples', '1000']
+FIXTURE_MIX = ['--nvtx', '--osrt', '--sched', '8', '--samples', '1000']
 
 
-def run(cmd):
-    """Runs cmd; returns (stdout, stderr, wall seconds, peak RSS in MiB)."""
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = p.communicate()
-    wall = time.monotonic() - t0
-    # communicate() reaped the child; its rusage is in RUSAGE_CHILDREN only
-    # cumulatively, so measure RSS with a separate wait4 run when needed.
+def run(cmd, stderr_path=os.devnull):
+    """Runs cmd; returns (stdout, wall seconds, peak RSS in MiB)."""
+    with open(stderr_path, 'w') as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+        out = p.stdout.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
-        sys.exit(f'bench: {cmd[0]} failed ({p.returncode}): {err.strip()}')
-    return out, err, wall
-
-
-def peak_rss(cmd):
-    """Peak RSS (MiB) of one run of cmd, from wait4."""
-    pid = os.fork()
-    if pid == 0:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        os.execv(cmd[0], cmd)
-    _, status, usage = os.wait4(pid, 0)
-    return usage.ru_maxrss / 1024.0
+        sys.exit(f'bench: {cmd[0]} failed ({p.returncode})')
+    return out, wall, usage.ru_maxrss / 1024.0
 
 
 def make_input(build, directory, size):
@@ -57,6 +53,19 @@ def make_input(build, directory, size):
         print(f'generating {path} ...', file=sys.stderr)
         run([os.path.join(build, 'nsys-fixture')] + args + [path])
         open(stamp, 'w').write(' '.join(args))
+    return path
+
+
+def scaled_input(directory, spec):
+    """REPORT:N -> REPORT made N times bigger by scale-report (cached)."""
+    report, times = spec.rsplit(':', 1)
+    path = os.path.join(directory, f'{os.path.basename(report)}-x{times}.sqlite')
+    if not os.path.exists(path):
+        tool = os.path.join(os.path.dirname(__file__), '..', '..', 'shared', 'tools', 'scale-report')
+        print(f'scaling {report} x{times} ...', file=sys.stderr)
+        subprocess.run([sys.executable, tool, report, path + '.tmp', times], check=True,
+                       stdout=subprocess.DEVNULL)
+        os.rename(path + '.tmp', path)
     return path
 
 
@@ -73,34 +82,59 @@ def helptext(build):
 
 def measure(build, report, directory):
     floor_out, _, _ = run([os.path.join(build, 'read-floor'), report])
-    floor_rows, floor_s = floor_out.split()
+    _, floor_s = floor_out.split()
     trace = os.path.join(directory, os.path.basename(report) + '.perfetto-trace')
+    stats_path = trace + '.stats'
     cmd = [os.path.join(build, 'nsys-perfetto'), '-q', '--stats', '-o', trace, report]
-    _, stats, wall = run(cmd)
-    rss = peak_rss(cmd)
-    rows = sum(int(m.group(1)) for m in re.finditer(r'^\S+\s+\S+\s+(\d+)\s+\d+\s+\d+$', stats, re.M))
+    _, wall, rss = run(cmd, stats_path)
+    stats = open(stats_path).read()
+    rows = sum(int(m.group(2)) for m in re.finditer(r'^\S+\s+(\S+)\s+(\d+)\s+\d+\s+\d+$', stats, re.M)
+               if m.group(1) != 'nvtx_gpu_ranges')
     size = os.path.getsize(trace)
     return dict(name=os.path.basename(report), rows=rows, wall=wall, rss=rss,
                 bytes_per_row=size / max(rows, 1), floor=float(floor_s),
                 ratio=wall / max(float(floor_s), 1e-9), out_mb=size / 2**20)
 
 
+def print_row(r):
+    print(f'{r["name"][:44]:<44} {r["rows"]:>10} {r["wall"]:>8.2f} {r["rows"] / r["wall"]:>11.0f} '
+          f'{r["rss"]:>8.1f} {r["bytes_per_row"]:>6.2f} {r["floor"]:>8.2f} {r["ratio"]:>7.2f}')
+
+
+def nsys2json(script, report, directory, ours):
+    """Times nsys2json (all its activity types) on report, against ours."""
+    out = os.path.join(directory, os.path.basename(report) + '.nsys2json.json')
+    _, wall, rss = run([sys.executable, script, '-f', report, '-o', out,
+                        '-t', 'kernel', 'nvtx', 'nvtx-kernel', 'cuda-api'])
+    size = os.path.getsize(out)
+    os.remove(out)
+    print(f'nsys2json on {os.path.basename(report)}: {wall:.2f} s, {rss:.0f} MiB peak RSS,'
+          f' {size / 2**20:.0f} MiB of JSON; nsys-perfetto {wall / ours["wall"]:.1f}x faster,'
+          f' {rss / ours["rss"]:.0f}x less memory')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--build', default='build')
     ap.add_argument('--sizes', default='1000000,10000000')
+    ap.add_argument('--scaled', action='append', default=[], metavar='REPORT:N')
+    ap.add_argument('--nsys2json', metavar='SCRIPT')
     ap.add_argument('reports', nargs='*')
     a = ap.parse_args()
     directory = os.path.join(a.build, 'bench')
     os.makedirs(directory, exist_ok=True)
     inputs = [make_input(a.build, directory, int(s)) for s in a.sizes.split(',') if s]
-    inputs += a.reports
+    scaled = [scaled_input(directory, spec) for spec in a.scaled]
+    inputs += a.reports + scaled
     print(f'{"input":<44} {"rows":>10} {"wall s":>8} {"rows/s":>11} {"RSS MiB":>8} '
           f'{"B/row":>6} {"floor s":>8} {"x floor":>7}')
+    results = {}
     for report in inputs:
-        r = measure(a.build, report, directory)
-        print(f'{r["name"][:44]:<44} {r["rows"]:>10} {r["wall"]:>8.2f} {r["rows"] / r["wall"]:>11.0f} '
-              f'{r["rss"]:>8.1f} {r["bytes_per_row"]:>6.2f} {r["floor"]:>8.2f} {r["ratio"]:>7.2f}')
+        results[report] = measure(a.build, report, directory)
+        print_row(results[report])
+    if a.nsys2json:
+        for report in scaled:
+            nsys2json(a.nsys2json, report, directory, results[report])
 
 
 if __name__ == '__main__':

@@ -5,6 +5,11 @@
 /* Deeper chains are cut at their outermost frames; nsys itself caps them. */
 enum { MAX_FRAMES = 256 };
 
+/* OS runtime chain ids remembered at most; the cache starts over beyond
+ * (nsys shares ids between calls with one stack, so real reports have a
+ * few thousand; a report with an id per call must not grow memory). */
+enum { MAX_SHARED_CHAINS = 1 << 16 };
+
 static uint64_t intern_chain(conv *c, nsys_callchain_kind kind, int64_t id, bool *kernel_leaf)
 {
     nsys_frame_ids ids[MAX_FRAMES];
@@ -38,6 +43,9 @@ uint64_t source_callstack(conv *c, nsys_callchain_kind kind, int64_t id, bool *k
         return *known >> 1;
     }
     uint64_t iid = intern_chain(c, kind, id, kernel_leaf);
+    if (c->shared_chains.count >= MAX_SHARED_CHAINS) {
+        pairmap_free(&c->shared_chains);
+    }
     if (c->read_status == NSYSP_OK)
         *pairmap_upsert(&c->shared_chains, kind, id) = iid << 1 | (*kernel_leaf ? 1 : 0);
     return iid;
