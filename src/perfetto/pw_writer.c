@@ -34,6 +34,14 @@ typedef struct pending_callstack {
     size_t first, n;        /* frame ids in the sequence's frame_ids pool */
 } pending_callstack;
 
+/* A constant string's iid, remembered by the string's address. */
+typedef struct known_constant {
+    const char *s;
+    uint64_t iid;
+} known_constant;
+
+enum { CONSTANT_SLOTS = 256 };
+
 /* One interned entry waiting to go out with the next packet. */
 typedef struct pending_string {
     uint64_t iid;
@@ -47,6 +55,7 @@ struct pw_seq {
     bool delta_clock;                      /* timestamps as deltas (clock 64) */
     uint64_t last_ts;                      /* for the deltas */
     hmap interned[INTERN_KINDS];
+    known_constant constants[INTERN_KINDS][CONSTANT_SLOTS];
     pending_string *pending[INTERN_KINDS]; /* new since the last packet */
     size_t n_pending[INTERN_KINDS];
     size_t cap_pending[INTERN_KINDS];
@@ -169,6 +178,20 @@ static uint64_t intern(pw_seq *seq, enum intern_kind kind, const char *s)
         seq->pending[kind][seq->n_pending[kind]++] = (pending_string){.iid = *slot, .str = str};
     }
     return *slot;
+}
+
+/* intern for strings whose text never changes at their address (arg
+ * names, categories: the sources' constants): a kernel event has a dozen,
+ * and a direct-mapped cache by address spares hashing them each time. */
+static uint64_t intern_constant(pw_seq *seq, enum intern_kind kind, const char *s)
+{
+    size_t slot = (size_t)(((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
+    known_constant *k = &seq->constants[kind][slot];
+    if (k->s != s) {
+        k->iid = intern(seq, kind, s);
+        k->s = s;
+    }
+    return k->iid;
 }
 
 /* ---- Packet framing ---------------------------------------------------- */
@@ -479,7 +502,7 @@ static void set_annotation(pw_seq *seq, Pftrace__DebugAnnotation *da, const pw_a
     Pftrace__DebugAnnotation init = PFTRACE__DEBUG_ANNOTATION__INIT;
     *da = init;
     da->name_field_case = PFTRACE__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID;
-    da->name_iid = intern(seq, INTERN_ARG_NAME, a->name);
+    da->name_iid = intern_constant(seq, INTERN_ARG_NAME, a->name);
     switch (a->type) {
     case PW_ARG_INT:
         da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_INT_VALUE;
@@ -519,7 +542,7 @@ int pw_write_event(pw_seq *seq, const pw_event *ev)
     }
     uint64_t category_iid;
     if (ev->category) {
-        category_iid = intern(seq, INTERN_CATEGORY, ev->category);
+        category_iid = intern_constant(seq, INTERN_CATEGORY, ev->category);
         te.n_category_iids = 1;
         te.category_iids = &category_iid;
     }

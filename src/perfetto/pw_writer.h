@@ -69,7 +69,9 @@ typedef enum pw_arg_type {
 
 /* A debug annotation; trace_processor shows it as arg "debug.<name>". */
 typedef struct pw_arg {
-    const char *name;
+    const char *name;            /* a constant: its text never changes while
+                                    the writer lives (its iid is remembered
+                                    by address) */
     pw_arg_type type;
     union {
         int64_t i;
@@ -85,7 +87,7 @@ typedef struct pw_event {
     uint64_t ts;                 /* ns on the trace clock */
     uint64_t track_uuid;
     const char *name;            /* begins and instants; NULL for bare ends */
-    const char *category;        /* optional */
+    const char *category;        /* optional; a constant, as pw_arg.name */
     const pw_arg *args;
     size_t n_args;
     const uint64_t *flow_ids;    /* this slice starts (or continues) flows */
