@@ -9,16 +9,11 @@
 #include "../common/pairmap.h"
 #include "../common/xalloc.h"
 
-/* An NVTX column, or NULL for exports that lack it. */
-static const char *nvtx_column(nsys_db *db, const char *column)
-{
-    return nsys_db_has_column(db, "NVTX_EVENTS", column) ? column : "NULL";
-}
-
 /* ---- The two time-ordered inputs ---------------------------------------- */
 
 typedef struct range_row {
-    int64_t id, tid, start, end;
+    int64_t tid, start, end, text_id, domain;
+    const char *text;
 } range_row;
 
 typedef struct call_row {
@@ -26,10 +21,12 @@ typedef struct call_row {
 } call_row;
 
 static const nsys_column RANGE_COLUMNS[] = {
-    NSYS_COL_EXPR(range_row, id, NSYS_INT, "t.rowid", "start"),
     NSYS_COL_REQ(range_row, tid, "globalTid", NSYS_INT),
     NSYS_COL_REQ(range_row, start, "start", NSYS_INT),
     NSYS_COL_REQ(range_row, end, "end", NSYS_INT),
+    NSYS_COL(range_row, text, "text", NSYS_TEXT),
+    NSYS_COL(range_row, text_id, "textId", NSYS_INT),
+    NSYS_COL(range_row, domain, "domainId", NSYS_INT),
 };
 
 /* Ranges that end on another thread are left out, as in NVIDIA's own
@@ -65,7 +62,8 @@ typedef struct covered {
 } covered;
 
 typedef struct open_range {
-    int64_t id, end;
+    int64_t tid, end, text_id, domain;
+    char *text;              /* a copy, or NULL */
     covered *devices;
     size_t n_devices, cap_devices;
 } open_range;
@@ -112,17 +110,28 @@ static int close_range(projection *p, thread_ranges *t, size_t i)
     open_range *r = &t->open[i];
     for (size_t d = 0; d < r->n_devices; d++) {
         const covered *c = &r->devices[d];
-        sqlite3_reset(p->insert);
-        sqlite3_bind_int64(p->insert, 1, r->id);
-        sqlite3_bind_int64(p->insert, 2, c->device);
-        sqlite3_bind_int64(p->insert, 3, c->start);
-        sqlite3_bind_int64(p->insert, 4, c->end);
-        sqlite3_bind_int64(p->insert, 5, c->ops);
-        int rc = sqlite3_step(p->insert);
+        sqlite3_stmt *st = p->insert;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, c->start);
+        sqlite3_bind_int64(st, 2, c->end);
+        sqlite3_bind_int64(st, 3, c->device);
+        sqlite3_bind_int64(st, 4, c->ops);
+        if (r->text)
+            sqlite3_bind_text(st, 5, r->text, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 5);
+        const int64_t ints[] = {r->text_id, r->domain, r->tid};
+        for (int k = 0; k < 3; k++)
+            if (ints[k] == NSYS_NULL)
+                sqlite3_bind_null(st, 6 + k);
+            else
+                sqlite3_bind_int64(st, 6 + k, ints[k]);
+        int rc = sqlite3_step(st);
         if (rc != SQLITE_DONE)
             return step_error(p, rc, "projecting NVTX ranges");
     }
     free(r->devices);
+    free(r->text);
     t->open[i] = t->open[--t->n_open];
     return 0;
 }
@@ -183,7 +192,12 @@ static int add_range(projection *p, const range_row *r, int64_t report_end)
         return -1;
     t->open = xgrow(t->open, &t->cap_open, t->n_open + 1, sizeof *t->open);
     t->open[t->n_open++] = (open_range){
-        .id = r->id, .end = r->end == NSYS_NULL ? report_end : r->end};
+        .tid = r->tid,
+        .end = r->end == NSYS_NULL ? report_end : r->end,
+        .text_id = r->text_id,
+        .domain = r->domain,
+        .text = r->text ? xstrdup(r->text) : NULL,
+    };
     return 0;
 }
 
@@ -222,8 +236,10 @@ static int walk(projection *p, nsys_cursor *ranges, nsys_cursor *calls, int64_t 
 static void free_projection(projection *p)
 {
     for (size_t i = 0; i < p->n_threads; i++) {
-        for (size_t k = 0; k < p->threads[i].n_open; k++)
+        for (size_t k = 0; k < p->threads[i].n_open; k++) {
             free(p->threads[i].open[k].devices);
+            free(p->threads[i].open[k].text);
+        }
         free(p->threads[i].open);
     }
     free(p->threads);
@@ -256,8 +272,9 @@ static int count_gpu_work(nsys_db *db, const char *const *gpu_tables, size_t n_g
                    " \"end\" = max(\"end\", excluded.\"end\"), n = n + 1;",
                    gpu_tables[i]);
     }
-    buf_append_str(&sql, "CREATE TEMP TABLE nvtx_gpu(id INTEGER, dev INTEGER, start INTEGER,"
-                         " \"end\" INTEGER, ops INTEGER);");
+    buf_append_str(&sql, "CREATE TEMP TABLE " NSYS_NVTX_GPU_TABLE "(start INTEGER, \"end\" INTEGER,"
+                         " deviceId INTEGER, ops INTEGER, text TEXT, textId INTEGER,"
+                         " domainId INTEGER, globalTid INTEGER);");
     int status = nsys_db_create(db, "temp.nvtx_ops", buf_cstr(&sql), err);
     buf_free(&sql);
     return status;
@@ -294,7 +311,8 @@ int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *g
         (p.status = open_in_time_order(db, &calls_table, &calls, err)) == NSYSP_OK &&
         prepare(&p, "SELECT dev, start, \"end\", n FROM temp.nvtx_ops WHERE gpid = ?1 AND corr = ?2",
                 &p.ops_of_call) == 0 &&
-        prepare(&p, "INSERT INTO temp.nvtx_gpu VALUES (?1, ?2, ?3, ?4, ?5)", &p.insert) == 0) {
+        prepare(&p, "INSERT INTO temp." NSYS_NVTX_GPU_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                &p.insert) == 0) {
         /* One transaction for all the inserts, not one each. */
         sqlite3_exec(nsys_db_sqlite(db), "BEGIN", NULL, NULL, NULL);
         walk(&p, ranges, calls, report_end);
@@ -307,16 +325,6 @@ int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *g
     if (p.status != NSYSP_OK)
         return p.status;
 
-    buf sql = {0};
-    buf_printf(&sql,
-               "DROP TABLE temp.nvtx_ops;"
-               "CREATE TEMP VIEW " NSYS_NVTX_GPU_VIEW " AS SELECT g.start AS start,"
-               " g.\"end\" AS \"end\", g.dev AS deviceId, g.ops AS ops, n.text AS text,"
-               " n.%s AS textId, n.%s AS domainId, n.globalTid AS globalTid, n.%s AS color,"
-               " n.%s AS category FROM temp.nvtx_gpu g JOIN NVTX_EVENTS n ON n.rowid = g.id;",
-               nvtx_column(db, "textId"), nvtx_column(db, "domainId"), nvtx_column(db, "color"),
-               nvtx_column(db, "category"));
-    status = nsys_db_create(db, NSYS_NVTX_GPU_VIEW, buf_cstr(&sql), err);
-    buf_free(&sql);
-    return status;
+    /* The result is read like a table, sorted by SQLite (nvtx_gpu.c). */
+    return nsys_db_create(db, NSYS_NVTX_GPU_TABLE, "DROP TABLE temp.nvtx_ops;", err);
 }

@@ -3,11 +3,15 @@
  * inside it on the same thread; its GPU range runs from the first such
  * operation's start to the last one's end, per device.
  *
- * Computed once in SQL with temporary indexes (calls by thread and time,
- * GPU work by launching call), into the temporary view
+ * Computed once, before the events: GPU work is counted per (process,
+ * correlation id, device) into a temporary table by one upsert pass; then
+ * the NVTX ranges and the CUDA API calls are walked together in time order,
+ * each thread's open ranges gathering the work of the calls made inside
+ * them. Memory holds the open ranges only. The result is the temporary
+ * table
  *
  *   nvtx_gpu_ranges(start, end, deviceId, ops, text, textId, domainId,
- *                   globalTid, color, category)
+ *                   globalTid)
  *
  * which the nvtx-gpu source reads like any table. As in NVIDIA's own
  * projection, ranges that end on another thread are left out. */
@@ -19,9 +23,9 @@
 
 #include "nsys_db.h"
 
-#define NSYS_NVTX_GPU_VIEW "nvtx_gpu_ranges"
+#define NSYS_NVTX_GPU_TABLE "nvtx_gpu_ranges"
 
-/* Builds the view when the report has NVTX ranges, CUDA calls and GPU work;
+/* Builds the table when the report has NVTX ranges, CUDA calls and GPU work;
  * ranges still open close at report_end. Returns an nsysp_status. */
 int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *gpu_tables,
                         size_t n_gpu_tables, int64_t report_end, buf *err);

@@ -34,8 +34,8 @@ static const nsys_column COLUMNS[] = {
 #undef INT
 
 static const nsys_table TABLE = {
-    NSYS_NVTX_GPU_VIEW, COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
-    NSYS_ORDER_SQL("start, \"end\" DESC"), /* a grouped view: SQLite sorts it */
+    NSYS_NVTX_GPU_TABLE, COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
+    NSYS_ORDER_SQL("start, \"end\" DESC"), /* written in range-end order: SQLite sorts it */
 };
 
 static int emit(conv *c, const void *r)
