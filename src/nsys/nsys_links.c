@@ -6,6 +6,7 @@
 
 #include "nsys_activity.h"
 #include "nsys_cursor.h"
+#include "nsys_keywalk.h"
 #include "nsys_perfetto.h"
 #include "../common/xalloc.h"
 
@@ -50,20 +51,8 @@ int nsys_links_build(nsys_db *db, const char *const *gpu_tables, size_t n_gpu_ta
     return status;
 }
 
-/* One process's cursor over its keys, in key order. */
-typedef struct process_links {
-    int64_t gpid;
-    sqlite3_stmt *stmt;
-    bool has_row;
-    int64_t corr, n;         /* the row it is on */
-    int64_t last_asked;
-} process_links;
-
 struct nsys_links {
-    nsys_db *db;
-    process_links *processes;
-    size_t n_processes, cap_processes;
-    size_t last;             /* index of the process asked for last */
+    nsys_keywalk *walk;
 };
 
 nsys_links *nsys_links_open(nsys_db *db)
@@ -71,7 +60,7 @@ nsys_links *nsys_links_open(nsys_db *db)
     if (!nsys_db_has_table(db, NSYS_LINKS_TABLE))
         return NULL;
     nsys_links *l = xcalloc(1, sizeof *l);
-    l->db = db;
+    l->walk = nsys_keywalk_open(db, NSYS_LINKS_TABLE, "n", 1);
     return l;
 }
 
@@ -79,59 +68,8 @@ void nsys_links_close(nsys_links *l)
 {
     if (!l)
         return;
-    for (size_t i = 0; i < l->n_processes; i++)
-        sqlite3_finalize(l->processes[i].stmt);
-    free(l->processes);
+    nsys_keywalk_close(l->walk);
     free(l);
-}
-
-static int step(nsys_links *l, process_links *p, buf *err, int *status)
-{
-    int rc = sqlite3_step(p->stmt);
-    p->has_row = rc == SQLITE_ROW;
-    if (p->has_row) {
-        p->corr = sqlite3_column_int64(p->stmt, 0);
-        p->n = sqlite3_column_int64(p->stmt, 1);
-        return 0;
-    }
-    if (rc == SQLITE_DONE)
-        return 0;
-    *status = nsys_db_error(l->db, rc, "reading flow links", err);
-    return -1;
-}
-
-/* Positions p on the first key >= corr. */
-static int seek(nsys_links *l, process_links *p, int64_t corr, buf *err, int *status)
-{
-    sqlite3_reset(p->stmt);
-    sqlite3_bind_int64(p->stmt, 1, p->gpid);
-    sqlite3_bind_int64(p->stmt, 2, corr);
-    return step(l, p, err, status);
-}
-
-static process_links *process_of(nsys_links *l, int64_t gpid, buf *err, int *status)
-{
-    if (l->last < l->n_processes && l->processes[l->last].gpid == gpid)
-        return &l->processes[l->last];
-    for (size_t i = 0; i < l->n_processes; i++)
-        if (l->processes[i].gpid == gpid) {
-            l->last = i;
-            return &l->processes[i];
-        }
-    l->processes = xgrow(l->processes, &l->cap_processes, l->n_processes + 1,
-                         sizeof *l->processes);
-    process_links *p = &l->processes[l->n_processes];
-    *p = (process_links){.gpid = gpid, .last_asked = INT64_MIN};
-    int rc = sqlite3_prepare_v2(nsys_db_sqlite(l->db),
-                                "SELECT corr, n FROM temp.flow_links WHERE gpid = ?1"
-                                " AND corr >= ?2 ORDER BY corr",
-                                -1, &p->stmt, NULL);
-    if (rc != SQLITE_OK) {
-        *status = nsys_db_error(l->db, rc, "reading flow links", err);
-        return NULL;
-    }
-    l->last = l->n_processes++;
-    return p;
 }
 
 int64_t nsys_links_ops_of_call(nsys_links *l, int64_t gpid, int64_t corr, buf *err,
@@ -139,17 +77,7 @@ int64_t nsys_links_ops_of_call(nsys_links *l, int64_t gpid, int64_t corr, buf *e
 {
     if (!l || gpid == NSYS_NULL || corr == NSYS_NULL)
         return 0;
-    process_links *p = process_of(l, gpid, err, status);
-    if (!p)
-        return -1;
-    if (corr < p->last_asked || p->last_asked == INT64_MIN) {
-        if (seek(l, p, corr, err, status) < 0)
-            return -1;
-    } else {
-        while (p->has_row && p->corr < corr)
-            if (step(l, p, err, status) < 0)
-                return -1;
-    }
-    p->last_asked = corr;
-    return p->has_row && p->corr == corr ? p->n : 0;
+    const int64_t *n;
+    int found = nsys_keywalk_find(l->walk, gpid, corr, &n, err, status);
+    return found < 0 ? -1 : found ? n[0] : 0;
 }

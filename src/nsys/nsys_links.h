@@ -9,10 +9,8 @@
  *
  *   temp.flow_links(gpid, corr, n)   keyed by (gpid, corr)
  *
- * Calls then read their n in order: CUPTI numbers a process's calls in
- * time order, so the calls of one process, read in time order, walk the
- * table's key order forward; one cursor per process moves along with them
- * (a call out of order seeks). */
+ * Calls then read their n in time order, walking the table's key order
+ * (nsys_keywalk.h). */
 #ifndef NSYSP_NSYS_LINKS_H
 #define NSYSP_NSYS_LINKS_H
 

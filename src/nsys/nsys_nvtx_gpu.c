@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "nsys_cursor.h"
+#include "nsys_keywalk.h"
 #include "nsys_perfetto.h"
 #include "../common/pairmap.h"
 #include "../common/xalloc.h"
@@ -78,7 +79,7 @@ typedef struct projection {
     pairmap thread_index;    /* globalTid -> index + 1 in threads */
     thread_ranges *threads;
     size_t n_threads, cap_threads;
-    sqlite3_stmt *ops_of_call;   /* per device: first start, last end, count */
+    nsys_keywalk *ops_of_call;   /* per device: first start, last end, count */
     sqlite3_stmt *insert;
     buf *err;
     int status;
@@ -170,19 +171,13 @@ static int add_call(projection *p, const call_row *c)
         return -1;
     if (!t->n_open)
         return 0;
-    sqlite3_reset(p->ops_of_call);
-    sqlite3_bind_int64(p->ops_of_call, 1, c->tid - (c->tid & 16777215));
-    sqlite3_bind_int64(p->ops_of_call, 2, c->corr);
-    int rc;
-    while ((rc = sqlite3_step(p->ops_of_call)) == SQLITE_ROW) {
-        int64_t device = sqlite3_column_int64(p->ops_of_call, 0);
-        int64_t start = sqlite3_column_int64(p->ops_of_call, 1);
-        int64_t end = sqlite3_column_int64(p->ops_of_call, 2);
-        int64_t ops = sqlite3_column_int64(p->ops_of_call, 3);
+    const int64_t *v;
+    int n = nsys_keywalk_find(p->ops_of_call, c->tid - (c->tid & 16777215), c->corr, &v, p->err,
+                              &p->status);
+    for (int k = 0; k < n; k++, v += 4)
         for (size_t i = 0; i < t->n_open; i++)
-            cover(&t->open[i], device, start, end, ops);
-    }
-    return rc == SQLITE_DONE ? 0 : step_error(p, rc, "projecting NVTX ranges");
+            cover(&t->open[i], v[0], v[1], v[2], v[3]);
+    return n < 0 ? -1 : 0;
 }
 
 static int add_range(projection *p, const range_row *r, int64_t report_end)
@@ -244,7 +239,7 @@ static void free_projection(projection *p)
     }
     free(p->threads);
     pairmap_free(&p->thread_index);
-    sqlite3_finalize(p->ops_of_call);
+    nsys_keywalk_close(p->ops_of_call);
     sqlite3_finalize(p->insert);
 }
 
@@ -309,8 +304,7 @@ int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *g
     nsys_cursor *ranges = NULL, *calls = NULL;
     if ((p.status = open_in_time_order(db, ranges_table, &ranges, err)) == NSYSP_OK &&
         (p.status = open_in_time_order(db, &calls_table, &calls, err)) == NSYSP_OK &&
-        prepare(&p, "SELECT dev, start, \"end\", n FROM temp.nvtx_ops WHERE gpid = ?1 AND corr = ?2",
-                &p.ops_of_call) == 0 &&
+        (p.ops_of_call = nsys_keywalk_open(db, "temp.nvtx_ops", "dev, start, \"end\", n", 4)) &&
         prepare(&p, "INSERT INTO temp." NSYS_NVTX_GPU_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 &p.insert) == 0) {
         /* One transaction for all the inserts, not one each. */
