@@ -11,6 +11,8 @@ same events with the same callstacks:
   converter finds out of order and converts again with SQLite sorting them
   (OS runtime chains are then asked for backwards), and the sampling call
   chains stored backwards (both read through their indexed copies);
+- with correlation ids falling as time goes on, so that every lookup of a
+  call's GPU work goes back in key order (nsys_keywalk.h);
 - with rows sharing a start stored in the wrong tie order (a child call
   before its parent; more rows at one start than the cursor holds).
 
@@ -48,6 +50,8 @@ def slices(dump_bin, trace):
     found, tracks = collections.Counter(), {}
     for line in out.splitlines():
         f = line.split('\t')
+        if f[0] == 'F':  # flow id ends; the ids themselves may differ
+            found['flow ends'] += 1
         if f[0] == 'P':  # time, cpu, pid, tid, mode, callstack
             found[tuple(f)] += 1
         if f[0] == 'S':  # with the callstack
@@ -105,9 +109,24 @@ def main():
     db.commit()
     db.close()
 
+    # Correlation ids that fall as time goes on: every lookup by (process,
+    # correlation id) goes back and seeks (nsys_keywalk.h); flows are the same.
+    falling = os.path.join(work, 'stored-falling-correlation.sqlite')
+    shutil.copy(base, falling)
+    db = sqlite3.connect(falling)
+    top = 1 + max(db.execute(f'SELECT max(correlationId) FROM {t}').fetchone()[0] or 0
+                  for t in ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL',
+                            'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET',
+                            'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'))
+    for t in ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
+              'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'):
+        db.execute(f'UPDATE {t} SET correlationId = {top} - correlationId')
+    db.commit()
+    db.close()
+
     problems = []
     want = None
-    for report in (base, backwards, crowded):
+    for report in (base, backwards, falling, crowded):
         trace, found = convert(bin_, report, check)
         problems += found
         got, tracks = slices(dump_bin, trace)
@@ -117,7 +136,8 @@ def main():
             problems.append(f'{os.path.basename(report)}: parent and child at {at} not nested on'
                             f' one track ({parent} vs {child})')
         if report == crowded:
-            kernels = sum(n for k, n in got.items() if k[2] == 'kernel' and k[0] == 5000)
+            kernels = sum(n for k, n in got.items()
+                          if isinstance(k, tuple) and k[2] == 'kernel' and k[0] == 5000)
             if kernels != n_kernels:
                 problems.append(f'crowded: {kernels} kernels at 5000, expected {n_kernels}')
             continue
@@ -130,15 +150,17 @@ def main():
     if sum(want.values()) < 10000:
         problems.append(f'only {sum(want.values())} slices: the fixture changed?')
     samples = sum(n for k, n in want.items() if k[0] == 'P')
-    stacks = sum(n for k, n in want.items() if k[0] != 'P' and k[5])
+    stacks = sum(n for k, n in want.items() if isinstance(k, tuple) and k[0] != 'P' and k[5])
+    if want['flow ends'] < 1000:
+        problems.append(f'only {want["flow ends"]} flow ends: too few to test links')
     if samples < 100 or stacks < 100:
         problems.append(f'{samples} samples, {stacks} slices with callstacks: too few to test chains')
     for p in problems:
         print('FAIL', p)
     if problems:
         sys.exit(1)
-    print(f'stored order: {sum(want.values())} slices and samples equal in all three copies'
-          f' ({samples} samples, {stacks} slices with callstacks)')
+    print(f'stored order: {sum(want.values())} slices, samples and flow ends equal in all copies'
+          f' ({samples} samples, {stacks} slices with callstacks, {want["flow ends"]} flow ends)')
 
 
 if __name__ == '__main__':
