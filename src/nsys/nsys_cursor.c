@@ -292,37 +292,31 @@ static int read_row(nsys_cursor *c, char *fields, buf *err, int *status)
     return 1;
 }
 
-/* read_row into a held row, its texts copied into the row's own memory. */
+/* read_row into a held row, its texts copied into the row's own memory:
+ * room for all of them first, so that the copies stay where they are. */
 static int hold_row(nsys_cursor *c, held_row *h, buf *err, int *status)
 {
     int rc = read_row(c, h->fields, err, status);
     if (rc <= 0)
         return rc;
-    buf_clear(&h->text);
-    size_t at[64];
-    size_t n = 0;
-    for (size_t i = 0; i < c->table->n_columns && n < 64; i++) {
-        const nsys_column *col = &c->table->columns[i];
-        if (col->type != NSYS_TEXT)
-            continue;
+    const nsys_column *cols = c->table->columns;
+    size_t room = 0;
+    for (size_t i = 0; i < c->table->n_columns; i++) {
         const char *v;
-        memcpy(&v, h->fields + col->offset, sizeof v);
-        at[n++] = h->text.len;
-        if (v)
-            buf_append(&h->text, v, strlen(v) + 1);
+        memcpy(&v, h->fields + cols[i].offset, sizeof v);
+        if (cols[i].type == NSYS_TEXT && v)
+            room += strlen(v) + 1;
     }
-    n = 0;
-    for (size_t i = 0; i < c->table->n_columns && n < 64; i++) {
-        const nsys_column *col = &c->table->columns[i];
-        if (col->type != NSYS_TEXT)
-            continue;
+    buf_clear(&h->text);
+    buf_reserve(&h->text, room);
+    for (size_t i = 0; i < c->table->n_columns; i++) {
         const char *v;
-        memcpy(&v, h->fields + col->offset, sizeof v);
-        size_t offset = at[n++];
-        if (v) {
-            v = (const char *)h->text.data + offset;
-            memcpy(h->fields + col->offset, &v, sizeof v);
-        }
+        memcpy(&v, h->fields + cols[i].offset, sizeof v);
+        if (cols[i].type != NSYS_TEXT || !v)
+            continue;
+        const char *copy = (const char *)h->text.data + h->text.len;
+        buf_append(&h->text, v, strlen(v) + 1);
+        memcpy(h->fields + cols[i].offset, &copy, sizeof copy);
     }
     return 1;
 }
