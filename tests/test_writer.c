@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "pftrace.pb-c.h"
+#include "perfetto/pw_event_packet.h"
 #include "perfetto/pw_writer.h"
 
 /* Reads a whole (gzip or raw) file. */
@@ -232,6 +233,154 @@ static void check_discard(const char *dir)
     buf_free(&err);
 }
 
+/* A small deterministic generator for the packing comparison. */
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state >> 11;
+}
+
+/* Values of every size class a varint has, negatives included. */
+static uint64_t some_value(uint64_t *state)
+{
+    uint64_t r = next_random(state);
+    switch (r % 5) {
+    case 0: return r % 100;
+    case 1: return r % 100000;
+    case 2: return r;
+    case 3: return (uint64_t)-(int64_t)(r % 1000);
+    default: return 0;
+    }
+}
+
+/* The hand packer writes the bytes protobuf-c writes, for events with every
+ * field it handles, in random combinations. */
+static void check_hand_packing(void)
+{
+    uint64_t state = 42;
+    static const char *const STRINGS[] = {"", "kernel", "Memcpy HtoD (Pageable \xE2\x86\x92 Device)",
+                                          "a much longer name, longer than one hundred and twenty-seven "
+                                          "bytes, so that its length takes two bytes of varint to write"};
+    int compared = 0;
+    for (int round = 0; round < 3000; round++) {
+        Pftrace__TrackEvent te = PFTRACE__TRACK_EVENT__INIT;
+        Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+        Pftrace__DebugAnnotation da[6];
+        Pftrace__DebugAnnotation *dap[6];
+        uint64_t cats[3], uuids[3], flows[3], ends[3];
+        int64_t ints[3];
+        double doubles[3];
+        const char *names[2];
+        uint64_t bits = next_random(&state);
+        te.has_type = bits & 1;
+        te.type = (Pftrace__TrackEvent__Type)(1 + next_random(&state) % 4);
+        te.has_track_uuid = (bits >> 1) & 1;
+        te.track_uuid = some_value(&state);
+        te.name_field_case = (bits >> 2) % 3 == 0   ? PFTRACE__TRACK_EVENT__NAME_FIELD__NOT_SET
+                             : (bits >> 2) % 3 == 1 ? PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID
+                                                    : PFTRACE__TRACK_EVENT__NAME_FIELD_NAME;
+        te.name_iid = some_value(&state);
+        te.name = (char *)STRINGS[next_random(&state) % 4];
+        te.n_category_iids = next_random(&state) % 3;
+        te.category_iids = cats;
+        te.n_categories = next_random(&state) % 2;
+        names[0] = STRINGS[next_random(&state) % 4];
+        te.categories = (char **)names;
+        for (int i = 0; i < 3; i++) {
+            cats[i] = some_value(&state);
+            uuids[i] = some_value(&state);
+            flows[i] = next_random(&state) * 2654435761u;
+            ends[i] = some_value(&state);
+            ints[i] = (int64_t)some_value(&state);
+            doubles[i] = (double)(int64_t)some_value(&state) / 7.0;
+        }
+        te.n_debug_annotations = next_random(&state) % 7;
+        for (size_t i = 0; i < te.n_debug_annotations; i++) {
+            Pftrace__DebugAnnotation init = PFTRACE__DEBUG_ANNOTATION__INIT;
+            da[i] = init;
+            dap[i] = &da[i];
+            uint64_t r = next_random(&state);
+            da[i].name_field_case = r % 2 ? PFTRACE__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID
+                                          : PFTRACE__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+            da[i].name_iid = some_value(&state);
+            da[i].name = (char *)STRINGS[r % 4];
+            static const Pftrace__DebugAnnotation__ValueCase KINDS[] = {
+                PFTRACE__DEBUG_ANNOTATION__VALUE__NOT_SET,
+                PFTRACE__DEBUG_ANNOTATION__VALUE_BOOL_VALUE,
+                PFTRACE__DEBUG_ANNOTATION__VALUE_UINT_VALUE,
+                PFTRACE__DEBUG_ANNOTATION__VALUE_INT_VALUE,
+                PFTRACE__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE,
+                PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE,
+                PFTRACE__DEBUG_ANNOTATION__VALUE_POINTER_VALUE,
+                PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID,
+            };
+            da[i].value_case = KINDS[(r >> 8) % 8];
+            da[i].bool_value = (r >> 12) & 1;
+            da[i].uint_value = da[i].pointer_value = da[i].string_value_iid = some_value(&state);
+            da[i].int_value = (int64_t)some_value(&state);
+            da[i].double_value = doubles[i % 3];
+            da[i].string_value = (char *)STRINGS[(r >> 16) % 4];
+        }
+        te.debug_annotations = dap;
+        te.n_flow_ids = next_random(&state) % 3;
+        te.flow_ids = flows;
+        te.n_terminating_flow_ids = next_random(&state) % 2;
+        te.terminating_flow_ids = ends;
+        uint64_t counter = next_random(&state) % 3;
+        te.counter_value_field_case =
+            counter == 0   ? PFTRACE__TRACK_EVENT__COUNTER_VALUE_FIELD__NOT_SET
+            : counter == 1 ? PFTRACE__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE
+                           : PFTRACE__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
+        te.counter_value = ints[0];
+        te.double_counter_value = doubles[1];
+        te.n_extra_counter_track_uuids = te.n_extra_counter_values = next_random(&state) % 3;
+        te.extra_counter_track_uuids = uuids;
+        te.extra_counter_values = ints;
+        te.n_extra_double_counter_track_uuids = te.n_extra_double_counter_values =
+            next_random(&state) % 3;
+        te.extra_double_counter_track_uuids = uuids;
+        te.extra_double_counter_values = doubles;
+        te.has_correlation_id = (bits >> 5) & 1;
+        te.correlation_id = some_value(&state);
+        te.has_callstack_iid = (bits >> 6) & 1;
+        te.callstack_iid = some_value(&state);
+
+        pkt.has_timestamp = (bits >> 7) & 1;
+        pkt.timestamp = some_value(&state);
+        pkt.has_trusted_packet_sequence_id = (bits >> 8) & 1;
+        pkt.trusted_packet_sequence_id = (uint32_t)next_random(&state);
+        pkt.has_sequence_flags = (bits >> 9) & 1;
+        pkt.sequence_flags = 1 + (uint32_t)(bits >> 10) % 2;
+        pkt.has_timestamp_clock_id = (bits >> 11) & 1;
+        pkt.timestamp_clock_id = 64;
+        pkt.has_first_packet_on_sequence = (bits >> 12) & 1;
+        pkt.first_packet_on_sequence = (bits >> 13) & 1;
+        pkt.data_case = PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT;
+        pkt.track_event = &te;
+
+        CHECK(pw_event_packet_supported(&pkt));
+        size_t want = protobuf_c_message_get_packed_size(&pkt.base);
+        size_t got = pw_event_packet_size(&pkt);
+        CHECK_EQ_INT(got, want);
+        if (got != want)
+            break;
+        uint8_t a[4096], b[4096];
+        protobuf_c_message_pack(&pkt.base, a);
+        pw_event_packet_pack(&pkt, b);
+        CHECK(memcmp(a, b, want) == 0);
+        compared++;
+    }
+    CHECK_EQ_INT(compared, 3000);
+    /* What it leaves to protobuf-c. */
+    Pftrace__InternedData interned = PFTRACE__INTERNED_DATA__INIT;
+    Pftrace__TrackEvent te = PFTRACE__TRACK_EVENT__INIT;
+    Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+    pkt.data_case = PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT;
+    pkt.track_event = &te;
+    pkt.interned_data = &interned;
+    CHECK(!pw_event_packet_supported(&pkt));
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
@@ -250,5 +399,6 @@ int main(int argc, char **argv)
     free(da);
     free(db);
     check_discard(dir);
+    check_hand_packing();
     return CHECK_DONE();
 }
