@@ -256,21 +256,26 @@ static int hide_idle_streams(report *r)
                                   &r->res->hidden_streams, r->err);
 }
 
-/* Finds which API calls launched which GPU operations (see nsys_links.h). */
-static int build_links(report *r)
+/* Counts the GPU work of each CUDA call, for the flows (when the CUDA API
+ * is converted) and the NVTX projection (when it is). See nsys_links.h. */
+static int count_gpu_work(report *r)
 {
-    const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(r->opt, tables, true, true);
+    const char *linked[NSYSP_MAX_SOURCES], *work[NSYSP_MAX_SOURCES];
+    nsys_gpu_tables t = {.linked = linked, .work = work,
+                         .filter = {r->opt->gpu, INT64_MIN, INT64_MAX}};
     const char *api = SOURCE_CUDA_API.table->name;
-    if (!source_selected(r->opt, &SOURCE_CUDA_API) || !nsys_db_has_column(r->db, api, "globalTid") ||
+    if (!nsys_db_has_column(r->db, api, "globalTid") ||
         !nsys_db_has_column(r->db, api, "correlationId"))
         return NSYSP_OK;
-    nsys_link_filter filter = {r->opt->gpu, INT64_MIN, INT64_MAX};
+    if (source_selected(r->opt, &SOURCE_CUDA_API))
+        t.n_linked = tables_of(r->opt, linked, true, true);
+    if (source_selected(r->opt, &SOURCE_NVTX_GPU) && nsys_db_has_table(r->db, "NVTX_EVENTS"))
+        t.n_work = tables_of(r->opt, work, true, false);
     if (r->opt->has_time_range) {
-        filter.start = r->range_start;
-        filter.end = r->range_end;
+        t.filter.start = r->range_start;
+        t.filter.end = r->range_end;
     }
-    return nsys_links_build(r->db, tables, n, &filter, r->err);
+    return nsys_links_build(r->db, &t, r->err);
 }
 
 /* Where ranges still open at the end of the report close: the session's
@@ -315,10 +320,7 @@ static int project_nvtx(report *r)
 {
     if (!source_selected(r->opt, &SOURCE_NVTX_GPU))
         return NSYSP_OK;
-    const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(r->opt, tables, true, false);
-    return nsys_nvtx_gpu_build(r->db, SOURCE_CUDA_API.table->name, tables, n,
-                               r->c.report_end, r->err);
+    return nsys_nvtx_gpu_build(r->db, SOURCE_CUDA_API.table->name, r->c.report_end, r->err);
 }
 
 /* Tables the reader uses for names and labels rather than events. */
@@ -410,7 +412,7 @@ static int open_report(report *r)
     r->range_end = add_saturated(origin, r->opt->time_end);
     if ((status = hide_idle_streams(r)) != NSYSP_OK)
         return status;
-    if ((status = build_links(r)) != NSYSP_OK)
+    if ((status = count_gpu_work(r)) != NSYSP_OK)
         return status;
     r->c.report_end = report_end(r);
     if ((status = project_nvtx(r)) != NSYSP_OK)

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nsys_activity.h"
 #include "nsys_cursor.h"
@@ -10,43 +11,86 @@
 #include "nsys_perfetto.h"
 #include "../common/xalloc.h"
 
-static bool linkable(nsys_db *db, const char *table)
+static bool countable(nsys_db *db, const char *table)
 {
     return nsys_db_has_column(db, table, "globalPid") &&
-           nsys_db_has_column(db, table, "correlationId");
+           nsys_db_has_column(db, table, "correlationId") &&
+           nsys_db_has_column(db, table, "deviceId") && nsys_db_has_column(db, table, "start") &&
+           nsys_db_has_column(db, table, "end");
 }
 
-int nsys_links_build(nsys_db *db, const char *const *gpu_tables, size_t n_gpu_tables,
-                     const nsys_link_filter *filter, buf *err)
+static bool listed(const char *table, const char *const *list, size_t n)
 {
-    /* Table names come from the fixed source registry, never from input;
-     * the filter's numbers are integers printed here, not user text. */
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], table) == 0)
+            return true;
+    return false;
+}
+
+/* Whether a row of table t gets a flow (SQL; the row's table is "t"). */
+static void linked_condition(nsys_db *db, const char *table, const nsys_link_filter *f, buf *sql)
+{
+    /* The filter's numbers are integers printed here, not user text. */
+    buf_printf(sql, "(t.start BETWEEN %" PRId64 " AND %" PRId64, f->start, f->end);
+    /* Work on hidden streams or other devices is not written, so it gets
+     * no flow. */
+    if (nsys_db_has_table(db, NSYS_HIDDEN_STREAMS_TABLE) &&
+        nsys_db_has_column(db, table, "contextId"))
+        buf_printf(sql, " AND NOT EXISTS (%s)", NSYS_HIDDEN_FROM_GPU);
+    if (f->only_device >= 0)
+        buf_printf(sql, " AND t.deviceId = %" PRId64, f->only_device);
+    buf_append_str(sql, ")");
+}
+
+/* One table's upsert. Rows come in time order, so their keys are nearly in
+ * key order: counting by upsert touches few pages and needs no sort. */
+static void count_table(nsys_db *db, const char *table, bool linked, bool work,
+                        const nsys_link_filter *filter, buf *sql)
+{
+    /* Table names come from the fixed source registry, never from input. */
+    const char *is_work = work ? "(t.deviceId IS NOT NULL AND t.\"end\" >= t.start)" : "0";
+    buf is_linked = {0};
+    if (linked)
+        linked_condition(db, table, filter, &is_linked);
+    else
+        buf_append_str(&is_linked, "0");
+    buf_printf(sql,
+               "INSERT INTO gpu_calls SELECT * FROM (SELECT t.globalPid AS gpid,"
+               " t.correlationId AS corr, COALESCE(t.deviceId, -1) AS dev,"
+               " CASE WHEN %s THEN t.start END AS start, CASE WHEN %s THEN t.\"end\" END AS \"end\","
+               " %s AS work, %s AS linked FROM \"%s\" AS t"
+               " WHERE t.globalPid IS NOT NULL AND t.correlationId IS NOT NULL)"
+               " WHERE work OR linked"
+               " ON CONFLICT DO UPDATE SET"
+               " start = COALESCE(min(start, excluded.start), start, excluded.start),"
+               " \"end\" = COALESCE(max(\"end\", excluded.\"end\"), \"end\", excluded.\"end\"),"
+               " work = work + excluded.work, linked = linked + excluded.linked;",
+               is_work, is_work, is_work, buf_cstr(&is_linked), table);
+    buf_free(&is_linked);
+}
+
+int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, buf *err)
+{
     buf sql = {0};
-    for (size_t i = 0; i < n_gpu_tables; i++) {
-        if (!linkable(db, gpu_tables[i]))
-            continue;
-        if (!sql.len)
-            buf_printf(&sql, "CREATE TEMP TABLE flow_links(gpid INTEGER, corr INTEGER, n INTEGER,"
-                             " PRIMARY KEY (gpid, corr)) WITHOUT ROWID;");
-        /* Rows come in time order, so their keys are nearly in key order:
-         * counting by upsert touches few pages and needs no sort. */
-        buf_printf(&sql,
-                   "INSERT INTO flow_links SELECT globalPid, correlationId, 1 FROM \"%s\" AS t"
-                   " WHERE globalPid IS NOT NULL AND correlationId IS NOT NULL"
-                   " AND t.start BETWEEN %" PRId64 " AND %" PRId64,
-                   gpu_tables[i], filter->start, filter->end);
-        /* Work on hidden streams or other devices is not written, so it
-         * gets no flow. */
-        if (nsys_db_has_table(db, NSYS_HIDDEN_STREAMS_TABLE) &&
-            nsys_db_has_column(db, gpu_tables[i], "contextId"))
-            buf_printf(&sql, " AND NOT EXISTS (%s)", NSYS_HIDDEN_FROM_GPU);
-        if (filter->only_device >= 0)
-            buf_printf(&sql, " AND t.deviceId = %" PRId64, filter->only_device);
-        buf_printf(&sql, " ON CONFLICT DO UPDATE SET n = n + 1;");
+    buf_append_str(&sql, "CREATE TEMP TABLE gpu_calls(gpid INTEGER, corr INTEGER, dev INTEGER,"
+                         " start INTEGER, \"end\" INTEGER, work INTEGER, linked INTEGER,"
+                         " PRIMARY KEY (gpid, corr, dev)) WITHOUT ROWID;");
+    size_t header = sql.len;
+    for (int list = 0; list < 2; list++) {
+        const char *const *names = list ? tables->work : tables->linked;
+        size_t n = list ? tables->n_work : tables->n_linked;
+        for (size_t i = 0; i < n; i++) {
+            bool linked = listed(names[i], tables->linked, tables->n_linked);
+            bool work = listed(names[i], tables->work, tables->n_work);
+            /* A table in both lists is counted once, from the first. */
+            if (!countable(db, names[i]) || (list == 1 && linked))
+                continue;
+            count_table(db, names[i], linked, work, &tables->filter, &sql);
+        }
     }
     int status = NSYSP_OK;
-    if (sql.len)
-        status = nsys_db_create(db, NSYS_LINKS_TABLE, buf_cstr(&sql), err);
+    if (sql.len > header)
+        status = nsys_db_create(db, NSYS_GPU_CALLS_TABLE, buf_cstr(&sql), err);
     buf_free(&sql);
     return status;
 }
@@ -57,10 +101,10 @@ struct nsys_links {
 
 nsys_links *nsys_links_open(nsys_db *db)
 {
-    if (!nsys_db_has_table(db, NSYS_LINKS_TABLE))
+    if (!nsys_db_has_table(db, NSYS_GPU_CALLS_TABLE))
         return NULL;
     nsys_links *l = xcalloc(1, sizeof *l);
-    l->walk = nsys_keywalk_open(db, NSYS_LINKS_TABLE, "n", 1);
+    l->walk = nsys_keywalk_open(db, NSYS_GPU_CALLS_TABLE, "linked", 1);
     return l;
 }
 
@@ -77,7 +121,12 @@ int64_t nsys_links_ops_of_call(nsys_links *l, int64_t gpid, int64_t corr, buf *e
 {
     if (!l || gpid == NSYS_NULL || corr == NSYS_NULL)
         return 0;
-    const int64_t *n;
-    int found = nsys_keywalk_find(l->walk, gpid, corr, &n, err, status);
-    return found < 0 ? -1 : found ? n[0] : 0;
+    const int64_t *linked;
+    int rows = nsys_keywalk_find(l->walk, gpid, corr, &linked, err, status);
+    if (rows < 0)
+        return -1;
+    int64_t n = 0;
+    for (int i = 0; i < rows; i++) /* one row per device */
+        n += linked[i];
+    return n;
 }

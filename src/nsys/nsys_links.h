@@ -1,16 +1,22 @@
-/* Links from CUDA API calls to the GPU work they launched.
+/* GPU work per CUDA API call: the links of the flows and the input of the
+ * NVTX projection onto the GPU.
  *
  * Correlation ids are unique only within a process, so a call and its GPU
  * operations match on (globalPid, correlationId). A flow must be written on
  * the call's slice when the call is written, before its GPU work is read,
- * so how many operations each call launched is counted up front, in one
- * pass over the GPU tables, into a temporary table (in SQLite's temp store,
- * on disk, so memory stays flat):
+ * so the work of each call is counted up front, in one pass over the GPU
+ * tables, into a temporary table (in SQLite's temp store, on disk, so
+ * memory stays flat):
  *
- *   temp.flow_links(gpid, corr, n)   keyed by (gpid, corr)
+ *   temp.gpu_calls(gpid, corr, dev, start, end, work, linked)
+ *     keyed by (gpid, corr, dev); dev -1 when the row has none.
  *
- * Calls then read their n in time order, walking the table's key order
- * (nsys_keywalk.h). */
+ * `linked` counts the operations that get a flow (the filters leave some
+ * out); `work` counts those the NVTX projection covers, and start/end are
+ * their first start and last end (NULL when work is 0).
+ *
+ * Calls then read their counts in time order, walking the table's key
+ * order (nsys_keywalk.h). */
 #ifndef NSYSP_NSYS_LINKS_H
 #define NSYSP_NSYS_LINKS_H
 
@@ -19,18 +25,26 @@
 
 #include "nsys_db.h"
 
-#define NSYS_LINKS_TABLE "temp.flow_links"
+#define NSYS_GPU_CALLS_TABLE "temp.gpu_calls"
 
-/* What the filters leave out, so that it gets no flow either. */
+/* What the filters leave out of the flows. */
 typedef struct nsys_link_filter {
     int64_t only_device;     /* -1: all devices */
     int64_t start, end;      /* rows starting in [start, end] only */
 } nsys_link_filter;
 
-/* Builds the table from the GPU tables that exist and have globalPid and
- * correlationId. Does nothing when there is nothing to link. */
-int nsys_links_build(nsys_db *db, const char *const *gpu_tables, size_t n_gpu_tables,
-                     const nsys_link_filter *filter, buf *err);
+/* The tables to count, by what they are counted for; a table may be in
+ * both lists. Tables without globalPid and correlationId are passed over. */
+typedef struct nsys_gpu_tables {
+    const char *const *linked;   /* GPU work and synchronization, for flows */
+    size_t n_linked;
+    const char *const *work;     /* GPU work, for the NVTX projection */
+    size_t n_work;
+    nsys_link_filter filter;     /* applies to `linked` */
+} nsys_gpu_tables;
+
+/* Builds the table; does nothing when there is nothing to count. */
+int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, buf *err);
 
 typedef struct nsys_links nsys_links;
 

@@ -6,6 +6,7 @@
 
 #include "nsys_cursor.h"
 #include "nsys_keywalk.h"
+#include "nsys_links.h"
 #include "nsys_perfetto.h"
 #include "../common/pairmap.h"
 #include "../common/xalloc.h"
@@ -175,7 +176,7 @@ static int add_call(projection *p, const call_row *c)
     int n = nsys_keywalk_find(p->ops_of_call, c->tid - (c->tid & 16777215), c->corr, &v, p->err,
                               &p->status);
     for (int k = 0; k < n; k++, v += 4)
-        for (size_t i = 0; i < t->n_open; i++)
+        for (size_t i = 0; i < t->n_open && v[3] > 0; i++) /* work of the projected tables */
             cover(&t->open[i], v[0], v[1], v[2], v[3]);
     return n < 0 ? -1 : 0;
 }
@@ -245,34 +246,14 @@ static void free_projection(projection *p)
 
 /* ---- Building ------------------------------------------------------------ */
 
-/* GPU work per (process, correlation id, device): first start, last end,
- * count; one upsert pass over the GPU tables. */
-static int count_gpu_work(nsys_db *db, const char *const *gpu_tables, size_t n_gpu_tables,
-                          buf *err)
+/* The result: one row per (range, device), written as ranges close. */
+static int create_result(nsys_db *db, buf *err)
 {
-    /* Table names come from the fixed source registry, never from input. */
-    buf sql = {0};
-    buf_append_str(&sql, "CREATE TEMP TABLE nvtx_ops(gpid INTEGER, corr INTEGER, dev INTEGER,"
-                         " start INTEGER, \"end\" INTEGER, n INTEGER,"
-                         " PRIMARY KEY (gpid, corr, dev)) WITHOUT ROWID;");
-    for (size_t i = 0; i < n_gpu_tables; i++) {
-        if (!nsys_db_has_column(db, gpu_tables[i], "globalPid") ||
-            !nsys_db_has_column(db, gpu_tables[i], "correlationId"))
-            continue;
-        buf_printf(&sql,
-                   "INSERT INTO nvtx_ops SELECT globalPid, correlationId, deviceId, start, \"end\", 1"
-                   " FROM \"%s\" WHERE globalPid IS NOT NULL AND correlationId IS NOT NULL"
-                   " AND deviceId IS NOT NULL AND \"end\" >= start"
-                   " ON CONFLICT DO UPDATE SET start = min(start, excluded.start),"
-                   " \"end\" = max(\"end\", excluded.\"end\"), n = n + 1;",
-                   gpu_tables[i]);
-    }
-    buf_append_str(&sql, "CREATE TEMP TABLE " NSYS_NVTX_GPU_TABLE "(start INTEGER, \"end\" INTEGER,"
-                         " deviceId INTEGER, ops INTEGER, text TEXT, textId INTEGER,"
-                         " domainId INTEGER, globalTid INTEGER);");
-    int status = nsys_db_create(db, "temp.nvtx_ops", buf_cstr(&sql), err);
-    buf_free(&sql);
-    return status;
+    return nsys_db_create(db, NSYS_NVTX_GPU_TABLE,
+                          "CREATE TEMP TABLE " NSYS_NVTX_GPU_TABLE "(start INTEGER,"
+                          " \"end\" INTEGER, deviceId INTEGER, ops INTEGER, text TEXT,"
+                          " textId INTEGER, domainId INTEGER, globalTid INTEGER);",
+                          err);
 }
 
 static int prepare(projection *p, const char *sql, sqlite3_stmt **st)
@@ -281,17 +262,17 @@ static int prepare(projection *p, const char *sql, sqlite3_stmt **st)
     return rc == SQLITE_OK ? 0 : step_error(p, rc, "projecting NVTX ranges");
 }
 
-int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *gpu_tables,
-                        size_t n_gpu_tables, int64_t report_end, buf *err)
+int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, int64_t report_end, buf *err)
 {
     static const char *const NEEDED[] = {"start", "end", "eventType", "globalTid"};
     for (size_t i = 0; i < sizeof NEEDED / sizeof *NEEDED; i++)
         if (!nsys_db_has_column(db, "NVTX_EVENTS", NEEDED[i]))
             return NSYSP_OK;
     if (!nsys_db_has_column(db, api_table, "correlationId") ||
-        !nsys_db_has_column(db, api_table, "globalTid") || !n_gpu_tables)
+        !nsys_db_has_column(db, api_table, "globalTid") ||
+        !nsys_db_has_table(db, NSYS_GPU_CALLS_TABLE))
         return NSYSP_OK;
-    int status = count_gpu_work(db, gpu_tables, n_gpu_tables, err);
+    int status = create_result(db, err);
     if (status != NSYSP_OK)
         return status;
 
@@ -304,7 +285,8 @@ int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *g
     nsys_cursor *ranges = NULL, *calls = NULL;
     if ((p.status = open_in_time_order(db, ranges_table, &ranges, err)) == NSYSP_OK &&
         (p.status = open_in_time_order(db, &calls_table, &calls, err)) == NSYSP_OK &&
-        (p.ops_of_call = nsys_keywalk_open(db, "temp.nvtx_ops", "dev, start, \"end\", n", 4)) &&
+        (p.ops_of_call =
+             nsys_keywalk_open(db, NSYS_GPU_CALLS_TABLE, "dev, start, \"end\", work", 4)) &&
         prepare(&p, "INSERT INTO temp." NSYS_NVTX_GPU_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 &p.insert) == 0) {
         /* One transaction for all the inserts, not one each. */
@@ -316,9 +298,5 @@ int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *g
     nsys_cursor_close(ranges);
     nsys_cursor_close(calls);
     free_projection(&p);
-    if (p.status != NSYSP_OK)
-        return p.status;
-
-    /* The result is read like a table, sorted by SQLite (nvtx_gpu.c). */
-    return nsys_db_create(db, NSYS_NVTX_GPU_TABLE, "DROP TABLE temp.nvtx_ops;", err);
+    return p.status;
 }

@@ -3,9 +3,8 @@
  * inside it on the same thread; its GPU range runs from the first such
  * operation's start to the last one's end, per device.
  *
- * Computed once, before the events: GPU work is counted per (process,
- * correlation id, device) into a temporary table by one upsert pass; then
- * the NVTX ranges and the CUDA API calls are walked together in time order,
+ * Computed once, before the events, from the GPU work counted per (process,
+ * correlation id, device) for the flows (nsys_links.h): the NVTX ranges and the CUDA API calls are walked together in time order,
  * each thread's open ranges gathering the work of the calls made inside
  * them. Memory holds the open ranges only. The result is the temporary
  * table
@@ -25,9 +24,9 @@
 
 #define NSYS_NVTX_GPU_TABLE "nvtx_gpu_ranges"
 
-/* Builds the table when the report has NVTX ranges, CUDA calls and GPU work;
- * ranges still open close at report_end. Returns an nsysp_status. */
-int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, const char *const *gpu_tables,
-                        size_t n_gpu_tables, int64_t report_end, buf *err);
+/* Builds the table when the report has NVTX ranges, CUDA calls and counted
+ * GPU work (nsys_links_build first); ranges still open close at
+ * report_end. Returns an nsysp_status. */
+int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, int64_t report_end, buf *err);
 
 #endif
