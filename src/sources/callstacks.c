@@ -7,8 +7,10 @@ enum { MAX_FRAMES = 256 };
 
 /* OS runtime chain ids remembered at most; the cache starts over beyond
  * (nsys shares ids between calls with one stack, so real reports have a
- * few thousand; a report with an id per call must not grow memory). */
-enum { MAX_SHARED_CHAINS = 1 << 16 };
+ * few thousand; a report with an id per call must not grow memory). A
+ * report with more distinct chains reads the rest through the indexed copy
+ * (nsys_callchains.h). */
+enum { MAX_SHARED_CHAINS = 1 << 13 };
 
 static uint64_t intern_chain(conv *c, nsys_callchain_kind kind, int64_t id, bool *kernel_leaf)
 {
