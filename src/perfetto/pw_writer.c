@@ -41,7 +41,7 @@ typedef struct known_constant {
     uint64_t iid;
 } known_constant;
 
-enum { CONSTANT_SLOTS = 256 };
+enum { CONSTANT_SLOTS = 1024 };
 
 /* One interned entry waiting to go out with the next packet. */
 typedef struct pending_string {
@@ -182,11 +182,12 @@ static uint64_t intern(pw_seq *seq, enum intern_kind kind, const char *s)
 }
 
 /* intern for strings whose text never changes at their address (arg
- * names, categories: the sources' constants): a kernel event has a dozen,
- * and a direct-mapped cache by address spares hashing them each time. */
+ * names and categories, the sources' constants; names from a report's
+ * StringIds): a kernel event has a dozen, some of them long, and a
+ * direct-mapped cache by address spares hashing them each time. */
 static uint64_t intern_constant(pw_seq *seq, enum intern_kind kind, const char *s)
 {
-    size_t slot = (size_t)(((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
+    size_t slot = (size_t)(((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 54);
     known_constant *k = &seq->constants[kind][slot];
     if (k->s != s) {
         k->iid = intern(seq, kind, s);
@@ -527,6 +528,10 @@ static void set_annotation(pw_seq *seq, Pftrace__DebugAnnotation *da, const pw_a
         da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
         da->string_value_iid = intern(seq, INTERN_ARG_STRING, a->v.s ? a->v.s : "");
         break;
+    case PW_ARG_CONSTANT_STRING:
+        da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
+        da->string_value_iid = intern_constant(seq, INTERN_ARG_STRING, a->v.s ? a->v.s : "");
+        break;
     case PW_ARG_BOOL:
         da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
         da->bool_value = a->v.b;
@@ -545,7 +550,8 @@ int pw_write_event(pw_seq *seq, const pw_event *ev)
 
     if (ev->name) {
         te.name_field_case = PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID;
-        te.name_iid = intern(seq, INTERN_EVENT_NAME, ev->name);
+        te.name_iid = ev->name_is_constant ? intern_constant(seq, INTERN_EVENT_NAME, ev->name)
+                                           : intern(seq, INTERN_EVENT_NAME, ev->name);
     }
     uint64_t category_iid;
     if (ev->category) {

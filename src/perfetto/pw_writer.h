@@ -64,6 +64,9 @@ typedef enum pw_arg_type {
     PW_ARG_UINT,
     PW_ARG_DOUBLE,
     PW_ARG_STRING,
+    PW_ARG_CONSTANT_STRING,      /* a string whose text never changes at its
+                                    address while the writer lives (a
+                                    report's StringIds): interned by address */
     PW_ARG_BOOL,
 } pw_arg_type;
 
@@ -87,6 +90,7 @@ typedef struct pw_event {
     uint64_t ts;                 /* ns on the trace clock */
     uint64_t track_uuid;
     const char *name;            /* begins and instants; NULL for bare ends */
+    bool name_is_constant;       /* name is a constant (as PW_ARG_CONSTANT_STRING) */
     const char *category;        /* optional; a constant, as pw_arg.name */
     const pw_arg *args;
     size_t n_args;

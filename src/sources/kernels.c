@@ -70,9 +70,36 @@ static const char *kernel_name(const conv *c, const kernel_row *row)
     return "(unnamed kernel)";
 }
 
-static void dims(char *out, size_t size, int64_t x, int64_t y, int64_t z)
+/* v in decimal at p; returns the end. */
+static char *put_decimal(char *p, int64_t v)
 {
-    snprintf(out, size, "(%lld, %lld, %lld)", (long long)x, (long long)y, (long long)z);
+    char digits[24];
+    size_t n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *p++ = '-';
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+/* "(x, y, z)": by hand, since printf was a visible part of a kernel's cost.
+ * out holds at least 3 * 20 + 7 bytes. */
+static void dims(char *out, int64_t x, int64_t y, int64_t z)
+{
+    char *p = out;
+    *p++ = '(';
+    p = put_decimal(p, x);
+    *p++ = ',', *p++ = ' ';
+    p = put_decimal(p, y);
+    *p++ = ',', *p++ = ' ';
+    p = put_decimal(p, z);
+    *p++ = ')';
+    *p = '\0';
 }
 
 static int emit(conv *c, const void *r)
@@ -87,13 +114,13 @@ static int emit(conv *c, const void *r)
     char grid[80], block[80];
     const char *demangled = nsys_string(c->strings, row->demangled_name);
     if (demangled)
-        args[n++] = arg_str("demangled name", demangled);
+        args[n++] = arg_const_str("demangled name", demangled);
     if (row->grid_x != NSYS_NULL) {
-        dims(grid, sizeof grid, row->grid_x, row->grid_y, row->grid_z);
+        dims(grid, row->grid_x, row->grid_y, row->grid_z);
         args[n++] = arg_str("grid", grid);
     }
     if (row->block_x != NSYS_NULL) {
-        dims(block, sizeof block, row->block_x, row->block_y, row->block_z);
+        dims(block, row->block_x, row->block_y, row->block_z);
         args[n++] = arg_str("block", block);
     }
     const struct {
@@ -112,10 +139,11 @@ static int emit(conv *c, const void *r)
             args[n++] = arg_int(ints[i].name, ints[i].value);
     const char *launch = nsys_enum_label(c->enums, NSYS_ENUM_LAUNCH_TYPE, row->launch_type);
     if (launch)
-        args[n++] = arg_str("launch type", launch);
+        args[n++] = arg_const_str("launch type", launch);
     n = gpu_op_args(&row->op, args, n);
 
-    pw_event ev = {.name = kernel_name(c, row), .category = "kernel", .args = args, .n_args = n};
+    pw_event ev = {.name = kernel_name(c, row), .name_is_constant = true, .category = "kernel",
+                   .args = args, .n_args = n};
     return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev);
 }
 

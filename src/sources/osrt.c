@@ -43,6 +43,7 @@ static int emit(conv *c, const void *r)
     bool kernel_leaf;
     pw_event ev = {
         .name = name ? name : "(unnamed OS runtime call)",
+        .name_is_constant = true, /* StringIds or a literal */
         .category = "osrt",
         .args = args,
         .n_args = n,

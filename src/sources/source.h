@@ -148,4 +148,11 @@ static inline pw_arg arg_str(const char *name, const char *v)
     return (pw_arg){.name = name, .type = PW_ARG_STRING, .v.s = v};
 }
 
+/* A string arg whose value stays put for the whole conversion: from the
+ * report's StringIds or enums, or a literal. */
+static inline pw_arg arg_const_str(const char *name, const char *v)
+{
+    return (pw_arg){.name = name, .type = PW_ARG_CONSTANT_STRING, .v.s = v};
+}
+
 #endif
