@@ -360,13 +360,14 @@ static void check_hand_packing(void)
 
         CHECK(pw_event_packet_supported(&pkt));
         size_t want = protobuf_c_message_get_packed_size(&pkt.base);
-        size_t got = pw_event_packet_size(&pkt);
+        pw_event_sizes sizes;
+        size_t got = pw_event_packet_size(&pkt, &sizes);
         CHECK_EQ_INT(got, want);
         if (got != want)
             break;
         uint8_t a[4096], b[4096];
         protobuf_c_message_pack(&pkt.base, a);
-        pw_event_packet_pack(&pkt, b);
+        pw_event_packet_pack(&pkt, &sizes, b);
         CHECK(memcmp(a, b, want) == 0);
         compared++;
     }
@@ -378,6 +379,10 @@ static void check_hand_packing(void)
     pkt.data_case = PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT;
     pkt.track_event = &te;
     pkt.interned_data = &interned;
+    CHECK(!pw_event_packet_supported(&pkt));
+    pkt.interned_data = NULL;
+    CHECK(pw_event_packet_supported(&pkt));
+    te.n_debug_annotations = PW_EVENT_PACKET_MAX_ANNOTATIONS + 1;
     CHECK(!pw_event_packet_supported(&pkt));
 }
 

@@ -156,11 +156,11 @@ static size_t repeated_varint_size(uint32_t field, const uint64_t *v, size_t n)
     return size;
 }
 
-static size_t event_size(const Pftrace__TrackEvent *e)
+static size_t event_size(const Pftrace__TrackEvent *e, pw_event_sizes *sizes)
 {
     size_t n = repeated_varint_size(3, e->category_iids, e->n_category_iids);
     for (size_t i = 0; i < e->n_debug_annotations; i++) {
-        size_t a = annotation_size(e->debug_annotations[i]);
+        size_t a = sizes->annotations[i] = annotation_size(e->debug_annotations[i]);
         n += 1 + varint_size(a) + a;
     }
     if (e->has_type)
@@ -204,11 +204,11 @@ static uint8_t *put_repeated_varint(uint8_t *p, uint32_t field, const uint64_t *
     return p;
 }
 
-static uint8_t *put_event(uint8_t *p, const Pftrace__TrackEvent *e)
+static uint8_t *put_event(uint8_t *p, const Pftrace__TrackEvent *e, const pw_event_sizes *sizes)
 {
     p = put_repeated_varint(p, 3, e->category_iids, e->n_category_iids);
     for (size_t i = 0; i < e->n_debug_annotations; i++) {
-        p = put_varint(put_tag(p, 4, LENGTH), annotation_size(e->debug_annotations[i]));
+        p = put_varint(put_tag(p, 4, LENGTH), sizes->annotations[i]);
         p = put_annotation(p, e->debug_annotations[i]);
     }
     if (e->has_type)
@@ -252,15 +252,17 @@ bool pw_event_packet_supported(const Pftrace__TracePacket *pkt)
         pkt->trace_packet_defaults)
         return false;
     const Pftrace__TrackEvent *e = pkt->track_event;
+    if (e->n_debug_annotations > PW_EVENT_PACKET_MAX_ANNOTATIONS)
+        return false;
     for (size_t i = 0; i < e->n_debug_annotations; i++)
         if (!annotation_supported(e->debug_annotations[i]))
             return false;
     return true;
 }
 
-size_t pw_event_packet_size(const Pftrace__TracePacket *pkt)
+size_t pw_event_packet_size(const Pftrace__TracePacket *pkt, pw_event_sizes *sizes)
 {
-    size_t event = event_size(pkt->track_event);
+    size_t event = sizes->event = event_size(pkt->track_event, sizes);
     size_t n = 0;
     if (pkt->has_timestamp)
         n += 1 + varint_size(pkt->timestamp);
@@ -276,15 +278,16 @@ size_t pw_event_packet_size(const Pftrace__TracePacket *pkt)
     return n;
 }
 
-void pw_event_packet_pack(const Pftrace__TracePacket *pkt, uint8_t *out)
+void pw_event_packet_pack(const Pftrace__TracePacket *pkt, const pw_event_sizes *sizes,
+                          uint8_t *out)
 {
     uint8_t *p = out;
     if (pkt->has_timestamp)
         p = put_varint(put_tag(p, 8, VARINT), pkt->timestamp);
     if (pkt->has_trusted_packet_sequence_id)
         p = put_varint(put_tag(p, 10, VARINT), pkt->trusted_packet_sequence_id);
-    p = put_varint(put_tag(p, 11, LENGTH), event_size(pkt->track_event));
-    p = put_event(p, pkt->track_event);
+    p = put_varint(put_tag(p, 11, LENGTH), sizes->event);
+    p = put_event(p, pkt->track_event, sizes);
     if (pkt->has_sequence_flags)
         p = put_varint(put_tag(p, 13, VARINT), pkt->sequence_flags);
     if (pkt->has_timestamp_clock_id)

@@ -403,12 +403,14 @@ static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
     /* Events go through the hand packer (pw_event_packet.h), the rest
      * through protobuf-c. */
     bool by_hand = !with_interned && pw_event_packet_supported(pkt);
-    size_t size = by_hand ? pw_event_packet_size(pkt) : protobuf_c_message_get_packed_size(&pkt->base);
+    pw_event_sizes sizes;
+    size_t size = by_hand ? pw_event_packet_size(pkt, &sizes)
+                          : protobuf_c_message_get_packed_size(&pkt->base);
     w->pack_buf = xgrow(w->pack_buf, &w->pack_cap, size + 11, 1);
     w->pack_buf[0] = 0x0A; /* Trace.packet: field 1, length-delimited */
     size_t head = 1 + put_varint(w->pack_buf + 1, size);
     if (by_hand)
-        pw_event_packet_pack(pkt, w->pack_buf + head);
+        pw_event_packet_pack(pkt, &sizes, w->pack_buf + head);
     else
         protobuf_c_message_pack(&pkt->base, w->pack_buf + head);
 
