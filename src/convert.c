@@ -3,9 +3,13 @@
  *   report (read-only) -> sources (rows as structs, merged by start time)
  *     -> model (tracks, lanes) -> writer (packets, interning) -> gzip file
  *
- * Each source's rows come ordered by start; the sources are merged so that
- * every row reaches the model in global time order, which keeps memory flat
- * (only open slices are held) and the trace time-sorted. */
+ * Each source's rows come ordered by start: as stored when the table is in
+ * time order (most are), else sorted by SQLite; a table found out of order
+ * midway starts the events again with it sorted (write_events). The
+ * sources are merged so that every row reaches the model in global time
+ * order, which keeps memory flat (only open slices are held) and the trace
+ * time-sorted. What is read before the events (names, GPU work per call,
+ * the NVTX projection) is read once. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>

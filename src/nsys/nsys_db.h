@@ -35,7 +35,7 @@ const char *nsys_db_path(const nsys_db *db);
 bool nsys_db_has_table(const nsys_db *db, const char *table);
 /* Calls fn for every table of the report file (not temporary ones). */
 void nsys_db_each_table(const nsys_db *db, void (*fn)(void *ctx, const char *table), void *ctx);
-/* Runs fixed SQL that creates table (e.g. "temp.flow_links") and records
+/* Runs fixed SQL that creates table (e.g. "temp.gpu_calls") and records
  * it, so cursors may use it. Returns an nsysp_status. */
 int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err);
 bool nsys_db_has_column(nsys_db *db, const char *table, const char *column);
