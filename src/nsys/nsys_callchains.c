@@ -105,28 +105,13 @@ static int prepare(nsys_callchains *cc, const char *sql, sqlite3_stmt **st, cons
     return -1;
 }
 
-/* Whether the table is stored ordered by id (its key column only). */
-static int stored_by_id(nsys_callchains *cc, chain_table *t, buf *err, int *status)
+/* Whether the table is stored ordered by id: the check of tables read as
+ * stored (nsys_cursor.h), on its id column. */
+static bool stored_by_id(nsys_callchains *cc, const chain_table *t)
 {
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT id FROM %s", t->name);
-    sqlite3_stmt *st;
-    if (prepare(cc, sql, &st, t->name, err, status) < 0)
-        return -1;
-    int rc;
-    int64_t last = INT64_MIN;
-    bool ordered = true;
-    while (ordered && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = int_or_null(st, 0);
-        ordered = id >= last;
-        last = id;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        *status = nsys_db_error(cc->db, rc, "reading call chains", err);
-        return -1;
-    }
-    return ordered;
+    const nsys_column id[] = {NSYS_COL_REQ(frame_row, id, "id", NSYS_INT)};
+    const nsys_table table = {t->name, id, 1, NSYS_ORDER_BY("id"), NULL};
+    return nsys_table_stored_in_order(cc->db, &table) == 1;
 }
 
 /* Switches a table to its indexed copy, made now unless an earlier reader
@@ -223,9 +208,9 @@ int nsys_callchains_get(nsys_callchains *cc, nsys_callchain_kind kind, int64_t i
         return 0;
     if (!t->checked) {
         t->checked = true;
-        int ordered = stored_by_id(cc, t, err, status);
-        if (ordered < 0 || (ordered ? start_merge(cc, t, err, status)
-                                    : use_index(cc, t, err, status)) < 0)
+        /* A read error there comes back from use_index. */
+        if ((stored_by_id(cc, t) ? start_merge(cc, t, err, status)
+                                 : use_index(cc, t, err, status)) < 0)
             return -1;
     }
     /* An ask that goes back: the merge has passed it. */
