@@ -233,14 +233,17 @@ static void close_feeds(report *r)
 
 static bool source_selected(const nsysp_options *opt, const source *src);
 
-/* The tables of the selected sources of the given kinds; returns how many. */
+/* The tables of the sources of the given kinds; returns how many. Only
+ * those --sources selected when opt is given: flows join selected sources
+ * only, while what is derived from GPU work (the NVTX projection, stream
+ * activity) reads all of it, so a source alone writes all of its rows. */
 static size_t tables_of(const nsysp_options *opt, const char **tables, bool work, bool sync)
 {
     size_t n = 0;
     for (size_t i = 0; i < sources_count() && n < NSYSP_MAX_SOURCES; i++) {
         const source *src = source_at(i);
         if (((work && src->kind == SOURCE_GPU_WORK) || (sync && src->kind == SOURCE_GPU_SYNC)) &&
-            source_selected(opt, src))
+            (!opt || source_selected(opt, src)))
             tables[n++] = src->table->name;
     }
     return n;
@@ -252,7 +255,7 @@ static int hide_idle_streams(report *r)
     if (r->opt->min_stream_activity <= 0)
         return NSYSP_OK;
     const char *tables[NSYSP_MAX_SOURCES];
-    size_t n = tables_of(r->opt, tables, true, false); /* waiting is not being busy */
+    size_t n = tables_of(NULL, tables, true, false); /* waiting is not being busy */
     int64_t span = r->meta.session_start != NSYS_NULL && r->meta.session_end != NSYS_NULL
                        ? r->meta.session_end - r->meta.session_start
                        : 0;
@@ -274,7 +277,7 @@ static int count_gpu_work(report *r)
     if (source_selected(r->opt, &SOURCE_CUDA_API))
         t.n_linked = tables_of(r->opt, linked, true, true);
     if (source_selected(r->opt, &SOURCE_NVTX_GPU) && nsys_db_has_table(r->db, "NVTX_EVENTS"))
-        t.n_work = tables_of(r->opt, work, true, false);
+        t.n_work = tables_of(NULL, work, true, false);
     if (r->opt->has_time_range) {
         t.filter.start = r->range_start;
         t.filter.end = r->range_end;
