@@ -100,10 +100,26 @@ void model_set_report(model *m, int32_t index, const char *label)
     m->report_label = xstrdup(label);
 }
 
+/* Perfetto's pid 0 is the idle (swapper) process, which owns no events.
+ * Minimal exports (tools' own tests write globalTid 1) record a process
+ * as pid 0: it moves to the last pid Linux can give (pid_max is at most
+ * 2^22) and its name says so. */
+#define PID_ZERO_STANDIN ((1 << 22) - 1)
+
 int32_t model_pid(const model *m, int64_t global_id)
 {
     int32_t pid = nsys_pid_of(global_id);
-    return pid ? m->id_base + pid : 0;
+    return m->id_base + (pid ? pid : PID_ZERO_STANDIN);
+}
+
+/* The process's name as the report gives it, marked when its pid moved. */
+static const char *process_name(const model *m, int64_t global_pid, char *out, size_t size)
+{
+    const char *name = nsys_process_name(m->meta, global_pid);
+    if (nsys_pid_of(global_pid))
+        return name;
+    snprintf(out, size, "%s%spid 0 in the report)", name ? name : "", name ? " (" : "(");
+    return out;
 }
 
 int32_t model_tid(const model *m, int64_t global_tid)
@@ -152,11 +168,11 @@ static track *process_track(model *m, int64_t global_pid)
     track *t = tracks_find(&m->tracks, &key, sizeof key);
     if (t)
         return t;
-    char name[512];
+    char name[512], base[256];
     pw_track desc = {
         .kind = PW_TRACK_PROCESS,
         .pid = model_pid(m, global_pid),
-        .name = labelled(m, nsys_process_name(m->meta, global_pid), name, sizeof name),
+        .name = labelled(m, process_name(m, global_pid, base, sizeof base), name, sizeof name),
     };
     return tracks_add(&m->tracks, &key, sizeof key, NULL, &desc);
 }
@@ -294,7 +310,8 @@ static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid,
         n = snprintf(name, sizeof name, "Stream %lld%s%s", (long long)stream,
                      stream_kind_label(nsys_stream_kind_of(m->meta, pid, context, stream)), suffix);
     if (m->label_streams_with_process && n > 0 && (size_t)n < sizeof name) {
-        const char *process = nsys_process_name(m->meta, global_pid);
+        char base[256];
+        const char *process = process_name(m, global_pid, base, sizeof base);
         snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s [%d]", process ? process : "pid",
                  pid);
     }
@@ -354,7 +371,8 @@ track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, const cha
         return t;
     char full[512];
     if (global_pid) {
-        const char *process = nsys_process_name(m->meta, global_pid);
+        char base[256];
+        const char *process = process_name(m, global_pid, base, sizeof base);
         snprintf(full, sizeof full, "%s \xC2\xB7 %s [%d]", name, process ? process : "pid",
                  nsys_pid_of(global_pid));
     } else {
