@@ -118,6 +118,9 @@ typedef struct nsysp_result {
     uint64_t tracks;             /* track descriptors written */
     uint64_t packets;
     uint64_t flows;
+    uint64_t flows_dropped;      /* GPU operations stamped before their call
+                                    left without a flow: too many calls
+                                    awaited their turn at once */
     uint64_t hidden_streams;     /* hidden by min_stream_activity */
     uint64_t bytes_uncompressed;
     uint64_t bytes_written;

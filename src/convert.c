@@ -446,6 +446,7 @@ static void stop_events(report *r, nsysp_result *res)
     if (r->model_ready) {
         res->tracks += r->c.model.tracks.written;
         res->flows += r->c.flows.linked;
+        res->flows_dropped += r->c.flows.dropped;
         model_free(&r->c.model);
         flows_free(&r->c.flows);
         pairmap_free(&r->c.memory_in_use);
@@ -573,7 +574,24 @@ static void discard_events(conversion *cv)
         cv->writer = NULL;
     }
     cv->res->n_sources = 0;
-    cv->res->tracks = cv->res->flows = 0;
+    cv->res->tracks = cv->res->flows = cv->res->flows_dropped = 0;
+}
+
+/* After a call found GPU work written before it without a flow: lists the
+ * calls after their work, so the next attempt links them (nsys_links.h). */
+static int link_early_work(conversion *cv)
+{
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
+        report *r = &cv->reports[i];
+        nsys_link_filter filter = {cv->opt->gpu, INT64_MIN, INT64_MAX};
+        if (cv->opt->has_time_range) {
+            filter.start = r->range_start;
+            filter.end = r->range_end;
+        }
+        status = nsys_links_build_early(r->db, SOURCE_CUDA_API.table->name, &filter, r->err);
+    }
+    return status;
 }
 
 static int convert(conversion *cv, const char *const *inputs)
@@ -590,12 +608,18 @@ static int convert(conversion *cv, const char *const *inputs)
         status = open_report(r);
     }
     /* Each attempt that finds tables out of order sorts at least one more,
-     * so this ends; usually after one attempt, at most after two. The
-     * reports' names, links and projections are kept between attempts. */
-    while (status == NSYSP_OK && (status = write_events(cv)) == CONVERT_AGAIN) {
-        find_unsorted_tables(cv);
+     * and work before its call is found once, so this ends; usually after
+     * one attempt. The reports' names, links and projections are kept
+     * between attempts. */
+    while (status == NSYSP_OK) {
+        status = write_events(cv);
+        if (status == CONVERT_AGAIN)
+            find_unsorted_tables(cv);
+        else if (status != SOURCE_CONVERT_AGAIN_EARLY_WORK)
+            break;
+        bool early = status == SOURCE_CONVERT_AGAIN_EARLY_WORK;
         discard_events(cv);
-        status = NSYSP_OK;
+        status = early ? link_early_work(cv) : NSYSP_OK;
     }
     return status;
 }

@@ -186,6 +186,10 @@ static void print_stats(const nsysp_result *r, double seconds)
     if (r->time_shift_ns)
         fprintf(stderr, ", timestamps shifted by +%lld ns", (long long)r->time_shift_ns);
     fprintf(stderr, ", %.2f s\n", seconds);
+    if (r->flows_dropped)
+        fprintf(stderr, "flows dropped: %llu GPU operations stamped before their call (too many"
+                        " calls awaited their turn at once)\n",
+                (unsigned long long)r->flows_dropped);
     for (size_t i = 0; i < r->n_unread; i++)
         if (r->unread[i].rows != 0)
             fprintf(stderr, "not converted: %s (%lld rows)\n", r->unread[i].name,

@@ -58,14 +58,16 @@ static void count_table(nsys_db *db, const char *table, bool linked, bool work,
                "INSERT INTO gpu_calls SELECT * FROM (SELECT t.globalPid AS gpid,"
                " t.correlationId AS corr, COALESCE(t.deviceId, -1) AS dev,"
                " CASE WHEN %s THEN t.start END AS start, CASE WHEN %s THEN t.\"end\" END AS \"end\","
-               " %s AS work, %s AS linked FROM \"%s\" AS t"
+               " %s AS work, %s AS linked, CASE WHEN %s THEN t.start END AS first"
+               " FROM \"%s\" AS t"
                " WHERE t.globalPid IS NOT NULL AND t.correlationId IS NOT NULL)"
                " WHERE work OR linked"
                " ON CONFLICT DO UPDATE SET"
                " start = COALESCE(min(start, excluded.start), start, excluded.start),"
                " \"end\" = COALESCE(max(\"end\", excluded.\"end\"), \"end\", excluded.\"end\"),"
-               " work = work + excluded.work, linked = linked + excluded.linked;",
-               is_work, is_work, is_work, buf_cstr(&is_linked), table);
+               " work = work + excluded.work, linked = linked + excluded.linked,"
+               " first = COALESCE(min(first, excluded.first), first, excluded.first);",
+               is_work, is_work, is_work, buf_cstr(&is_linked), buf_cstr(&is_linked), table);
     buf_free(&is_linked);
 }
 
@@ -73,7 +75,7 @@ int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, buf *err)
 {
     buf sql = {0};
     buf_append_str(&sql, "CREATE TEMP TABLE gpu_calls(gpid INTEGER, corr INTEGER, dev INTEGER,"
-                         " start INTEGER, \"end\" INTEGER, work INTEGER, linked INTEGER,"
+                         " start INTEGER, \"end\" INTEGER, work INTEGER, linked INTEGER, first INTEGER,"
                          " PRIMARY KEY (gpid, corr, dev)) WITHOUT ROWID;");
     size_t header = sql.len;
     for (int list = 0; list < 2; list++) {
@@ -95,8 +97,38 @@ int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, buf *err)
     return status;
 }
 
+/* The calls whose GPU work starts before them (see nsys_links_build_early):
+ * fixed SQL over the registry's CUDA API table. A call's time and filter
+ * checks mirror what the CUDA API source writes, so that every call listed
+ * is written. */
+int nsys_links_build_early(nsys_db *db, const char *api_table, const nsys_link_filter *filter,
+                           buf *err)
+{
+    if (!nsys_db_has_table(db, NSYS_GPU_CALLS_TABLE) || nsys_db_has_table(db, NSYS_EARLY_CALLS_TABLE))
+        return NSYSP_OK;
+    buf sql = {0};
+    buf_printf(&sql,
+               "CREATE TEMP TABLE early_calls(gpid INTEGER, corr INTEGER, ops INTEGER,"
+               " call_start INTEGER, PRIMARY KEY (gpid, corr)) WITHOUT ROWID;"
+               "INSERT INTO early_calls SELECT gpid, corr, ops, call_start FROM"
+               " (SELECT g.gpid, g.corr, (SELECT sum(linked) FROM gpu_calls AS a"
+               "   WHERE a.gpid = g.gpid AND a.corr = g.corr) AS ops, min(r.start) AS call_start,"
+               "   min(g.first) AS first"
+               "  FROM \"%s\" AS r JOIN gpu_calls AS g"
+               "   ON g.gpid = (r.globalTid & ~0xFFFFFF) AND g.corr = r.correlationId"
+               "  WHERE r.globalTid IS NOT NULL AND r.\"end\" >= r.start"
+               "   AND r.start BETWEEN %" PRId64 " AND %" PRId64 " AND g.linked > 0"
+               "  GROUP BY g.gpid, g.corr)"
+               " WHERE first < call_start;",
+               api_table, filter->start, filter->end);
+    int status = nsys_db_create(db, NSYS_EARLY_CALLS_TABLE, buf_cstr(&sql), err);
+    buf_free(&sql);
+    return status;
+}
+
 struct nsys_links {
     nsys_keywalk *walk;
+    nsys_keywalk *early;     /* NULL without early calls */
 };
 
 nsys_links *nsys_links_open(nsys_db *db)
@@ -104,7 +136,9 @@ nsys_links *nsys_links_open(nsys_db *db)
     if (!nsys_db_has_table(db, NSYS_GPU_CALLS_TABLE))
         return NULL;
     nsys_links *l = xcalloc(1, sizeof *l);
-    l->walk = nsys_keywalk_open(db, NSYS_GPU_CALLS_TABLE, "linked", 1);
+    l->walk = nsys_keywalk_open(db, NSYS_GPU_CALLS_TABLE, "linked, first", 2);
+    if (nsys_db_has_table(db, NSYS_EARLY_CALLS_TABLE))
+        l->early = nsys_keywalk_open(db, NSYS_EARLY_CALLS_TABLE, "ops, call_start", 2);
     return l;
 }
 
@@ -113,20 +147,44 @@ void nsys_links_close(nsys_links *l)
     if (!l)
         return;
     nsys_keywalk_close(l->walk);
+    nsys_keywalk_close(l->early);
     free(l);
 }
 
-int64_t nsys_links_ops_of_call(nsys_links *l, int64_t gpid, int64_t corr, buf *err,
-                               int *status)
+int64_t nsys_links_ops_of_call(nsys_links *l, int64_t gpid, int64_t corr, int64_t *first,
+                               buf *err, int *status)
 {
+    *first = NSYS_NULL;
     if (!l || gpid == NSYS_NULL || corr == NSYS_NULL)
         return 0;
-    const int64_t *linked;
-    int rows = nsys_keywalk_find(l->walk, gpid, corr, &linked, err, status);
+    const int64_t *values;
+    int rows = nsys_keywalk_find(l->walk, gpid, corr, &values, err, status);
     if (rows < 0)
         return -1;
     int64_t n = 0;
-    for (int i = 0; i < rows; i++) /* one row per device */
-        n += linked[i];
+    for (int i = 0; i < rows; i++) { /* one row per device */
+        const int64_t *row = values + 2 * i;
+        n += row[0];
+        if (row[1] != NSYS_NULL && (*first == NSYS_NULL || row[1] < *first))
+            *first = row[1];
+    }
     return n;
+}
+
+bool nsys_links_has_early(const nsys_links *l)
+{
+    return l && l->early;
+}
+
+int64_t nsys_links_early_call(nsys_links *l, int64_t gpid, int64_t corr, int64_t *call_start,
+                              buf *err, int *status)
+{
+    if (!l || !l->early || gpid == NSYS_NULL || corr == NSYS_NULL)
+        return 0;
+    const int64_t *values;
+    int rows = nsys_keywalk_find(l->early, gpid, corr, &values, err, status);
+    if (rows <= 0)
+        return rows;
+    *call_start = values[1];
+    return values[0];
 }

@@ -8,24 +8,37 @@
  * tables, into a temporary table (in SQLite's temp store, on disk, so
  * memory stays flat):
  *
- *   temp.gpu_calls(gpid, corr, dev, start, end, work, linked)
+ *   temp.gpu_calls(gpid, corr, dev, start, end, work, linked, first)
  *     keyed by (gpid, corr, dev); dev -1 when the row has none.
  *
  * `linked` counts the operations that get a flow (the filters leave some
- * out); `work` counts those the NVTX projection covers, and start/end are
- * their first start and last end (NULL when work is 0).
+ * out) and `first` is the earliest start among them; `work` counts those
+ * the NVTX projection covers, and start/end are their first start and last
+ * end (NULL when work is 0).
  *
  * Calls then read their counts in time order, walking the table's key
- * order (nsys_keywalk.h). */
+ * order (nsys_keywalk.h).
+ *
+ * GPU work may start before its call (clock skew between CPU and GPU
+ * timestamps; a context sync stamped before the cudaDeviceReset it belongs
+ * to). Its operation is written first and must already carry the flow, so
+ * once a call finds work that started before it (`first`), the conversion
+ * starts again with a second table, made only then because it reads every
+ * call:
+ *
+ *   temp.early_calls(gpid, corr, ops, call_start)
+ *     the calls whose linked work starts before them. */
 #ifndef NSYSP_NSYS_LINKS_H
 #define NSYSP_NSYS_LINKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nsys_db.h"
 
 #define NSYS_GPU_CALLS_TABLE "temp.gpu_calls"
+#define NSYS_EARLY_CALLS_TABLE "temp.early_calls"
 
 /* What the filters leave out of the flows. */
 typedef struct nsys_link_filter {
@@ -53,8 +66,22 @@ nsys_links *nsys_links_open(nsys_db *db);
 void nsys_links_close(nsys_links *l);
 
 /* How many GPU operations the call (gpid, corr) launched: 0 when none, -1
- * on a read error (err and *status set). */
-int64_t nsys_links_ops_of_call(nsys_links *l, int64_t gpid, int64_t corr, buf *err,
-                               int *status);
+ * on a read error (err and *status set). *first is the earliest start of
+ * those operations (NSYS_NULL when none). */
+int64_t nsys_links_ops_of_call(nsys_links *l, int64_t gpid, int64_t corr, int64_t *first,
+                               buf *err, int *status);
+
+/* Builds temp.early_calls from api_table (the CUDA API table), with the
+ * calls the filter keeps; does nothing when it exists already. */
+int nsys_links_build_early(nsys_db *db, const char *api_table, const nsys_link_filter *filter,
+                           buf *err);
+
+/* Whether the reader has the early calls' table. */
+bool nsys_links_has_early(const nsys_links *l);
+
+/* When the call (gpid, corr) starts after some of its GPU work: its number
+ * of operations, and its start in *call_start; else 0. -1 on a read error. */
+int64_t nsys_links_early_call(nsys_links *l, int64_t gpid, int64_t corr, int64_t *call_start,
+                              buf *err, int *status);
 
 #endif

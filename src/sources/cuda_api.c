@@ -78,10 +78,23 @@ static int emit(conv *c, const void *r)
         .n_args = n_args,
     };
     int64_t gpid = nsys_global_pid_of(row->global_tid);
-    int64_t ops = nsys_links_ops_of_call(c->links, gpid, row->correlation_id, c->err,
-                                         &c->read_status);
+    int64_t first_op;
+    int64_t ops = nsys_links_ops_of_call(c->links, gpid, row->correlation_id, &first_op,
+                                         c->err, &c->read_status);
     if (ops < 0)
         return SOURCE_FAILED;
+    /* Work that started before the call was written before it: with its
+     * flow when the early calls are known (nsys_links.h), else the
+     * conversion starts again knowing them. Work whose flow was refused,
+     * or a duplicate call, leaves the call without arrows. */
+    if (ops > 0 && first_op != NSYS_NULL && first_op < row->start &&
+        !flows_awaited(&c->flows, gpid, row->correlation_id)) {
+        if (!nsys_links_has_early(c->links)) {
+            c->read_status = SOURCE_CONVERT_AGAIN_EARLY_WORK;
+            return SOURCE_FAILED;
+        }
+        ops = 0;
+    }
     if (ops > 0 && (ev.flow_ids = flows_of_call(&c->flows, gpid, row->correlation_id, ops)))
         ev.n_flow_ids = (size_t)ops;
     slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_CUDA_API, NULL);

@@ -37,9 +37,19 @@ int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev)
         row == GPU_ROW_SYNC ? model_sync_row : row == GPU_ROW_GRAPH ? model_graph_row
                                                                     : model_stream_row;
     slice_row *dest = row_of(&c->model, op->device, gpid, context, op->stream);
-    uint64_t flow = op->correlation_id == NSYS_NULL
+    /* Work a filter hides was not counted for its call: it takes no id. */
+    uint64_t flow = op->correlation_id == NSYS_NULL || dest->hidden
                         ? 0
                         : flows_of_gpu_op(&c->flows, gpid, op->correlation_id);
+    if (!flow && !dest->hidden && nsys_links_has_early(c->links)) {
+        int64_t call_start = 0;
+        int64_t n = nsys_links_early_call(c->links, gpid, op->correlation_id, &call_start,
+                                          c->err, &c->read_status);
+        if (n < 0)
+            return SOURCE_FAILED;
+        if (n > 0 && op->start < call_start)
+            flow = flows_of_early_gpu_op(&c->flows, gpid, op->correlation_id, n);
+    }
     if (flow) {
         ev->flow_ids = &flow;
         ev->n_flow_ids = 1;

@@ -61,6 +61,11 @@ typedef struct conv {
 #define SOURCE_FAILED (-1)
 #define SOURCE_SKIPPED(reason) (1 + (int)(reason))
 
+/* read_status of a source that found GPU work written before the call
+ * that launched it, without its flow: the conversion starts again with
+ * the early calls known (nsys_links_build_early). */
+#define SOURCE_CONVERT_AGAIN_EARLY_WORK 101
+
 /* What a source's rows are, for the passes that look across tables. */
 typedef enum source_kind {
     SOURCE_CPU,                  /* CPU-side rows */
