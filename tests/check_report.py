@@ -18,6 +18,9 @@ End-to-end check of one conversion against the report's own SQL:
     (and each CPU's switches chain: prev = the previous next); every periodic
     CPU sample is a perf sample of its thread with its full call chain,
     outermost frame first, symbol and module names exact;
+  * every cuBLAS, cuDNN, MPI, OpenACC, OpenMP, unified-memory fault,
+    diagnostic and GPU memory-usage row lands where the README says with its
+    exact name and times (check_beyond_cuda.py);
   * no slice is left unterminated or unmatched;
   * with STATS (the converter's --stats output): every source read all rows
     of its table, and rows = events + skipped for each.
@@ -31,6 +34,7 @@ import subprocess
 import sys
 
 from check_accounting_helper import accounting
+from check_beyond_cuda import beyond_cuda_problems
 
 NULL_NAME_KERNEL = '(unnamed kernel)'
 NULL_NAME_API = '(unnamed CUDA call)'
@@ -237,9 +241,13 @@ def expected(db, starts=None):
     return kernels, apis, others, nvtx, cpu, expected_flows(db, t), shift
 
 
-def dumped(trace, dump_bin):
-    out = subprocess.run([dump_bin, trace], check=True, capture_output=True,
-                         text=True, errors='replace').stdout
+def dump(trace, dump_bin):
+    return subprocess.run([dump_bin, trace], check=True, capture_output=True,
+                          text=True, errors='replace').stdout
+
+
+def dumped(out):
+    """What the trace holds, from trace_dump's listing."""
     kernels, apis, others, nvtx, problems = [], [], collections.defaultdict(list), [], []
     osrt, ins, outs, samples, metrics, running = [], [], [], [], [], {}
     flow_ids = collections.Counter()
@@ -330,7 +338,12 @@ def main():
     if stats:
         check_accounting(db, stats, problems)
     want_k, want_a, want_o, want_n, want_cpu, want_flows, shift = expected(db)
-    got_k, got_a, got_o, got_n, got_cpu, got_flows, more = dumped(trace, dump_bin)
+    listing = dump(trace, dump_bin)
+    got_k, got_a, got_o, got_n, got_cpu, got_flows, more = dumped(listing)
+    t = tables(db)
+    more_problems, beyond_rows, memory_values = beyond_cuda_problems(
+        db, t, strings(db) if 'StringIds' in t else {}, shift, listing)
+    problems += more_problems
     for what, want, got in zip(('OS runtime calls', 'sched-ins', 'sched-outs', 'CPU samples',
                                 'GPU metric values'),
                                want_cpu, got_cpu):
@@ -362,7 +375,8 @@ def main():
           + f', {len(got_n)} NVTX, {got_flows} flows, '
           + ', '.join(f'{len(v)} {k}' for k, v in zip(('osrt', 'sched-in', 'sched-out', 'samples',
                                                          'metric values'), got_cpu))
-          + f', shift {shift}')
+          + f', {beyond_rows} library/MPI/OpenACC/OpenMP/UM/diagnostic rows'
+          + f', {memory_values} memory values, shift {shift}')
     return 0
 
 
