@@ -24,6 +24,7 @@
 #include "perfetto/pw_writer.h"
 #include "nsys/nsys_activity.h"
 #include "nsys/nsys_callchains.h"
+#include "nsys/nsys_contexts.h"
 #include "nsys/nsys_links.h"
 #include "nsys/nsys_nvtx_gpu.h"
 #include "sources/source.h"
@@ -95,6 +96,7 @@ typedef struct report {
     nsys_strings strings;
     nsys_meta meta;
     nsys_enums enums;
+    nsys_contexts contexts;  /* each context's device, streams with work */
     bool meta_loaded;
     conv c;
     bool model_ready;
@@ -263,6 +265,15 @@ static int hide_idle_streams(report *r)
                                   &r->res->hidden_streams, r->err);
 }
 
+/* Where each CUDA context runs and which streams ran work, from the work
+ * itself (nsys_contexts.h): GPU rows are placed by it. */
+static int find_context_devices(report *r)
+{
+    const char *tables[NSYSP_MAX_SOURCES];
+    size_t n = tables_of(NULL, tables, true, false);
+    return nsys_contexts_load(r->db, tables, n, &r->contexts, r->err);
+}
+
 /* Counts the GPU work of each CUDA call, for the flows (when the CUDA API
  * is converted) and the NVTX projection (when it is). See nsys_links.h. */
 static int count_gpu_work(report *r)
@@ -419,6 +430,8 @@ static int open_report(report *r)
     r->range_end = add_saturated(origin, r->opt->time_end);
     if ((status = hide_idle_streams(r)) != NSYSP_OK)
         return status;
+    if ((status = find_context_devices(r)) != NSYSP_OK)
+        return status;
     if ((status = count_gpu_work(r)) != NSYSP_OK)
         return status;
     r->c.report_end = report_end(r);
@@ -509,7 +522,7 @@ static int convert_report(conversion *cv, size_t index, int64_t shift, uint64_t 
     pw_seq *seq = pw_writer_sequence(cv->writer);
     if (pw_sequence_start(seq, true) < 0)
         return NSYSP_ERR_OUTPUT;
-    model_init(&r->c.model, seq, &r->meta);
+    model_init(&r->c.model, seq, &r->meta, &r->contexts);
     r->c.model.tracks.next_uuid = first_uuid;
     r->c.flows.salt = index;
     r->model_ready = true;
@@ -629,6 +642,7 @@ static void free_report(report *r, nsysp_result *res)
     stop_events(r, res);
     if (r->meta_loaded) {
         nsys_meta_free(&r->meta);
+        nsys_contexts_free(&r->contexts);
         nsys_enums_free(&r->enums);
         nsys_strings_free(&r->strings);
     }

@@ -3,9 +3,11 @@
 
 End-to-end check of one conversion against the report's own SQL:
   * pftrace-check (trace_processor's import rules) finds no error or warning;
-  * every kernel, memcpy, memset and sync row is a slice in its GPU's group
-    (kernels with the exact name) with exact ns timestamps, shifted by the
-    trace's one constant, if any; one group per device;
+  * every kernel, memcpy, memset and sync row is a slice (kernels with the
+    exact name) with exact ns timestamps, shifted by the trace's one
+    constant, if any, in the group of the GPU its context's work ran on
+    (sync rows often say device 0); one group per device; GPU metrics in
+    each GPU's nested "GPU metrics" group;
   * every CUDA runtime/driver row is a slice on its thread's CUDA API row
     with the exact (suffix-stripped) name and timestamps;
   * one flow arrow per GPU operation whose (process, correlationId) matches
@@ -69,16 +71,36 @@ GPU_TABLES = {
 }
 
 
-def gpu_rows(db, table, starts):
+WORK_TABLES = ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
+               'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE')
+
+
+def context_devices(db, t):
+    """(globalPid, contextId) -> the device most of the context's work ran
+    on: GPU rows go to their context's device (sync rows often say 0)."""
+    votes = collections.defaultdict(collections.Counter)
+    for table in WORK_TABLES:
+        if table in t and {'globalPid', 'contextId'} <= columns(db, table):
+            for g, c, d, n in db.execute(f'SELECT globalPid, contextId, deviceId, count(*)'
+                                         f' FROM {table} WHERE deviceId IS NOT NULL GROUP BY 1, 2, 3'):
+                if g is not None and c is not None:
+                    votes[(g, c)][d] += n
+    return {k: max(v.items(), key=lambda kv: (kv[1], -kv[0]))[0] for k, v in votes.items()}
+
+
+def gpu_rows(db, table, starts, ctx):
     """(start, dur, device) of the usable rows of a GPU table."""
     rows = []
-    for start, end, dev, stream in db.execute(
-            f'SELECT start, "end", deviceId, streamId FROM {table}'):
+    cols = columns(db, table)
+    gpid = 'globalPid' if 'globalPid' in cols else 'NULL'
+    context = 'contextId' if 'contextId' in cols else 'NULL'
+    for start, end, dev, stream, g, c in db.execute(
+            f'SELECT start, "end", deviceId, streamId, {gpid}, {context} FROM {table}'):
         if start is not None:
             starts.append(start)
         if start is None or end is None or end < start or dev is None or stream is None:
             continue
-        rows.append((start, end - start, dev))
+        rows.append((start, end - start, ctx.get((g, c), dev)))
     return rows
 
 
@@ -180,7 +202,8 @@ def expected(db, starts=None):
     s = strings(db) if 'StringIds' in t else {}
     kernels, apis = [], []
     starts = [] if starts is None else starts
-    others = {cat: gpu_rows(db, table, starts) for cat, table in GPU_TABLES.items() if table in t}
+    ctx = context_devices(db, t)
+    others = {cat: gpu_rows(db, table, starts, ctx) for cat, table in GPU_TABLES.items() if table in t}
     if 'CUPTI_ACTIVITY_KIND_KERNEL' in t:
         cols = columns(db, 'CUPTI_ACTIVITY_KIND_KERNEL')
         names = [c for c in ('shortName', 'demangledName', 'mangledName') if c in cols]
@@ -271,8 +294,8 @@ def dumped(out):
         if f[0] == 'C':
             path = f[2].split(' / ')
             m = re.match(r'^GPU (\d+)', path[0])
-            if m and len(path) == 2 and not path[1].startswith('Memory in use'):
-                metrics.append((int(f[1]), int(m.group(1)), path[1], float(f[3])))
+            if m and len(path) == 3 and path[1] == 'GPU metrics':
+                metrics.append((int(f[1]), int(m.group(1)), path[2], float(f[3])))
         if f[0] == 'I' and f[2] == 'nvtx':
             nvtx.append((int(f[1]), 0, f[3], f[5]))
         if f[0] != 'S':

@@ -9,6 +9,8 @@
  *   W <cpu> <ts> <prev tid> <prev state> <next tid>        a context switch
  *   P <ts> <cpu> <pid> <tid> <mode> <callstack>            a CPU sample
  *   C <ts> <track path> <value>                            a counter value
+ *   R <depth> <rank|-> <kind> <name>                       the track tree, last,
+ *                                                          in the UI's order
  *
  * Slices also end with their callstack. A callstack prints as
  * "function@module|..." outermost first.
@@ -18,6 +20,7 @@
  * names print as \t, \n and \\. Slices are matched BEGIN/END per
  * track as trace_processor does (a bare END closes the innermost slice). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +131,11 @@ typedef struct trackinfo {
     uint64_t uuid, parent;
     char *name;
     const char *kind;
+    int child_order;         /* the descriptor's child_ordering */
+    bool has_rank;
+    int32_t rank;            /* sibling_order_rank */
+    int32_t pid;             /* process tracks */
+    size_t seen;             /* descriptor order */
     open_slice *stack;
     size_t depth, cap;
 } trackinfo;
@@ -167,6 +175,56 @@ static void track_path(uint64_t uuid, char *out, size_t size)
         if (i)
             strncat(out, " / ", size - strlen(out) - 1);
     }
+}
+
+/* ---- The track tree in the UI's order ---------------------------------- *
+ * As the Perfetto UI lays tracks out: under a parent with EXPLICIT child
+ * ordering, children by sibling_order_rank (none counts as 0); under any
+ * other, by name; at the top, tracks that are not processes first, then
+ * processes by pid. Ties keep the order descriptors came in. */
+
+static int explicit_parent;
+
+static int by_ui_order(const void *pa, const void *pb)
+{
+    const trackinfo *a = *(trackinfo *const *)pa, *b = *(trackinfo *const *)pb;
+    if (explicit_parent) {
+        int32_t ra = a->has_rank ? a->rank : 0, rb = b->has_rank ? b->rank : 0;
+        if (ra != rb)
+            return ra < rb ? -1 : 1;
+    } else if (a->parent == 0) {
+        bool pa_ = strcmp(a->kind, "process") == 0, pb_ = strcmp(b->kind, "process") == 0;
+        if (pa_ != pb_)
+            return pa_ ? 1 : -1;
+        if (pa_ && a->pid != b->pid)
+            return a->pid < b->pid ? -1 : 1;
+    }
+    if (!explicit_parent) {
+        int c = strcmp(a->name, b->name);
+        if (c)
+            return c;
+    }
+    return a->seen < b->seen ? -1 : a->seen > b->seen;
+}
+
+static void print_tree(uint64_t parent, int order, size_t depth)
+{
+    trackinfo **kids = malloc((n_tracks + 1) * sizeof *kids);
+    size_t n = 0;
+    for (size_t i = 0; i < n_tracks; i++)
+        if (tracks[i].parent == parent && tracks[i].uuid != parent)
+            kids[n++] = &tracks[i];
+    explicit_parent = order == PFTRACE__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
+    qsort(kids, n, sizeof *kids, by_ui_order);
+    for (size_t i = 0; i < n; i++) {
+        char rank[16] = "-";
+        if (kids[i]->has_rank)
+            snprintf(rank, sizeof rank, "%" PRId32, kids[i]->rank);
+        printf("R\t%zu\t%s\t%s\t%s\n", depth, rank, kids[i]->kind, kids[i]->name);
+        if (depth < 32)
+            print_tree(kids[i]->uuid, kids[i]->child_order, depth + 1);
+    }
+    free(kids);
 }
 
 /* Copies s into out with \t, \n and \\ escaped; returns out. */
@@ -259,6 +317,12 @@ static void on_descriptor(const Pftrace__TrackDescriptor *td)
 {
     trackinfo *t = track_of(td->uuid);
     t->parent = td->has_parent_uuid ? td->parent_uuid : 0;
+    t->child_order = td->has_child_ordering ? (int)td->child_ordering : 0;
+    t->has_rank = td->has_sibling_order_rank;
+    t->rank = td->sibling_order_rank;
+    t->pid = td->process && td->process->has_pid ? td->process->pid : 0;
+    static size_t descriptors;
+    t->seen = descriptors++;
     const char *name = td->static_or_dynamic_name_case ? td->name : NULL;
     t->kind = "track";
     if (td->process) {
@@ -431,6 +495,7 @@ int main(int argc, char **argv)
         if (tracks[i].depth)
             printf("X\t%zu unterminated slices on track %" PRIu64 "\n", tracks[i].depth,
                    tracks[i].uuid);
+    print_tree(0, 0, 0);
     gzclose(f);
     free(data);
     return 0;

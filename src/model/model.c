@@ -27,15 +27,16 @@ typedef struct track_key {
 
 enum {
     KEY_PROCESS = 1, KEY_THREAD, KEY_GPU, KEY_STREAM, KEY_SYNC, KEY_GRAPH, KEY_THREAD_ROW,
-    KEY_PROCESS_ROW, KEY_GPU_ROW, KEY_GPU_COUNTER, KEY_GLOBAL,
+    KEY_PROCESS_ROW, KEY_GPU_ROW, KEY_GPU_COUNTER, KEY_GLOBAL, KEY_GPU_PROCESS, KEY_GPU_METRICS,
 };
 
-void model_init(model *m, pw_seq *seq, const nsys_meta *meta)
+void model_init(model *m, pw_seq *seq, const nsys_meta *meta, const nsys_contexts *contexts)
 {
     memset(m, 0, sizeof *m);
     tracks_init(&m->tracks, seq);
     slicer_init(&m->slices, &m->tracks);
     m->meta = meta;
+    m->contexts = contexts;
     hmap_init(&m->rows);
     hmap_init(&m->labels);
     m->only_device = -1;
@@ -241,6 +242,28 @@ slice_row *model_process_row(model *m, int64_t global_pid, const char *name, con
 
 /* ---- GPU side ----------------------------------------------------------- */
 
+/* Sibling ranks inside a GPU group, top to bottom, as nsys-ui orders its
+ * CUDA HW rows: the work first. Streams in id order, each followed by its
+ * graph and sync rows (stream * 4 + 0, 1, 2); then the process's
+ * Synchronization row; then the rows of gpu_place. When several processes
+ * use CUDA, each has a group of its own in the GPU group (ranked by pid,
+ * before the places) holding its streams, its Synchronization row and its
+ * Memory in use. */
+#define RANK_LAST_STREAM (INT32_MAX - 16)
+#define RANK_SYNCHRONIZATION (INT32_MAX - 12)
+
+static int32_t place_rank(gpu_place place)
+{
+    return INT32_MAX - 8 + 2 * (int32_t)place;
+}
+
+static int32_t stream_rank(int tag, int64_t stream)
+{
+    if (stream < 0 || stream > RANK_LAST_STREAM / 4 - 1)
+        return RANK_LAST_STREAM;
+    return (int32_t)(stream * 4 + (tag == KEY_GRAPH) + 2 * (tag == KEY_SYNC));
+}
+
 static track *gpu_track(model *m, int64_t device)
 {
     track_key key = {KEY_GPU, {device}};
@@ -271,6 +294,31 @@ static track *gpu_track(model *m, int64_t device)
     return tracks_add(&m->tracks, &key, sizeof key, NULL, &desc);
 }
 
+/* Where a process's GPU rows go in a GPU group: a group of its own when
+ * several processes use CUDA (their rows stay together, processes in pid
+ * order), else the GPU group itself. */
+static track *gpu_process_track(model *m, int64_t device, int64_t global_pid)
+{
+    if (!m->label_streams_with_process)
+        return gpu_track(m, device);
+    track_key key = {KEY_GPU_PROCESS, {device, global_pid}};
+    track *t = tracks_find(&m->tracks, &key, sizeof key);
+    if (t)
+        return t;
+    char base[256], name[320];
+    const char *process = process_name(m, global_pid, base, sizeof base);
+    int32_t pid = model_pid(m, global_pid);
+    snprintf(name, sizeof name, "%s %d", process ? process : "Process", pid);
+    pw_track desc = {
+        .kind = PW_TRACK_PLAIN,
+        .name = name,
+        .child_order = PW_ORDER_EXPLICIT,
+        .has_rank = true,
+        .rank = pid < RANK_LAST_STREAM ? pid : RANK_LAST_STREAM,
+    };
+    return tracks_add(&m->tracks, &key, sizeof key, gpu_track(m, device), &desc);
+}
+
 static const char *stream_kind_label(nsys_stream_kind kind)
 {
     switch (kind) {
@@ -287,16 +335,24 @@ static const char *stream_kind_label(nsys_stream_kind kind)
 #define CUPTI_INVALID_ID 4294967295LL
 
 /* A row of the GPU group: a stream's work, its synchronization, or the
- * synchronization that belongs to no stream. */
+ * process's Synchronization row. A row lands on the device its context
+ * runs on, not the row's deviceId (nsys_contexts.h); syncs on a stream
+ * that ran no work go to the Synchronization row, not a row of their own
+ * (their stream stays in their args). */
 static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid, int64_t context,
                           int64_t stream)
 {
+    device = nsys_context_device(m->contexts, global_pid, context, device);
+    if (tag == KEY_SYNC && !nsys_stream_ran_work(m->contexts, global_pid, context, stream))
+        stream = CUPTI_INVALID_ID;
+    bool no_stream = stream == CUPTI_INVALID_ID;
+    if (no_stream)
+        context = 0; /* one Synchronization row per process and GPU */
     track_key key = {tag, {device, global_pid, context, stream}};
     slice_row *row = find_row(m, &key);
     if (row)
         return row;
     int32_t pid = nsys_pid_of(global_pid);
-    bool no_stream = stream == CUPTI_INVALID_ID;
     const char *nvtx_name = nsys_nvtx_stream_name(m->meta, pid, context, stream);
     static const char *const SUFFIX[] = {[KEY_SYNC] = " sync", [KEY_GRAPH] = " graphs"};
     const char *suffix = tag == KEY_SYNC || tag == KEY_GRAPH ? SUFFIX[tag] : "";
@@ -315,13 +371,11 @@ static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid,
         snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s [%d]", process ? process : "pid",
                  pid);
     }
-    /* Streams in id order, each followed by its graph and sync rows. */
-    int32_t rank = no_stream || stream < 0 || stream > INT32_MAX / 4 - 1
-                       ? INT32_MAX
-                       : (int32_t)(stream * 4 + (tag == KEY_GRAPH) + 2 * (tag == KEY_SYNC));
+    int32_t rank = no_stream ? RANK_SYNCHRONIZATION : stream_rank(tag, stream);
     /* Work on one stream never nests: any overlap is concurrency (PDL,
      * clock skew) and goes to another lane. */
-    row = slicer_row(&m->slices, gpu_track(m, device), name, false, true, rank);
+    row = slicer_row(&m->slices, gpu_process_track(m, device, global_pid), name, false, true,
+                     rank);
     row->hidden = device_hidden(m, device) || pid_hidden(m, global_pid);
     remember_row(m, &key, row);
     return row;
@@ -333,16 +387,17 @@ slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_
     return gpu_row(m, KEY_STREAM, device, global_pid, context, stream);
 }
 
-slice_row *model_gpu_row(model *m, int64_t device, const char *name, const char *label)
+slice_row *model_gpu_row(model *m, int64_t device, gpu_place place, const char *name,
+                         const char *label)
 {
     track_key key = {KEY_GPU_ROW, {device, label_id(m, name), label_id(m, label)}};
     slice_row *row = find_row(m, &key);
     if (row)
         return row;
     char full[512];
-    /* After the streams; nested ranges stay nested, overlaps get lanes. */
+    /* Nested ranges stay nested, overlaps get lanes. */
     row = slicer_row(&m->slices, gpu_track(m, device), row_name(full, sizeof full, name, label),
-                     true, true, INT32_MAX - 1);
+                     true, true, place_rank(place));
     row->hidden = device_hidden(m, device);
     remember_row(m, &key, row);
     return row;
@@ -362,8 +417,26 @@ slice_row *model_graph_row(model *m, int64_t device, int64_t global_pid, int64_t
 
 /* ---- Counters and global tracks ------------------------------------------ */
 
-track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, const char *name,
-                         const char *unit)
+/* The nested "GPU metrics" group of a GPU, last in it: many counters that
+ * would otherwise push the streams off the first screen. */
+static track *gpu_metrics_track(model *m, int64_t device)
+{
+    track_key key = {KEY_GPU_METRICS, {device}};
+    track *t = tracks_find(&m->tracks, &key, sizeof key);
+    if (t)
+        return t;
+    pw_track desc = {
+        .kind = PW_TRACK_PLAIN,
+        .name = "GPU metrics",
+        .child_order = PW_ORDER_EXPLICIT,
+        .has_rank = true,
+        .rank = place_rank(GPU_PLACE_METRICS),
+    };
+    return tracks_add(&m->tracks, &key, sizeof key, gpu_track(m, device), &desc);
+}
+
+track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, gpu_place place,
+                         int32_t order, const char *name, const char *unit)
 {
     track_key key = {KEY_GPU_COUNTER, {device, global_pid, label_id(m, name)}};
     track *t = tracks_find(&m->tracks, &key, sizeof key);
@@ -378,8 +451,20 @@ track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, const cha
     } else {
         snprintf(full, sizeof full, "%s", name);
     }
-    pw_track desc = {.kind = PW_TRACK_COUNTER, .name = full, .unit_name = unit};
-    t = tracks_add(&m->tracks, &key, sizeof key, gpu_track(m, device), &desc);
+    track *parent;
+    int32_t rank;
+    if (place == GPU_PLACE_METRICS) {
+        parent = gpu_metrics_track(m, device);
+        rank = order;
+    } else {
+        /* A process's counter follows the device's, in the process's group
+         * when it has one. */
+        parent = global_pid ? gpu_process_track(m, device, global_pid) : gpu_track(m, device);
+        rank = place_rank(place) + (global_pid != 0);
+    }
+    pw_track desc = {.kind = PW_TRACK_COUNTER, .name = full, .unit_name = unit,
+                     .has_rank = true, .rank = rank};
+    t = tracks_add(&m->tracks, &key, sizeof key, parent, &desc);
     t->hidden = device_hidden(m, device) || (global_pid && pid_hidden(m, global_pid));
     return t;
 }

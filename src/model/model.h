@@ -7,6 +7,11 @@
  *
  *   GPU 0 · NVIDIA H100 80GB HBM3 (0000:1b:00.0)     global group per device
  *     Stream 7                                       one row per stream
+ *     Stream 7 sync                                  its synchronization
+ *     Synchronization                                syncs on no busy stream
+ *     NVTX                                           ranges projected here
+ *     Memory in use                                  counters
+ *     GPU metrics                                    nested group of counters
  *   python3 1234                                     process
  *     main 1234                                      thread
  *       CUDA API                                     one row per source
@@ -17,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../nsys/nsys_contexts.h"
 #include "../nsys/nsys_meta.h"
 #include "slices.h"
 #include "tracks.h"
@@ -40,6 +46,7 @@ typedef struct model {
     track_tree tracks;
     slicer slices;
     const nsys_meta *meta;
+    const nsys_contexts *contexts; /* places GPU rows by their context */
     hmap rows;               /* row key -> slice_row pointer */
     hmap labels;             /* row label (NVTX domain) -> small id */
     bool label_streams_with_process;
@@ -53,7 +60,8 @@ typedef struct model {
     int32_t only_pid;        /* --pid: other processes hidden; 0 for all */
 } model;
 
-void model_init(model *m, pw_seq *seq, const nsys_meta *meta);
+/* contexts may be NULL: rows then go by their own deviceId. */
+void model_init(model *m, pw_seq *seq, const nsys_meta *meta, const nsys_contexts *contexts);
 void model_free(model *m);
 
 /* Hides the rows of other devices (device >= 0) and of other processes
@@ -81,9 +89,19 @@ slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind,
  * (NVTX start/end ranges): never nested, every overlap on its own lane. */
 slice_row *model_process_row(model *m, int64_t global_pid, const char *name, const char *label);
 
-/* A row of a GPU's group for work projected from the CPU (NVTX ranges
- * projected onto the GPU), one per device and label. */
-slice_row *model_gpu_row(model *m, int64_t device, const char *name, const char *label);
+/* Where rows and counters beyond the streams sit in a GPU's group, in
+ * this order after the streams. */
+typedef enum gpu_place {
+    GPU_PLACE_NVTX,          /* NVTX ranges projected onto the GPU */
+    GPU_PLACE_PAGE_FAULTS,   /* unified-memory faults on the GPU */
+    GPU_PLACE_MEMORY,        /* "Memory in use", device then processes */
+    GPU_PLACE_METRICS,       /* in the nested "GPU metrics" group */
+} gpu_place;
+
+/* A row of a GPU's group for work that is not a stream's (NVTX ranges
+ * projected onto the GPU, page faults), one per device, name and label. */
+slice_row *model_gpu_row(model *m, int64_t device, gpu_place place, const char *name,
+                         const char *label);
 
 /* The row of a CUDA stream inside its GPU's group. Stream ids are unique
  * only within a context of a process, so all four parts form the key. */
@@ -91,7 +109,8 @@ slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_
                             int64_t stream);
 
 /* The row of a stream's CUDA synchronization events, beside the stream;
- * syncs on no stream (event syncs) share one row per context. */
+ * syncs on no stream (event syncs) or on a stream that ran no work share
+ * their process's "Synchronization" row on the GPU. */
 slice_row *model_sync_row(model *m, int64_t device, int64_t global_pid, int64_t context,
                           int64_t stream);
 
@@ -120,10 +139,11 @@ int model_describe_thread(model *m, int64_t global_tid, uint64_t ts);
 
 /* ---- Counters ---- */
 
-/* A counter track in a GPU's group (label NULL) or a process's row of it
- * (label "python3 [1234]"), named name, in unit (may be NULL). */
-track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, const char *name,
-                         const char *unit);
+/* A counter track in a GPU's group at place, of the device (global_pid 0)
+ * or of one process on it ("name · python3 [1234]"), in unit (may be
+ * NULL). order ranks counters among the GPU metrics. */
+track *model_gpu_counter(model *m, int64_t device, int64_t global_pid, gpu_place place,
+                         int32_t order, const char *name, const char *unit);
 
 /* Writes n values at ts on n counter tracks, as few events as Perfetto
  * allows (one value plus up to 8 extra per event). */

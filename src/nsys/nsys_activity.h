@@ -24,9 +24,11 @@ int nsys_stream_activity(nsys_db *db, const char *const *tables, size_t n_tables
 
 #define NSYS_HIDDEN_STREAMS_TABLE "temp.hidden_streams"
 
-/* For a row of a GPU table: 1 when its stream is hidden, else NULL. */
-#define NSYS_HIDDEN_FROM_GPU                                                           \
-    "SELECT 1 FROM temp.hidden_streams h WHERE h.d IS t.deviceId AND h.p IS t.globalPid" \
+/* For a row of a GPU table: 1 when its stream is hidden, else NULL. A
+ * stream is known by (process, context, stream): sync rows may carry
+ * another deviceId than their stream's work (nsys_contexts.h). */
+#define NSYS_HIDDEN_FROM_GPU                                                       \
+    "SELECT 1 FROM temp.hidden_streams h WHERE h.p IS t.globalPid"                 \
     " AND h.c IS t.contextId AND h.s IS t.streamId"
 
 /* Records in temp.hidden_streams the streams whose work adds up to less than

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nsys_activity.h"
+#include "nsys_contexts.h"
 #include "nsys_cursor.h"
 #include "nsys_keywalk.h"
 #include "nsys_perfetto.h"
@@ -37,8 +38,14 @@ static void linked_condition(nsys_db *db, const char *table, const nsys_link_fil
     if (nsys_db_has_table(db, NSYS_HIDDEN_STREAMS_TABLE) &&
         nsys_db_has_column(db, table, "contextId"))
         buf_printf(sql, " AND NOT EXISTS (%s)", NSYS_HIDDEN_FROM_GPU);
+    /* --gpu keeps the rows placed on that device: by their context. */
     if (f->only_device >= 0)
-        buf_printf(sql, " AND t.deviceId = %" PRId64, f->only_device);
+        buf_printf(sql, " AND %s = %" PRId64,
+                   nsys_db_has_table(db, NSYS_CONTEXT_DEVICES_TABLE) &&
+                           nsys_db_has_column(db, table, "contextId")
+                       ? NSYS_DEVICE_OF_GPU_ROW
+                       : "t.deviceId",
+                   f->only_device);
     buf_append_str(sql, ")");
 }
 

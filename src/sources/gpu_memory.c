@@ -48,8 +48,10 @@ static int emit(conv *c, const void *r)
     *device_total += (uint64_t)delta;
     *process_total += (uint64_t)delta;
     track *tracks[2] = {
-        model_gpu_counter(&c->model, row->device, 0, "Memory in use", "bytes"),
-        model_gpu_counter(&c->model, row->device, row->global_pid, "Memory in use", "bytes"),
+        model_gpu_counter(&c->model, row->device, 0, GPU_PLACE_MEMORY, 0, "Memory in use",
+                          "bytes"),
+        model_gpu_counter(&c->model, row->device, row->global_pid, GPU_PLACE_MEMORY, 0,
+                          "Memory in use", "bytes"),
     };
     double values[2] = {(double)(int64_t)*device_total, (double)(int64_t)*process_total};
     return source_result(model_counters(&c->model, row->start, tracks, values, 2));

@@ -34,11 +34,14 @@ static const char *unit_of(const char *name, char *out, size_t size)
     return out;
 }
 
-static track *metric_track(conv *c, int64_t device, const char *name, const char *unit)
+/* order: the metric's place in the report's list of them. */
+static track *metric_track(conv *c, int64_t device, int32_t order, const char *name,
+                           const char *unit)
 {
     char suffix[64];
     const char *named = unit_of(name, suffix, sizeof suffix);
-    return model_gpu_counter(&c->model, device, 0, name, named ? named : unit);
+    return model_gpu_counter(&c->model, device, 0, GPU_PLACE_METRICS, order, name,
+                             named ? named : unit);
 }
 
 /* 2022 names carry no unit: clocks are in Hz, the other metrics are
@@ -83,7 +86,8 @@ static track *metric_of(conv *c, int64_t type_id, int64_t metric)
         snprintf(fallback, sizeof fallback, "metric %lld", (long long)metric);
         name = fallback;
     }
-    track *t = metric_track(c, device_of(type_id), name, NULL);
+    int32_t order = metric >= 0 && metric < INT32_MAX ? (int32_t)metric : INT32_MAX;
+    track *t = metric_track(c, device_of(type_id), order, name, NULL);
     *known = (uint64_t)(uintptr_t)t;
     return t;
 }
@@ -196,7 +200,7 @@ static int emit_generic(conv *c, const void *r)
         char *end;
         double v = strtod(value, &end);
         if (end != value) {
-            tracks[n] = metric_track(c, device_of(row->type_id), key, unit_2022(key));
+            tracks[n] = metric_track(c, device_of(row->type_id), (int32_t)n, key, unit_2022(key));
             values[n++] = v;
         }
     }

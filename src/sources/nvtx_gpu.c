@@ -58,7 +58,7 @@ static int emit(conv *c, const void *r)
     };
     pw_event ev = {.name = name, .category = "nvtx_gpu", .args = args,
                    .n_args = sizeof args / sizeof args[0]};
-    slice_row *dest = model_gpu_row(&c->model, row->device, "NVTX", domain_name);
+    slice_row *dest = model_gpu_row(&c->model, row->device, GPU_PLACE_NVTX, "NVTX", domain_name);
     return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 

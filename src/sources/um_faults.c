@@ -94,7 +94,7 @@ static int emit_gpu(conv *c, const void *r)
         args[n++] = arg_int("pid", nsys_pid_of(row->global_pid));
     pw_event ev = {.name = "GPU page faults", .category = "unified_memory", .args = args,
                    .n_args = n};
-    slice_row *dest = model_gpu_row(&c->model, row->device, "Page faults", NULL);
+    slice_row *dest = model_gpu_row(&c->model, row->device, GPU_PLACE_PAGE_FAULTS, "Page faults", NULL);
     return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
