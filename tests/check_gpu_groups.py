@@ -121,8 +121,9 @@ def check_tree(root, problems, stats):
     for g in gpus:
         where = g['name'][:40]
         rows = list(leaves(g))
-        if not any(STREAM.search(r['name']) and ' sync' not in r['name'] for r in rows):
-            problems.append(f'{where}: no stream work, only {[r["name"] for r in rows][:5]}')
+        syncs = [r for r in rows if ' sync' in r['name'] or r['name'].startswith('Synchronization')]
+        if syncs and len(syncs) == len(rows):
+            problems.append(f'{where}: only synchronization: {[r["name"] for r in rows][:5]}')
         # Each process's rows together, processes in pid order.
         pids = []
         for r in rows:
