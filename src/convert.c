@@ -41,6 +41,7 @@ typedef struct feed {
     bool broke_order;        /* ... and a row came out of order */
     nsys_cursor *cursor;
     void *row;
+    void *state;             /* the source's own (source.state_size), or NULL */
     bool has_row;
     nsysp_source_stats *stats;
 } feed;
@@ -151,6 +152,7 @@ static int open_feeds(report *r)
         f->src = src;
         f->source_index = i;
         f->row = xcalloc(1, src->row_size);
+        f->state = src->state_size ? xcalloc(1, src->state_size) : NULL;
         f->stats = st;
         r->n_feeds++;
         r->res->n_sources++;
@@ -207,6 +209,7 @@ static int run_feeds(report *r)
             }
         }
         int64_t start = feed_start(f);
+        r->c.state = f->state;
         int rc = r->opt->has_time_range && (start < r->range_start || start > r->range_end)
                      ? SOURCE_SKIPPED(NSYSP_SKIP_FILTERED)
                      : f->src->emit(&r->c, f->row);
@@ -227,8 +230,12 @@ static int run_feeds(report *r)
 static void close_feeds(report *r)
 {
     for (size_t i = 0; i < r->n_feeds; i++) {
-        nsys_cursor_close(r->feeds[i].cursor);
-        free(r->feeds[i].row);
+        feed *f = &r->feeds[i];
+        nsys_cursor_close(f->cursor);
+        free(f->row);
+        if (f->state && f->src->free_state)
+            f->src->free_state(f->state);
+        free(f->state);
     }
     r->n_feeds = 0;
 }
@@ -462,11 +469,7 @@ static void stop_events(report *r, nsysp_result *res)
         res->flows_dropped += r->c.flows.dropped;
         model_free(&r->c.model);
         flows_free(&r->c.flows);
-        pairmap_free(&r->c.memory_in_use);
-        pairmap_free(&r->c.allocations);
-        pairmap_free(&r->c.metric_tracks);
     }
-    pairmap_free(&r->c.shared_chains);
     nsys_callchains_close(r->c.callchains);
     nsys_links_close(r->c.links);
     buf_free(&r->c.scratch);

@@ -1,5 +1,6 @@
 /* Call chains (OS runtime calls, CPU samples) to interned callstacks. */
 #include "source.h"
+#include "../common/pairmap.h"
 #include "../nsys/nsys_callchains.h"
 
 /* Deeper chains are cut at their outermost frames; nsys itself caps them. */
@@ -31,24 +32,23 @@ static uint64_t intern_chain(conv *c, nsys_callchain_kind kind, int64_t id, bool
     return model_intern_callstack(&c->model, frames, (size_t)n);
 }
 
-uint64_t source_callstack(conv *c, nsys_callchain_kind kind, int64_t id, bool *kernel_leaf)
+uint64_t source_callstack(conv *c, nsys_callchain_kind kind, int64_t id, pairmap *seen,
+                          bool *kernel_leaf)
 {
     *kernel_leaf = false;
     if (id == NSYS_NULL || !c->callchains)
         return 0;
-    /* Samples each have their own chain; OS runtime calls share a few. */
-    if (kind == NSYS_CALLCHAIN_SAMPLE)
+    if (!seen)
         return intern_chain(c, kind, id, kernel_leaf);
-    uint64_t *known = pairmap_find(&c->shared_chains, kind, id);
+    uint64_t *known = pairmap_find(seen, kind, id);
     if (known) {
         *kernel_leaf = *known & 1;
         return *known >> 1;
     }
     uint64_t iid = intern_chain(c, kind, id, kernel_leaf);
-    if (c->shared_chains.count >= MAX_SHARED_CHAINS) {
-        pairmap_free(&c->shared_chains);
-    }
+    if (seen->count >= MAX_SHARED_CHAINS)
+        pairmap_free(seen);
     if (c->read_status == NSYSP_OK)
-        *pairmap_upsert(&c->shared_chains, kind, id) = iid << 1 | (*kernel_leaf ? 1 : 0);
+        *pairmap_upsert(seen, kind, id) = iid << 1 | (*kernel_leaf ? 1 : 0);
     return iid;
 }

@@ -4,6 +4,20 @@
  * allocation at its address when that is known (the row's bytes
  * otherwise), so frees that carry 0 bytes still balance. */
 #include "source.h"
+#include "../common/pairmap.h"
+
+/* Running totals, for the counters, and the live allocations. */
+typedef struct memory_state {
+    pairmap in_use;          /* (globalPid or 0, device) -> bytes */
+    pairmap allocations;     /* (globalPid, address) -> bytes, live ones */
+} memory_state;
+
+static void free_state(void *state)
+{
+    memory_state *m = state;
+    pairmap_free(&m->in_use);
+    pairmap_free(&m->allocations);
+}
 
 typedef struct memory_row {
     int64_t start;
@@ -27,6 +41,7 @@ static const nsys_table TABLE = {"CUDA_GPU_MEMORY_USAGE_EVENTS", COLUMNS, 6, NSY
 static int emit(conv *c, const void *r)
 {
     const memory_row *row = r;
+    memory_state *m = c->state;
     if (row->global_pid == NSYS_NULL || row->device == NSYS_NULL || row->bytes == NSYS_NULL ||
         (row->operation != 0 && row->operation != 1))
         return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
@@ -34,17 +49,17 @@ static int emit(conv *c, const void *r)
     if (row->operation == 1) {
         /* Live allocations are keyed by (process, address); the map shrinks
          * as they are freed. */
-        uint64_t *size = pairmap_find(&c->allocations, row->global_pid, row->address);
+        uint64_t *size = pairmap_find(&m->allocations, row->global_pid, row->address);
         if (size) {
             delta = (int64_t)*size;
-            pairmap_remove(&c->allocations, row->global_pid, row->address);
+            pairmap_remove(&m->allocations, row->global_pid, row->address);
         }
         delta = -delta;
     } else if (row->address != NSYS_NULL) {
-        *pairmap_upsert(&c->allocations, row->global_pid, row->address) = (uint64_t)row->bytes;
+        *pairmap_upsert(&m->allocations, row->global_pid, row->address) = (uint64_t)row->bytes;
     }
-    uint64_t *device_total = pairmap_upsert(&c->memory_in_use, 0, row->device);
-    uint64_t *process_total = pairmap_upsert(&c->memory_in_use, row->global_pid, row->device);
+    uint64_t *device_total = pairmap_upsert(&m->in_use, 0, row->device);
+    uint64_t *process_total = pairmap_upsert(&m->in_use, row->global_pid, row->device);
     *device_total += (uint64_t)delta;
     *process_total += (uint64_t)delta;
     track *tracks[2] = {
@@ -59,4 +74,5 @@ static int emit(conv *c, const void *r)
 
 const source SOURCE_GPU_MEMORY = {
     "gpu-memory", &TABLE, sizeof(memory_row), offsetof(memory_row, start), emit, SOURCE_CPU,
+    .state_size = sizeof(memory_state), .free_state = free_state,
 };

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "source.h"
+#include "../common/pairmap.h"
 
 enum { MAX_METRICS = 256 };
 
@@ -74,10 +75,28 @@ static const nsys_table METRICS_TABLE = {
     {"timestamp", "typeId", false, NULL},
 };
 
+/* Counter values of one sample, gathered from several rows. */
+#define SAMPLE_MAX 256
+
+/* GPU_METRICS' state: its tracks, and the sample being gathered. */
+typedef struct metrics_state {
+    pairmap tracks;          /* (typeId, metricId) -> track * */
+    int64_t ts, type_id;     /* of the sample */
+    size_t n;
+    track *sample_tracks[SAMPLE_MAX];
+    double values[SAMPLE_MAX];
+} metrics_state;
+
+static void free_metrics_state(void *state)
+{
+    pairmap_free(&((metrics_state *)state)->tracks);
+}
+
 /* The counter track of (typeId, metricId), looked up once. */
 static track *metric_of(conv *c, int64_t type_id, int64_t metric)
 {
-    uint64_t *known = pairmap_upsert(&c->metric_tracks, type_id, metric);
+    metrics_state *m = c->state;
+    uint64_t *known = pairmap_upsert(&m->tracks, type_id, metric);
     if (*known)
         return (track *)(uintptr_t)*known;
     char fallback[48];
@@ -95,10 +114,10 @@ static track *metric_of(conv *c, int64_t type_id, int64_t metric)
 /* Writes the gathered sample as one counter event. */
 static int write_sample(conv *c)
 {
-    counter_sample *g = &c->sample;
+    metrics_state *g = c->state;
     if (!g->n)
         return SOURCE_EMITTED;
-    int rc = model_counters(&c->model, g->ts, g->tracks, g->values, g->n);
+    int rc = model_counters(&c->model, g->ts, g->sample_tracks, g->values, g->n);
     g->n = 0;
     return source_result(rc) == SOURCE_FAILED ? SOURCE_FAILED : SOURCE_EMITTED;
 }
@@ -110,12 +129,12 @@ static int emit_metrics(conv *c, const void *r)
     const metrics_row *row = r;
     if (row->type_id == NSYS_NULL || row->metric_id == NSYS_NULL || row->value != row->value)
         return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
-    counter_sample *g = &c->sample;
-    if (g->n == COUNTER_SAMPLE_MAX && write_sample(c) == SOURCE_FAILED)
+    metrics_state *g = c->state;
+    if (g->n == SAMPLE_MAX && write_sample(c) == SOURCE_FAILED)
         return SOURCE_FAILED;
     g->ts = row->start;
     g->type_id = row->type_id;
-    g->tracks[g->n] = metric_of(c, row->type_id, row->metric_id);
+    g->sample_tracks[g->n] = metric_of(c, row->type_id, row->metric_id);
     g->values[g->n++] = row->value;
     return SOURCE_EMITTED;
 }
@@ -123,7 +142,8 @@ static int emit_metrics(conv *c, const void *r)
 static int end_metrics_sample(conv *c, const void *next)
 {
     const metrics_row *row = next;
-    if (row && row->start == c->sample.ts && row->type_id == c->sample.type_id)
+    const metrics_state *g = c->state;
+    if (row && row->start == g->ts && row->type_id == g->type_id)
         return SOURCE_EMITTED;
     return write_sample(c);
 }
@@ -131,6 +151,7 @@ static int end_metrics_sample(conv *c, const void *next)
 const source SOURCE_GPU_METRICS = {
     "gpu-metrics", &METRICS_TABLE, sizeof(metrics_row), offsetof(metrics_row, start),
     emit_metrics, SOURCE_CPU, end_metrics_sample,
+    .state_size = sizeof(metrics_state), .free_state = free_metrics_state,
 };
 
 /* ---- GENERIC_EVENTS (2022) ------------------------------------------------ */

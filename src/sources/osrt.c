@@ -2,6 +2,7 @@
  * "OS runtime" row of the calling thread, nested as recorded, with their
  * call chain (OSRT_CALLCHAINS) when nsys sampled one. */
 #include "source.h"
+#include "../common/pairmap.h"
 
 typedef struct osrt_row {
     int64_t start;
@@ -47,7 +48,8 @@ static int emit(conv *c, const void *r)
         .category = "osrt",
         .args = args,
         .n_args = n,
-        .callstack_iid = source_callstack(c, NSYS_CALLCHAIN_OSRT, row->callchain_id, &kernel_leaf),
+        .callstack_iid = source_callstack(c, NSYS_CALLCHAIN_OSRT, row->callchain_id, c->state,
+                                          &kernel_leaf),
     };
     if (c->read_status != NSYSP_OK)
         return SOURCE_FAILED;
@@ -55,6 +57,13 @@ static int emit(conv *c, const void *r)
     return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 
+static void free_seen_chains(void *state)
+{
+    pairmap_free(state);
+}
+
 const source SOURCE_OSRT = {
     "osrt", &TABLE, sizeof(osrt_row), offsetof(osrt_row, start), emit, SOURCE_CPU,
+    /* The chains seen: nsys shares one chain id among calls with one stack. */
+    .state_size = sizeof(pairmap), .free_state = free_seen_chains,
 };

@@ -31,7 +31,7 @@ static int emit(conv *c, const void *r)
     if (row->cpu_cycles != NSYS_NULL && row->cpu_cycles != 1)
         return SOURCE_SKIPPED(NSYSP_SKIP_NOT_PERIODIC);
     bool kernel_leaf;
-    uint64_t callstack = source_callstack(c, NSYS_CALLCHAIN_SAMPLE, row->id, &kernel_leaf);
+    uint64_t callstack = source_callstack(c, NSYS_CALLCHAIN_SAMPLE, row->id, NULL, &kernel_leaf);
     if (c->read_status != NSYSP_OK)
         return SOURCE_FAILED;
     int64_t cpu = row->cpu == NSYS_NULL ? 0 : row->cpu;

@@ -12,8 +12,8 @@
 
 #include "nsys_perfetto.h"
 #include "../common/buf.h"
-#include "../common/pairmap.h"
 #include "../common/utf8.h"
+#include "../common/pairmap.h"
 #include "../model/flows.h"
 #include "../model/model.h"
 #include "../nsys/nsys_callchains.h"
@@ -22,15 +22,6 @@
 #include "../nsys/nsys_enums.h"
 #include "../nsys/nsys_meta.h"
 #include "../nsys/nsys_strings.h"
-
-/* Counter values of one sample, gathered from several rows (GPU_METRICS). */
-#define COUNTER_SAMPLE_MAX 256
-typedef struct counter_sample {
-    int64_t ts, type_id;
-    size_t n;
-    track *tracks[COUNTER_SAMPLE_MAX];
-    double values[COUNTER_SAMPLE_MAX];
-} counter_sample;
 
 /* What a source's emit sees: the track builder and the report's lookups. */
 typedef struct conv {
@@ -41,15 +32,11 @@ typedef struct conv {
     const nsys_enums *enums;
     const nsysp_options *opt;
     int64_t report_end;      /* where ranges still open at the end close */
-    pairmap memory_in_use;   /* (globalPid or 0, device) -> bytes (gpu_memory.c) */
-    pairmap allocations;     /* (globalPid, address) -> bytes, live ones */
-    pairmap metric_tracks;   /* (typeId, metricId) -> track * (gpu_metrics.c) */
-    counter_sample sample;   /* being gathered (gpu_metrics.c) */
     const regex_t *nvtx_filter; /* compiled opt->nvtx_filter, or NULL */
     nsys_callchains *callchains;
     nsys_links *links;       /* NULL when nothing is linked */
-    pairmap shared_chains;   /* (kind, OS runtime chain id) -> callstack iid << 1 | kernel leaf */
-    buf scratch;
+    void *state;             /* the state of the source being called (source.state_size) */
+    buf scratch;             /* a string being built, valid until the next row */
     /* A read error met while emitting (emit then returns SOURCE_FAILED). */
     buf *err;
     int read_status;
@@ -87,6 +74,13 @@ typedef struct source {
      * SOURCE_FAILED. Called before any other row, so output stays in time
      * order. */
     int (*end_group)(conv *c, const void *next);
+    /* For sources that keep state across rows (running totals, tracks
+     * looked up once): each conversion of a report gives the source a
+     * zeroed block of state_size bytes, which emit and end_group reach as
+     * c->state, and calls free_state (may be NULL) on it after the last
+     * row. Sources without state leave both 0. */
+    size_t state_size;
+    void (*free_state)(void *state);
 } source;
 
 /* Every source, in a fixed order (ties at equal start go to the earlier):
@@ -140,8 +134,11 @@ static inline int source_check_thread_interval(int64_t start, int64_t end, int64
 
 /* Interns call chain id of the given kind as a callstack; 0 when empty or
  * on a read error (c->read_status set). *kernel_leaf tells whether the
- * innermost frame runs in the kernel. */
-uint64_t source_callstack(conv *c, nsys_callchain_kind kind, int64_t id, bool *kernel_leaf);
+ * innermost frame runs in the kernel. seen (may be NULL) remembers the
+ * chains of a source whose rows share chain ids (OS runtime calls):
+ * (kind, id) -> callstack iid << 1 | kernel leaf; pairmap_free it after. */
+uint64_t source_callstack(conv *c, nsys_callchain_kind kind, int64_t id, pairmap *seen,
+                          bool *kernel_leaf);
 
 /* Arg builders for the fixed arrays sources fill. */
 static inline pw_arg arg_int(const char *name, int64_t v)
