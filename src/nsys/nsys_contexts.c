@@ -2,12 +2,13 @@
 
 #include "nsys_perfetto.h"
 
-/* Work rows per (process, context, stream, device): few rows, one per
- * stream, from one scan of each table. Table names come from the fixed
- * source registry, never from input. */
+/* The (process, context, stream, device) that ran work: few rows, one per
+ * stream, from one scan of each table. DISTINCT keeps a small index of
+ * the keys seen, where GROUP BY would sort every row. Table names come
+ * from the fixed source registry, never from input. */
 static void work_per_stream(nsys_db *db, const char *const *tables, size_t n, buf *sql)
 {
-    buf_append_str(sql, "SELECT p, c, s, d, count(*) AS n FROM (");
+    buf_append_str(sql, "SELECT DISTINCT p, c, s, d FROM (");
     bool any = false;
     for (size_t i = 0; i < n; i++) {
         if (!nsys_db_has_column(db, tables[i], "globalPid") ||
@@ -21,7 +22,7 @@ static void work_per_stream(nsys_db *db, const char *const *tables, size_t n, bu
     }
     if (!any)
         buf_append_str(sql, "SELECT NULL AS p, NULL AS c, NULL AS s, NULL AS d WHERE 0");
-    buf_append_str(sql, ") GROUP BY p, c, s, d");
+    buf_append_str(sql, ")");
 }
 
 int nsys_contexts_load(nsys_db *db, const char *const *work_tables, size_t n_tables,
@@ -35,14 +36,16 @@ int nsys_contexts_load(nsys_db *db, const char *const *work_tables, size_t n_tab
     work_per_stream(db, work_tables, n_tables, &per_stream);
     int status = NSYSP_OK;
     if (!nsys_db_has_table(db, NSYS_CONTEXT_DEVICES_TABLE)) {
-        /* SQLite takes a bare column (d) from the row holding the max(). */
+        /* A context with work on several devices (never seen) goes to the
+         * one most of its streams ran on, the lowest id of those on a tie.
+         * SQLite takes a bare column (d) from the row holding the max(). */
         buf_printf(&sql,
                    "CREATE TEMP TABLE context_devices(p INTEGER, c INTEGER, d INTEGER,"
                    " PRIMARY KEY (p, c)) WITHOUT ROWID;"
                    "CREATE TEMP TABLE gpu_streams AS %s;"
                    "INSERT INTO context_devices SELECT p, c, d FROM"
-                   " (SELECT p, c, d, max(n) FROM (SELECT p, c, d, sum(n) AS n FROM gpu_streams"
-                   "   GROUP BY p, c, d) GROUP BY p, c)"
+                   " (SELECT p, c, d, max(n * 4294967296 - d) FROM (SELECT p, c, d, count(*) AS n"
+                   "   FROM gpu_streams GROUP BY p, c, d) GROUP BY p, c)"
                    " WHERE p IS NOT NULL AND c IS NOT NULL;",
                    buf_cstr(&per_stream));
         status = nsys_db_create(db, NSYS_CONTEXT_DEVICES_TABLE, buf_cstr(&sql), err);

@@ -8,7 +8,8 @@
  * not work) records, in SQLite's temp store:
  *
  *   temp.context_devices(p, c, d)
- *     per (globalPid, contextId), the device most of its work ran on;
+ *     per (globalPid, contextId), the device its work ran on (the one
+ *     most of its streams ran on, should a context ever span devices);
  *
  * and keeps in memory the same map plus the set of streams that ran work:
  * one entry per context and per stream, whatever the report's size. */
