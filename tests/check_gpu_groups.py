@@ -172,30 +172,39 @@ def misplaced_syncs(path):
     return n
 
 
-def one_gpu(bin_, dump_bin, check, report):
-    """--gpu 1 keeps the rows placed on GPU 1, sync rows by their context,
-    and links them: every flow id on exactly two events, none left open."""
+def one_gpu(bin_, dump_bin, check, report, device):
+    """--gpu N keeps the rows placed on GPU N, sync rows by their context,
+    and links exactly those: every flow id on two events, none left open,
+    and as many arrows as operations there with a call."""
     problems = []
-    trace = report.replace('.sqlite', '-gpu1.perfetto-trace')
-    subprocess.run([bin_, '-q', '--gpu', '1', '-o', trace, report], check=True)
+    trace = report.replace('.sqlite', f'-gpu{device}.perfetto-trace')
+    subprocess.run([bin_, '-q', '--gpu', str(device), '-o', trace, report], check=True)
     dump = subprocess.run([dump_bin, trace], capture_output=True, text=True, check=True).stdout
     ends = collections.Counter(l.split('\t')[1] for l in dump.splitlines() if l.startswith('F\t'))
     unpaired = [f for f, n in ends.items() if n != 2]
-    if unpaired or not ends:
-        problems.append(f'--gpu 1: {len(ends)} flow ids, {len(unpaired)} not on two events')
     db = sqlite3.connect(f'file:{report}?mode=ro', uri=True)
     from check_report import context_devices, tables
     ctx = context_devices(db, tables(db))
-    want = sum(ctx.get((g, c), d) == 1 for g, c, d in db.execute(
-        'SELECT globalPid, contextId, deviceId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'))
+    calls = {(g >> 24, c) for g, c in db.execute(
+        'SELECT globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME')}
+    want_syncs = want_arrows = 0
+    for table in ('KERNEL', 'MEMCPY', 'MEMSET', 'SYNCHRONIZATION'):
+        for g, c, d, corr in db.execute(f'SELECT globalPid, contextId, deviceId, correlationId'
+                                        f' FROM CUPTI_ACTIVITY_KIND_{table}'):
+            if ctx.get((g, c), d) == device:
+                want_syncs += table == 'SYNCHRONIZATION'
+                want_arrows += (g >> 24, corr) in calls
     db.close()
+    if unpaired or len(ends) != want_arrows:
+        problems.append(f'--gpu {device}: {len(ends)} flow ids, {want_arrows} operations with a'
+                        f' call there; {len(unpaired)} not on two events')
     got = sum(1 for l in dump.splitlines() if l.startswith('S\t') and l.split('\t')[3] == 'sync')
-    if got != want or not want:
-        problems.append(f'--gpu 1: {got} sync slices, {want} sync rows of contexts on GPU 1')
+    if got != want_syncs or not want_syncs:
+        problems.append(f'--gpu {device}: {got} sync slices, {want_syncs} sync rows of contexts there')
     if check:
         c = subprocess.run([sys.executable, check, '--strict', trace], capture_output=True, text=True)
         if c.returncode != 0:
-            problems.append(f'--gpu 1: pftrace-check --strict: {c.stdout[-800:]}')
+            problems.append(f'--gpu {device}: pftrace-check --strict: {c.stdout[-800:]}')
     return problems
 
 
@@ -257,7 +266,8 @@ def main():
                 found.append(f'{len(on_sync_row)} syncs of stream 9999 on a Synchronization row,'
                              ' expected 40')
         if report == reports[0]:
-            found += one_gpu(bin_, dump_bin, check, report)
+            found += one_gpu(bin_, dump_bin, check, report, 0)
+            found += one_gpu(bin_, dump_bin, check, report, 1)
         name = os.path.basename(report)[-60:]
         print(f'{name}: {dict(stats)}, {moved} sync rows placed by context'
               + (f'; {len(found)} problems' if found else ''))
