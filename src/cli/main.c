@@ -63,6 +63,8 @@ static void usage(FILE *to)
           "      --open               then serve the trace on 127.0.0.1:9001 (or the next\n"
           "                           free port) for ui.perfetto.dev, print its link (and\n"
           "                           open it when there is a display); exit once fetched\n"
+          "      --perfetto-ui URL    the Perfetto UI --open links to (default\n"
+          "                           https://ui.perfetto.dev; a team's own copy)\n"
           "  -q, --quiet              print nothing but errors\n"
           "  -h, --help               show this help\n"
           "      --version            show the version\n"
@@ -135,7 +137,7 @@ int main(int argc, char **argv)
 
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
-           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN };
+           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -153,6 +155,7 @@ int main(int argc, char **argv)
         {"pid", required_argument, NULL, OPT_PID},
         {"sources", required_argument, NULL, OPT_SOURCES},
         {"open", no_argument, NULL, OPT_OPEN},
+        {"perfetto-ui", required_argument, NULL, OPT_PERFETTO_UI},
         {"align", required_argument, NULL, OPT_ALIGN},
         {NULL, 0, NULL, 0},
     };
@@ -163,6 +166,7 @@ int main(int argc, char **argv)
     static const char *domains[64], *sources[64];
     size_t n_domains = 0;
     int quiet = 0, stats = 0, open_ui = 0, c;
+    const char *perfetto_ui = "https://ui.perfetto.dev";
     while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
         switch (c) {
         case 'o':
@@ -248,6 +252,14 @@ int main(int argc, char **argv)
         }
         case OPT_OPEN:
             open_ui = 1;
+            break;
+        case OPT_PERFETTO_UI:
+            if (strncmp(optarg, "https://", 8) != 0 && strncmp(optarg, "http://", 7) != 0) {
+                fprintf(stderr, "nsys-perfetto: --perfetto-ui: expected an http:// or https:// "
+                                "URL, got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            perfetto_ui = optarg;
             break;
         case OPT_ALIGN:
             if (strcmp(optarg, "start") != 0 && strcmp(optarg, "utc") != 0) {
@@ -344,6 +356,6 @@ int main(int argc, char **argv)
     if (!quiet)
         fprintf(stderr, "nsys-perfetto: wrote %s\n", res.output_path);
     if (open_ui)
-        return serve_trace(res.output_path, &interrupted, quiet);
+        return serve_trace(res.output_path, perfetto_ui, &interrupted, quiet);
     return 0;
 }

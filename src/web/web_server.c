@@ -95,7 +95,10 @@ int web_server_start(web_server *srv, const char *bind, int port, char *err, siz
         snprintf(err, err_size, "--bind: '%s' is not an IPv4 or IPv6 address", bind);
         return -1;
     }
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+    /* poll, not epoll: with epoll, libmicrohttpd 0.9.75 misses a client that
+     * sends its last bytes and closes at once (left in CLOSE-WAIT until the
+     * timeout, with its partial upload). */
+    unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (addr->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     srv->daemon = MHD_start_daemon(
