@@ -6,8 +6,9 @@ past it while streaming, a truncated multipart, a multipart without its end,
 bad ids, a huge header, not multipart, bad options); a conversion that fails
 shows one line naming the uploaded file; delete; Ctrl-C mid-upload removes
 the partial upload; the reports survive a restart. After every bad request
-the server still answers.
-  check_serve.py NSYS_PERFETTO NSYS_FIXTURE WORKDIR"""
+the server still answers. With NSYS_REP (made by the .nsys-rep test when
+nsys is here), a .nsys-rep upload is exported with the server's nsys.
+  check_serve.py NSYS_PERFETTO NSYS_FIXTURE WORKDIR [NSYS_REP]"""
 import http.client
 import json
 import os
@@ -21,6 +22,7 @@ import threading
 import time
 
 BIN, FIXTURE, WORK = sys.argv[1:4]
+NSYS_REP = sys.argv[4] if len(sys.argv) > 4 else ""
 REPORTS = os.path.join(WORK, "reports")
 MAX_UPLOAD = 4 << 20
 failures = []
@@ -91,14 +93,17 @@ def leftovers():
     """Report directories without a finished result (upload parts, inputs)."""
     out = []
     for rid in os.listdir(REPORTS):
-        files = set(os.listdir(os.path.join(REPORTS, rid)))
+        try:
+            files = set(os.listdir(os.path.join(REPORTS, rid)))
+        except FileNotFoundError:  # removed while listed
+            continue
         if "result.json" not in files:
             out.append((rid, sorted(files)))
     return out
 
 
 def no_leftovers(after):
-    for _ in range(50):  # the request's end is noticed by the server's thread
+    for _ in range(300):  # the request's end is noticed by the server's thread
         if not leftovers():
             break
         time.sleep(0.1)
@@ -113,7 +118,10 @@ def raw(data, read=True, shut=True):
     except (BrokenPipeError, ConnectionResetError):
         pass
     if shut:
-        s.shutdown(socket.SHUT_WR)
+        try:
+            s.shutdown(socket.SHUT_WR)
+        except OSError:  # the server answered and closed already
+            pass
     reply = b""
     if read:
         try:
@@ -248,7 +256,21 @@ with open(reports[0], "rb") as f:
     body, headers = multipart({}, "truncated.sqlite", f.read())
 head = (f"POST /api/reports HTTP/1.1\r\nHost: x\r\nContent-Type: {headers['Content-Type']}\r\n"
         f"Content-Length: {len(body)}\r\n\r\n").encode()
-code = raw(head + body[:len(body) // 2], read=False)
+
+
+def upload_under_way():
+    """Waits until the server streams an upload to disk."""
+    for _ in range(100):
+        if any("upload.part" in files for _, files in leftovers()):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+s = socket.create_connection((HOST, PORT), timeout=60)
+s.sendall(head + body[:len(body) // 2])
+expect(upload_under_way(), "truncated upload under way")
+s.close()
 no_leftovers("a truncated upload")
 answers("a truncated upload")
 
@@ -296,6 +318,18 @@ d = wait_done(reply.get("id", "x"))
 expect(d.get("state") == "failed" and d["error"].startswith("notes.sqlite:")
        and "\n" not in d["error"] and REPORTS not in d["error"], f"failed conversion: {d}")
 
+# A .nsys-rep goes through the server's nsys, as on the command line.
+if NSYS_REP and os.path.exists(NSYS_REP) and shutil.which("nsys"):
+    with open(NSYS_REP, "rb") as f:
+        status, reply = upload("captured.nsys-rep", f.read())
+    d = wait_done(reply.get("id", "x"))
+    expect(d.get("state") == "done" and any(s["name"] == "osrt" and s["rows"] > 0
+                                            for s in d["stats"]["sources"]),
+           f".nsys-rep upload exported and converted: {d.get('state')} {d.get('error')}")
+    ids.append(reply.get("id"))
+else:
+    print("note: no .nsys-rep or no nsys; .nsys-rep upload not checked")
+
 # Delete.
 status, _ = request("DELETE", f"/api/reports/{ids[0]}")
 expect(status == 200 and not os.path.exists(os.path.join(REPORTS, ids[0])), f"delete: {status}")
@@ -305,11 +339,7 @@ expect(status == 404, f"deleted trace: {status}")
 # Ctrl-C in the middle of an upload: the part file goes too.
 s = socket.create_connection((HOST, PORT), timeout=60)
 s.sendall(head + body[:len(body) // 2])
-for _ in range(50):
-    if any("upload.part" in files for _, files in leftovers()):
-        break
-    time.sleep(0.1)
-expect(any("upload.part" in files for _, files in leftovers()), "upload under way")
+expect(upload_under_way(), "upload under way at Ctrl-C")
 proc.send_signal(signal.SIGINT)
 expect(proc.wait(timeout=60) == 0, f"exit status after Ctrl-C: {proc.returncode}")
 s.close()
@@ -318,7 +348,8 @@ expect(not leftovers(), f"Ctrl-C removed the partial upload: {leftovers()}")
 # The reports are still there for the next server.
 proc, HOST, PORT = start()
 status, data = request("GET", "/api/reports")
-expect(len(json.loads(data)["reports"]) == 8, "7 converted and 1 failed report after a restart")
+expect(len(json.loads(data)["reports"]) == len(ids), "the converted and failed reports are "
+       "there after a restart")
 proc.send_signal(signal.SIGINT)
 proc.wait(timeout=60)
 
