@@ -116,7 +116,8 @@ static listed *list_reports(const char *dir, size_t *n)
         all[(*n)++].created = st.st_mtim;
     }
     closedir(d);
-    qsort(all, *n, sizeof *all, newest_first);
+    if (*n)
+        qsort(all, *n, sizeof *all, newest_first);
     return all;
 }
 

@@ -74,6 +74,10 @@ async function main() {
   const {server: ui, received} = await standIn();
   const uiUrl = 'http://127.0.0.1:' + ui.address().port + '/ui/';
   const {proc, url} = await startServe(uiUrl);
+  let stopping = false;
+  proc.once('exit', (code, signal) => {  // a crash fails the test at once
+    if (!stopping) { console.log('FAIL: serve died: ' + (signal || code)); process.exit(1); }
+  });
   const browser = await playwright.chromium.launch({executablePath: CHROMIUM, headless: true});
   try {
     const context = await browser.newContext({acceptDownloads: true, viewport: {width: 1200, height: 900}});
@@ -143,6 +147,7 @@ async function main() {
   } finally {
     await browser.close();
     ui.close();
+    stopping = true;
     proc.kill('SIGINT');
   }
   const code = await new Promise(r => proc.exitCode !== null ? r(proc.exitCode) : proc.once('exit', r));
