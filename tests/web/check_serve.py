@@ -147,7 +147,19 @@ def kernel_sql(report):
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
+
+# Bad command lines: one line, status 2, nothing served.
+for args in (["--max-upload", "lots"], ["--bind", "example.com"], ["--perfetto-ui", "ftp://x"],
+             ["--workers", "0"], ["--port", "70000"], ["extra"]):
+    r = subprocess.run([BIN, "serve", "--dir", REPORTS] + args, capture_output=True, text=True,
+                       timeout=30)
+    expect(r.returncode == 2 and r.stderr.count("\n") in (1, 2) and not r.stdout,
+           f"serve {args}: {r.returncode} {r.stderr!r}")
+
 proc, HOST, PORT = start()
+r = subprocess.run([BIN, "serve", "--dir", REPORTS, "--port", str(PORT)], capture_output=True,
+                   text=True, timeout=30)
+expect(r.returncode == 2 and "cannot listen" in r.stderr, f"port in use: {r.returncode} {r.stderr!r}")
 expect(HOST == "127.0.0.1", f"binds 127.0.0.1 by default: {HOST}")
 
 # 8 reports at once, each its own.
