@@ -173,7 +173,8 @@ nsysp_status nsysp_summarize(const char *input, const char *match, nsysp_summary
     if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK)
         status = summarize(&b);
     if (status == NSYSP_OK) {
-        qsort(b.rows, b.n, sizeof *b.rows, by_category_then_total);
+        if (b.n) /* a report without any of these has no rows at all */
+            qsort(b.rows, b.n, sizeof *b.rows, by_category_then_total);
         out->rows = b.rows;
         out->n_rows = b.n;
     } else {

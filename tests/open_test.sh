@@ -2,7 +2,8 @@
 # --open: the trace is served on loopback with the headers ui.perfetto.dev
 # needs (CORS for its origin), the printed link points at it, a preflight
 # is answered, the download is the trace byte for byte, and the tool exits
-# 0 once it was fetched. Uses curl.
+# 0 once it was fetched; --perfetto-ui changes the link and the origin.
+# Uses curl.
 #   open_test.sh NSYS_PERFETTO REPORT.sqlite WORKDIR
 set -u
 bin=$1 report=$2 dir=$3
@@ -40,4 +41,21 @@ if kill -0 $pid 2>/dev/null; then
 else
   wait $pid || { echo "FAIL: exit status $?"; fail=1; }
 fi
+# --perfetto-ui: the link and the CORS origin are the team's own UI.
+"$bin" -q --open --perfetto-ui https://perfetto.example.com/ui/ -o "$trace" "$report" \
+  > "$dir/out2" 2> "$dir/err2" &
+pid=$!
+for _ in $(seq 100); do
+  grep -q '^https://perfetto.example.com/ui/#!/?url=' "$dir/out2" && break
+  sleep 0.1
+done
+url=$(sed -n 's|^https://perfetto.example.com/ui/#!/?url=||p' "$dir/out2")
+case $url in
+  http://127.0.0.1:*/open.perfetto-trace) ;;
+  *) echo "FAIL: --perfetto-ui link: $(cat "$dir/out2")"; kill $pid; exit 1 ;;
+esac
+curl -s -D "$dir/head2" -o /dev/null "$url" || fail=1
+grep -qi '^Access-Control-Allow-Origin: https://perfetto.example.com' "$dir/head2" || {
+  echo "FAIL: --perfetto-ui CORS origin:"; cat "$dir/head2"; fail=1; }
+wait $pid || { echo "FAIL: --perfetto-ui exit status $?"; fail=1; }
 exit $fail

@@ -13,8 +13,10 @@
 
 #include "nsys_perfetto.h"
 #include "nsys_export.h"
+#include "options.h"
 #include "serve.h"
 #include "summary_cli.h"
+#include "web/web_main.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -24,30 +26,11 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
-/* "kernel, cuda-api, ..." for --help and error messages. */
-static const char *source_names(void)
-{
-    static char names[1024];
-    size_t used = 0;
-    const char *name;
-    for (size_t i = 0; (name = nsysp_source_name(i)) != NULL; i++) {
-        bool seen = false; /* several tables go by one name */
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(nsysp_source_name(j), name) == 0;
-        if (seen)
-            continue;
-        int n = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", name);
-        if (n < 0 || (size_t)n >= sizeof names - used)
-            break;
-        used += (size_t)n;
-    }
-    return names;
-}
-
 static void usage(FILE *to)
 {
     fprintf(to, "Usage: nsys-perfetto [OPTIONS] REPORT.sqlite [REPORT.sqlite...]\n"
           "       nsys-perfetto summary [--match REGEX] [--csv] [--label L]... REPORT...\n"
+          "       nsys-perfetto serve [--port N] [--bind ADDR] [--dir DIR] ... (see serve --help)\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
           "Perfetto trace for ui.perfetto.dev and trace_processor. A .nsys-rep or .qdrep\n"
           "report is exported with nsys (on PATH, or $NSYS) first. Several reports merge\n"
@@ -80,6 +63,8 @@ static void usage(FILE *to)
           "      --open               then serve the trace on 127.0.0.1:9001 (or the next\n"
           "                           free port) for ui.perfetto.dev, print its link (and\n"
           "                           open it when there is a display); exit once fetched\n"
+          "      --perfetto-ui URL    the Perfetto UI --open links to (default\n"
+          "                           https://ui.perfetto.dev; a team's own copy)\n"
           "  -q, --quiet              print nothing but errors\n"
           "  -h, --help               show this help\n"
           "      --version            show the version\n"
@@ -94,59 +79,6 @@ static void usage(FILE *to)
           "  6  output cannot be written\n"
           "  7  interrupted\n",
           source_names());
-}
-
-/* "1.5ms" -> 1500000 (ns); a bare number is ns. Returns 0 or -1. */
-static int parse_time(const char *text, int64_t *ns)
-{
-    char *end;
-    double v = strtod(text, &end);
-    static const struct {
-        const char *unit;
-        double scale;
-    } UNITS[] = {{"", 1}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-    for (size_t i = 0; end != text && i < sizeof UNITS / sizeof UNITS[0]; i++) {
-        if (strcmp(end, UNITS[i].unit) == 0 && v * UNITS[i].scale < 9.2e18 &&
-            v * UNITS[i].scale > -9.2e18) {
-            *ns = (int64_t)(v * UNITS[i].scale + (v < 0 ? -0.5 : 0.5));
-            return 0;
-        }
-    }
-    return -1;
-}
-
-static int parse_time_range(const char *text, nsysp_options *opt)
-{
-    const char *colon = strchr(text, ':');
-    char start[64];
-    if (!colon || (size_t)(colon - text) >= sizeof start)
-        return -1;
-    memcpy(start, text, (size_t)(colon - text));
-    start[colon - text] = '\0';
-    if (parse_time(start, &opt->time_start) < 0 || parse_time(colon + 1, &opt->time_end) < 0 ||
-        opt->time_end < opt->time_start)
-        return -1;
-    opt->has_time_range = 1;
-    return 0;
-}
-
-/* Splits a comma-separated list of source names in place into names[];
- * returns how many, or -1 naming the unknown one in *bad. */
-static int parse_sources(char *list, const char **names, size_t max, const char **bad)
-{
-    size_t n = 0;
-    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
-        bool known = false;
-        const char *s;
-        for (size_t i = 0; (s = nsysp_source_name(i)) != NULL && !known; i++)
-            known = strcmp(s, name) == 0;
-        if (!known || n == max) {
-            *bad = name;
-            return -1;
-        }
-        names[n++] = name;
-    }
-    return (int)n;
 }
 
 /* A one-line progress display on a terminal, redrawn at most 5 times a
@@ -200,10 +132,12 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "summary") == 0)
         return summary_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "serve") == 0)
+        return serve_main(argc - 1, argv + 1);
 
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
-           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN };
+           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -221,6 +155,7 @@ int main(int argc, char **argv)
         {"pid", required_argument, NULL, OPT_PID},
         {"sources", required_argument, NULL, OPT_SOURCES},
         {"open", no_argument, NULL, OPT_OPEN},
+        {"perfetto-ui", required_argument, NULL, OPT_PERFETTO_UI},
         {"align", required_argument, NULL, OPT_ALIGN},
         {NULL, 0, NULL, 0},
     };
@@ -231,6 +166,7 @@ int main(int argc, char **argv)
     static const char *domains[64], *sources[64];
     size_t n_domains = 0;
     int quiet = 0, stats = 0, open_ui = 0, c;
+    const char *perfetto_ui = "https://ui.perfetto.dev";
     while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
         switch (c) {
         case 'o':
@@ -246,13 +182,7 @@ int main(int argc, char **argv)
             printf("nsys-perfetto %s\n", nsysp_version());
             return 0;
         case OPT_KERNEL_NAMES:
-            if (strcmp(optarg, "short") == 0)
-                opt.kernel_names = NSYSP_KERNEL_NAMES_SHORT;
-            else if (strcmp(optarg, "demangled") == 0)
-                opt.kernel_names = NSYSP_KERNEL_NAMES_DEMANGLED;
-            else if (strcmp(optarg, "mangled") == 0)
-                opt.kernel_names = NSYSP_KERNEL_NAMES_MANGLED;
-            else {
+            if (parse_kernel_names(optarg, &opt.kernel_names) < 0) {
                 fprintf(stderr, "nsys-perfetto: --kernel-names: expected short, demangled or "
                                 "mangled, got '%s'\n", optarg);
                 return NSYSP_ERR_USAGE;
@@ -269,17 +199,13 @@ int main(int argc, char **argv)
             opt.compress_level = (int)level;
             break;
         }
-        case OPT_MIN_STREAM_ACTIVITY: {
-            char *end;
-            double pct = strtod(optarg, &end);
-            if (*end || !(pct >= 0 && pct <= 100)) {
+        case OPT_MIN_STREAM_ACTIVITY:
+            if (parse_percentage(optarg, &opt.min_stream_activity) < 0) {
                 fprintf(stderr, "nsys-perfetto: --min-stream-activity: expected a percentage "
                                 "0-100, got '%s'\n", optarg);
                 return NSYSP_ERR_USAGE;
             }
-            opt.min_stream_activity = pct;
             break;
-        }
         case OPT_NVTX_DOMAIN:
             if (n_domains == sizeof domains / sizeof domains[0]) {
                 fprintf(stderr, "nsys-perfetto: --nvtx-domain: at most 64 domains\n");
@@ -326,6 +252,14 @@ int main(int argc, char **argv)
         }
         case OPT_OPEN:
             open_ui = 1;
+            break;
+        case OPT_PERFETTO_UI:
+            if (strncmp(optarg, "https://", 8) != 0 && strncmp(optarg, "http://", 7) != 0) {
+                fprintf(stderr, "nsys-perfetto: --perfetto-ui: expected an http:// or https:// "
+                                "URL, got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            perfetto_ui = optarg;
             break;
         case OPT_ALIGN:
             if (strcmp(optarg, "start") != 0 && strcmp(optarg, "utc") != 0) {
@@ -375,8 +309,11 @@ int main(int argc, char **argv)
         inputs[i] = argv[optind + (int)i];
         if (!is_nsys_report(inputs[i]))
             continue;
+        char why[1200];
         rc = export_nsys_report(inputs[i], exported[i], sizeof exported[i], tmpdirs[i],
-                                sizeof tmpdirs[i]);
+                                sizeof tmpdirs[i], why, sizeof why);
+        if (rc != NSYSP_OK)
+            fprintf(stderr, "nsys-perfetto: %s\n", why);
         if (rc == NSYSP_OK) {
             n_exported = i + 1;
             inputs[i] = exported[i];
@@ -419,6 +356,6 @@ int main(int argc, char **argv)
     if (!quiet)
         fprintf(stderr, "nsys-perfetto: wrote %s\n", res.output_path);
     if (open_ui)
-        return serve_trace(res.output_path, &interrupted, quiet);
+        return serve_trace(res.output_path, perfetto_ui, &interrupted, quiet);
     return 0;
 }

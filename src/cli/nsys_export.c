@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,25 +58,25 @@ static void last_line(const char *file, char *out, size_t size)
 }
 
 int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpdir,
-                       size_t tmpdir_size)
+                       size_t tmpdir_size, char *err, size_t err_size)
 {
     if (access(report, R_OK) != 0) {
-        fprintf(stderr, "nsys-perfetto: %s: %s\n", report,
+        snprintf(err, err_size, "%s: %s", report,
                 errno == ENOENT ? "no such file" : strerror(errno));
         return NSYSP_ERR_INPUT_OPEN;
     }
     const char *nsys = find_nsys();
     if (!nsys) {
-        fprintf(stderr, "nsys-perfetto: %s: converting an nsys report needs 'nsys' on PATH (or "
-                        "$NSYS); or export it first: nsys export --type sqlite %s\n",
+        snprintf(err, err_size, "%s: converting an nsys report needs 'nsys' on PATH (or "
+                 "$NSYS); or export it first: nsys export --type sqlite %s",
                 report, report);
         return NSYSP_ERR_INPUT_FORMAT;
     }
     const char *base = getenv("TMPDIR");
     snprintf(tmpdir, tmpdir_size, "%s/nsys-perfetto-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(tmpdir)) {
-        fprintf(stderr, "nsys-perfetto: %s: cannot create a temporary directory: %s\n", report,
-                strerror(errno));
+        snprintf(err, err_size, "%s: cannot create a temporary directory: %s", report,
+                 strerror(errno));
         return NSYSP_ERR_OUTPUT;
     }
     snprintf(sqlite, size, "%s/report.sqlite", tmpdir);
@@ -84,6 +85,9 @@ int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpd
 
     pid_t pid = fork();
     if (pid == 0) {
+        sigset_t none; /* the web server blocks Ctrl-C in its threads; nsys must not */
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd >= 0) {
             dup2(fd, 1);
@@ -101,8 +105,7 @@ int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpd
     if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(sqlite, &st) != 0) {
         char why[1024];
         last_line(log, why, sizeof why);
-        fprintf(stderr, "nsys-perfetto: %s: nsys export failed%s%s\n", report, why[0] ? ": " : "",
-                why);
+        snprintf(err, err_size, "%s: nsys export failed%s%s", report, why[0] ? ": " : "", why);
         remove_export(sqlite, tmpdir);
         return NSYSP_ERR_INPUT_FORMAT;
     }

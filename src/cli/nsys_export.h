@@ -11,10 +11,10 @@ bool is_nsys_report(const char *path);
 
 /* Exports report into a new temporary directory; on success writes the
  * SQLite path into sqlite (size bytes) and the directory into tmpdir, and
- * returns 0. On failure prints one line naming the report and returns an
- * nsysp_status. */
+ * returns 0. On failure writes one line naming the report into err and
+ * returns an nsysp_status. nsys runs by argv, never through a shell. */
 int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpdir,
-                       size_t tmpdir_size);
+                       size_t tmpdir_size, char *err, size_t err_size);
 
 /* Removes what export_nsys_report created. */
 void remove_export(const char *sqlite, const char *tmpdir);

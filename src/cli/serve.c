@@ -1,6 +1,7 @@
-/* A minimal HTTP/1.1 server for one file, with the CORS headers
- * ui.perfetto.dev needs to fetch a trace from localhost: the UI opens
- * https://ui.perfetto.dev/#!/?url=http://127.0.0.1:PORT/NAME and fetches it.
+/* A minimal HTTP/1.1 server for one file, with the CORS headers the
+ * Perfetto UI needs to fetch a trace from localhost: the UI opens
+ * https://ui.perfetto.dev/#!/?url=http://127.0.0.1:PORT/NAME and fetches it
+ * (or the same on the UI given by --perfetto-ui).
  * No size limit: the file is streamed from disk. */
 #include "serve.h"
 
@@ -20,7 +21,6 @@
 
 #include "nsys_perfetto.h"
 
-#define UI_ORIGIN "https://ui.perfetto.dev"
 enum { FIRST_PORT = 9001, PORTS_TRIED = 20 };
 
 static int listen_loopback(int *port)
@@ -58,24 +58,32 @@ static int send_all(int fd, const void *data, size_t n)
     return 0;
 }
 
-static void send_headers(int fd, const char *status, long long length)
+/* "https://host:port/path/" -> "https://host:port" into out. */
+static void origin_of(const char *url, char *out, size_t size)
 {
-    char head[512];
+    const char *host = strstr(url, "://");
+    size_t n = host ? (size_t)(host + 3 - url) + strcspn(host + 3, "/?#") : strlen(url);
+    snprintf(out, size, "%.*s", (int)n, url);
+}
+
+static void send_headers(int fd, const char *origin, const char *status, long long length)
+{
+    char head[1024];
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 %s\r\n"
-                     "Access-Control-Allow-Origin: " UI_ORIGIN "\r\n"
+                     "Access-Control-Allow-Origin: %s\r\n"
                      "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\n"
                      "Access-Control-Allow-Headers: *\r\n"
                      "Cache-Control: no-cache\r\n"
                      "Content-Type: application/octet-stream\r\n"
                      "Content-Length: %lld\r\n"
                      "Connection: close\r\n\r\n",
-                     status, length);
+                     status, origin, length);
     send_all(fd, head, (size_t)n);
 }
 
 /* Answers one request; returns true when the whole trace went out. */
-static bool answer(int client, const char *path, const char *name)
+static bool answer(int client, const char *origin, const char *path, const char *name)
 {
     char req[4096] = "";
     size_t len = 0;
@@ -89,17 +97,17 @@ static bool answer(int client, const char *path, const char *name)
     req[len] = '\0';
     char method[16] = "", target[1024] = "";
     if (sscanf(req, "%15s %1023s", method, target) != 2) {
-        send_headers(client, "400 Bad Request", 0);
+        send_headers(client, origin, "400 Bad Request", 0);
         return false;
     }
     if (strcmp(method, "OPTIONS") == 0) { /* CORS preflight */
-        send_headers(client, "204 No Content", 0);
+        send_headers(client, origin, "204 No Content", 0);
         return false;
     }
     bool head = strcmp(method, "HEAD") == 0;
     if ((!head && strcmp(method, "GET") != 0) || target[0] != '/' ||
         strcmp(target + 1, name) != 0) {
-        send_headers(client, "404 Not Found", 0);
+        send_headers(client, origin, "404 Not Found", 0);
         return false;
     }
     int fd = open(path, O_RDONLY);
@@ -107,10 +115,10 @@ static bool answer(int client, const char *path, const char *name)
     if (fd < 0 || fstat(fd, &st) < 0) {
         if (fd >= 0)
             close(fd);
-        send_headers(client, "500 Internal Server Error", 0);
+        send_headers(client, origin, "500 Internal Server Error", 0);
         return false;
     }
-    send_headers(client, "200 OK", (long long)st.st_size);
+    send_headers(client, origin, "200 OK", (long long)st.st_size);
     bool sent = !head;
     char chunk[1 << 16];
     ssize_t r;
@@ -137,7 +145,7 @@ static void open_browser(const char *url)
     }
 }
 
-int serve_trace(const char *path, volatile sig_atomic_t *stop, int quiet)
+int serve_trace(const char *path, const char *ui, volatile sig_atomic_t *stop, int quiet)
 {
     int port;
     int server = listen_loopback(&port);
@@ -148,8 +156,12 @@ int serve_trace(const char *path, volatile sig_atomic_t *stop, int quiet)
     }
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
-    char url[2048];
-    snprintf(url, sizeof url, UI_ORIGIN "/#!/?url=http://127.0.0.1:%d/%s", port, name);
+    char url[4096], origin[1024];
+    origin_of(ui, origin, sizeof origin);
+    size_t base = strlen(ui);
+    while (base && ui[base - 1] == '/')
+        base--;
+    snprintf(url, sizeof url, "%.*s/#!/?url=http://127.0.0.1:%d/%s", (int)base, ui, port, name);
     printf("%s\n", url);
     fflush(stdout);
     if (!quiet)
@@ -164,7 +176,7 @@ int serve_trace(const char *path, volatile sig_atomic_t *stop, int quiet)
         int client = accept(server, NULL, NULL);
         if (client < 0)
             continue;
-        done = answer(client, path, name);
+        done = answer(client, origin, path, name);
         close(client);
     }
     close(server);

@@ -1,0 +1,26 @@
+/* Conversion options from text, shared by the command line and the web
+ * page's form fields. */
+#ifndef NSYSP_CLI_OPTIONS_H
+#define NSYSP_CLI_OPTIONS_H
+
+#include <stddef.h>
+
+#include "nsys_perfetto.h"
+
+/* "kernel, cuda-api, ..." (each name once), for help and error messages. */
+const char *source_names(void);
+
+/* "short", "demangled" or "mangled"; returns 0 or -1. */
+int parse_kernel_names(const char *text, nsysp_kernel_names *kind);
+
+/* A percentage 0-100; returns 0 or -1. */
+int parse_percentage(const char *text, double *pct);
+
+/* "START:END" with units ns, us, ms or s into opt's time range; 0 or -1. */
+int parse_time_range(const char *text, nsysp_options *opt);
+
+/* Splits a comma-separated list of source names in place into names[];
+ * returns how many, or -1 naming the unknown one in *bad. */
+int parse_sources(char *list, const char **names, size_t max, const char **bad);
+
+#endif

@@ -1,0 +1,11 @@
+/* Writing JSON text with stdio. */
+#ifndef NSYSP_WEB_JSON_H
+#define NSYSP_WEB_JSON_H
+
+#include <stdio.h>
+
+/* Writes s as a JSON string literal; '<' and '>' are escaped too, so the
+ * text is safe wherever a page puts it. */
+void json_string(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,54 @@
+/* The reports a server converted, kept on disk in --dir: one directory per
+ * report, named by a server-made id (never by anything a client sent):
+ *   DIR/ID/upload.part            while the upload streams in
+ *   DIR/ID/input.sqlite|.nsys-rep|.qdrep   the report, until converted
+ *   DIR/ID/name                   the client's file name, only ever shown
+ *   DIR/ID/trace.perfetto-trace   the trace
+ *   DIR/ID/result.json            summary, accounting, or the error
+ *   DIR/ID/error                  the one-line error of a failed conversion */
+#ifndef NSYSP_WEB_REPORTS_H
+#define NSYSP_WEB_REPORTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { REPORT_ID_LEN = 16 };
+
+#define REPORT_UPLOAD "upload.part"
+#define REPORT_NAME "name"
+#define REPORT_TRACE "trace.perfetto-trace"
+#define REPORT_RESULT "result.json"
+#define REPORT_ERROR "error"
+
+/* Whether id has the form of a server-made id (16 lowercase hex digits). */
+bool report_id_valid(const char *id);
+
+/* Creates DIR/ID for a new report with a fresh random id; 0 or -1. */
+int report_create(const char *dir, char id[REPORT_ID_LEN + 1]);
+
+/* DIR/ID/FILE into out; 0, or -1 when it does not fit. */
+int report_path(char *out, size_t size, const char *dir, const char *id, const char *file);
+
+/* Whether DIR/ID/FILE exists. */
+bool report_has(const char *dir, const char *id, const char *file);
+
+/* Writes text into DIR/ID/FILE through a temporary file and a rename, so
+ * readers never see half of it; 0 or -1. */
+int report_write(const char *dir, const char *id, const char *file, const char *text,
+                 size_t len);
+
+/* Reads DIR/ID/FILE (at most size - 1 bytes, NUL-terminated); 0 or -1. */
+int report_read(const char *dir, const char *id, const char *file, char *out, size_t size);
+
+/* Removes the report and everything in its directory; 0 or -1. */
+int report_remove(const char *dir, const char *id);
+
+/* At start-up: removes reports left unfinished by a server that was killed
+ * (no result); returns how many. */
+int reports_remove_unfinished(const char *dir);
+
+/* The input file name for a client's file name: input.nsys-rep and
+ * input.qdrep keep what nsys needs to see, anything else is input.sqlite. */
+const char *report_input_file(const char *client_name);
+
+#endif

@@ -1,0 +1,33 @@
+/* nsys-perfetto serve: the HTTP server (libmicrohttpd) and its routes.
+ *   GET  /                        the page
+ *   GET  /api/config              what the page needs to know of the server
+ *   GET  /api/reports             the converted reports, newest first
+ *   POST /api/reports             upload a report (multipart), converted in the background
+ *   GET  /api/reports/ID          its state, or its summary and accounting
+ *   GET  /api/reports/ID/trace    its trace
+ *   DELETE /api/reports/ID        remove it */
+#ifndef NSYSP_WEB_SERVER_H
+#define NSYSP_WEB_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "web_jobs.h"
+
+typedef struct web_server {
+    const char *dir;           /* the reports (see web_reports.h) */
+    const char *perfetto_ui;   /* the Perfetto UI the page opens */
+    uint64_t max_upload;       /* bytes; 0 for no limit but the disk's */
+    char address[160];         /* host:port served, as the page shows it */
+    web_jobs *jobs;
+    struct MHD_Daemon *daemon;
+} web_server;
+
+/* Listens on bind:port (port 0: any free one) and serves until stopped;
+ * 0, or -1 with a one-line reason in err. */
+int web_server_start(web_server *srv, const char *bind, int port, char *err, size_t err_size);
+
+/* Stops serving; uploads under way are dropped and their files removed. */
+void web_server_stop(web_server *srv);
+
+#endif
