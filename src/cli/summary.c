@@ -23,7 +23,8 @@ static void summary_usage(FILE *to)
           "count, total, mean, min and max duration (ns), one column group per report.\n"
           "\n"
           "Options:\n"
-          "      --match REGEX  only names matching REGEX (POSIX extended)\n"
+          "      --match REGEX  only names matching REGEX (POSIX extended); repeatable: a\n"
+          "                     name matching any is kept\n"
           "      --label TEXT   the column label of the next report (repeat once per report;\n"
           "                     default: the file name)\n"
           "      --csv          comma-separated values instead of an aligned table\n"
@@ -149,14 +150,18 @@ int summary_main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *match = NULL, *labels[MAX_REPORTS];
-    size_t n_labels = 0;
+    const char *matches[64], *labels[MAX_REPORTS];
+    size_t n_labels = 0, n_matches = 0;
     int csv = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (c) {
         case OPT_MATCH:
-            match = optarg;
+            if (n_matches == sizeof matches / sizeof *matches) {
+                fputs("nsys-perfetto summary: at most 64 --match\n", stderr);
+                return NSYSP_ERR_USAGE;
+            }
+            matches[n_matches++] = optarg;
             break;
         case OPT_LABEL:
             if (n_labels == MAX_REPORTS) {
@@ -193,7 +198,7 @@ int summary_main(int argc, char **argv)
             const char *slash = strrchr(path, '/');
             labels[done] = slash ? slash + 1 : path;
         }
-        status = nsysp_summarize(path, match, &sums[done]);
+        status = nsysp_summarize_matching(path, matches, n_matches, &sums[done]);
         if (status != NSYSP_OK)
             fprintf(stderr, "nsys-perfetto summary: %s\n", sums[done].message);
     }
