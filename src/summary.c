@@ -117,7 +117,7 @@ static const char *memset_name(summary_build *b, sqlite3_stmt *st, char *scratch
 #define LIBRARY_GPU(table)                                                                     \
     "SELECT nameId, NULL, " GPU_TIMES("gpu") " FROM (SELECT l.nameId AS nameId,"               \
     " (SELECT sum(c.busy) FROM " SUMMARY_CALLS_TABLE " AS c WHERE c.tid = l.globalTid"          \
-    " AND c.start >= l.start AND c.\"end\" <= l.\"end\") AS gpu FROM " table " AS l)"           \
+    " AND c.start >= l.start AND c.start <= l.\"end\" AND c.\"end\" <= l.\"end\") AS gpu FROM " table " AS l)"           \
     " WHERE gpu IS NOT NULL GROUP BY nameId"
 
 /* Every category, in the order they are listed; a query runs when its

@@ -55,7 +55,8 @@ static int build_calls(nsys_db *db, buf *err)
     return status;
 }
 
-/* One row per range that covered GPU work. Ranges still open end with the
+/* One row per range that covered GPU work. (A call's start is bounded by
+ * the range's end too, so that the index limits the search.) Ranges still open end with the
  * last NVTX timestamp; ranges ending on another thread are left out, as
  * nvtxgpuproj does. */
 static int build_ranges(nsys_db *db, buf *err)
@@ -87,7 +88,8 @@ static int build_ranges(nsys_db *db, buf *err)
                " WHERE e.eventType IN (59, 60, 70, 71)%s)"
                " SELECT r.name AS name, max(c.last) - min(c.first) AS proj, sum(c.busy) AS busy"
                " FROM ranges AS r JOIN summary_calls AS c"
-               " ON c.tid = r.tid AND c.start >= r.start AND c.\"end\" <= r.\"end\""
+               " ON c.tid = r.tid AND c.start >= r.start AND c.start <= r.\"end\""
+               " AND c.\"end\" <= r.\"end\""
                " GROUP BY r.id;",
                end_tid ? " AND e.endGlobalTid IS NULL" : "");
     int status = nsys_db_create(db, SUMMARY_RANGES_TABLE, buf_cstr(&sql), err);

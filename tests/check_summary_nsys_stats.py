@@ -66,7 +66,7 @@ def main():
     problems, compared = [], collections.Counter()
     for gz in gzs:
         report = unpack(gz, workdir)
-        copy = os.path.join(workdir, 'nsys-stats-copy.sqlite')
+        copy = os.path.join(workdir, f'nsys-stats-copy-{os.getpid()}.sqlite')
         out = subprocess.run([bin_, 'summary', '--csv', report], check=True, capture_output=True,
                              text=True).stdout
         ours = collections.defaultdict(dict)

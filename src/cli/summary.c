@@ -2,6 +2,7 @@
  * aligned table or CSV, one column group per report, for comparing runs
  * that vary one parameter. */
 #include <getopt.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,34 +33,39 @@ static void summary_usage(FILE *to)
           to);
 }
 
+static int by_category_and_name(const void *pa, const void *pb)
+{
+    const merged_row *a = pa, *b = pb;
+    int c = strcmp(a->category, b->category);
+    return c ? c : strcmp(a->name, b->name);
+}
+
 /* Rows of all reports merged by (category, name), in the first report's
- * order, then the others' new names. */
+ * order, then the others' new names; a search tree finds a name's row. */
 static size_t merge(const nsysp_summary *sums, size_t n_reports, merged_row **out)
 {
     size_t n = 0, cap = 0;
-    merged_row *rows = NULL;
+    for (size_t r = 0; r < n_reports; r++)
+        cap += sums[r].n_rows;
+    merged_row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    void *tree = NULL;
+    if (!rows)
+        abort();
     for (size_t r = 0; r < n_reports; r++) {
         for (size_t i = 0; i < sums[r].n_rows; i++) {
             const nsysp_summary_row *s = &sums[r].rows[i];
-            size_t j = 0;
-            while (j < n && (strcmp(rows[j].category, s->category) != 0 ||
-                             strcmp(rows[j].name, s->name) != 0))
-                j++;
-            if (j == n) {
-                if (n == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    rows = realloc(rows, cap * sizeof *rows);
-                    if (!rows)
-                        abort();
-                }
-                memset(&rows[n], 0, sizeof rows[n]);
-                rows[n].category = s->category;
-                rows[n].name = s->name;
+            rows[n].category = s->category;
+            rows[n].name = s->name;
+            merged_row **found = tsearch(&rows[n], &tree, by_category_and_name);
+            if (!found)
+                abort();
+            if (*found == &rows[n])
                 n++;
-            }
-            rows[j].per_report[r] = s;
+            (*found)->per_report[r] = s;
         }
     }
+    for (size_t i = 0; i < n; i++)
+        tdelete(&rows[i], &tree, by_category_and_name);
     *out = rows;
     return n;
 }
@@ -118,15 +124,15 @@ static void print_table(const merged_row *rows, size_t n, const char *const *lab
         int len = (int)strlen(rows[i].name);
         name_width = len > name_width ? (len < 60 ? len : 60) : name_width;
     }
-    printf("%-9s %-*s", "category", name_width, "name");
+    printf("%-12s %-*s", "category", name_width, "name");
     for (size_t r = 0; r < reports; r++)
         printf(" | %-52.52s", labels[r]);
-    printf("\n%-9s %-*s", "", name_width, "");
+    printf("\n%-12s %-*s", "", name_width, "");
     for (size_t r = 0; r < reports; r++)
         printf(" | %8s %14s %12s %12s", "count", "total ns", "mean ns", "max ns");
     putchar('\n');
     for (size_t i = 0; i < n; i++) {
-        printf("%-9s %-*.*s", rows[i].category, name_width, name_width, rows[i].name);
+        printf("%-12s %-*.*s", rows[i].category, name_width, name_width, rows[i].name);
         for (size_t r = 0; r < reports; r++) {
             const nsysp_summary_row *s = rows[i].per_report[r];
             if (s)
