@@ -10,7 +10,7 @@ static volatile double sink;
 static void work(long units)
 {
     double x = 0;
-    for (long i = 0; i < units * 200000; i++)
+    for (long i = 0; i < units * 1000000; i++)
         x += (double)(i % 7) * 0.5;
     sink = x;
 }
