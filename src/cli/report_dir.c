@@ -1,7 +1,6 @@
 #include "report_dir.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +55,8 @@ int list_reports(const char *dir, char ***paths, size_t *n)
         names[count++] = strdup(e->d_name);
     }
     closedir(d);
-    qsort(names, count, sizeof *names, by_natural_order);
+    if (count > 1)
+        qsort(names, count, sizeof *names, by_natural_order);
     char **out = calloc(count ? count : 1, sizeof *out);
     if (!out)
         abort();
@@ -74,8 +74,9 @@ int list_reports(const char *dir, char ***paths, size_t *n)
                 abort();
             snprintf(out[(*n)++], len, "%s/%s", dir, names[i]);
         }
-        free(names[i]);
     }
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
     free(names);
     *paths = out;
     return 0;
