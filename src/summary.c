@@ -113,15 +113,16 @@ static const char *memset_name(summary_build *b, sqlite3_stmt *st, char *scratch
 #define GPU_TIMES(column) "count(*), sum(" column "), min(" column "), max(" column ")"
 
 /* A cuBLAS or cuDNN call's GPU time: the work of the CUDA calls made on its
- * thread while it ran. */
-#define LIBRARY_GPU(table)                                                                     \
-    "SELECT nameId, NULL, " GPU_TIMES("gpu") " FROM (SELECT l.nameId AS nameId,"               \
-    " (SELECT sum(c.busy) FROM " SUMMARY_CALLS_TABLE " AS c WHERE c.tid = l.globalTid"          \
-    " AND c.start >= l.start AND c.start <= l.\"end\" AND c.\"end\" <= l.\"end\") AS gpu FROM " table " AS l)"           \
-    " WHERE gpu IS NOT NULL GROUP BY nameId"
+ * thread while it ran (start bounded twice so that the index limits the
+ * search). */
+#define LIBRARY_GPU(table)                                                                      \
+    "SELECT nameId, NULL, " GPU_TIMES("gpu") " FROM (SELECT l.nameId AS nameId,"                \
+    " (SELECT sum(c.busy) FROM " SUMMARY_CALLS_TABLE " AS c WHERE c.tid = l.globalTid"           \
+    " AND c.start >= l.start AND c.start <= l.\"end\" AND c.\"end\" <= l.\"end\") AS gpu"      \
+    " FROM " table " AS l) WHERE gpu IS NOT NULL GROUP BY nameId"
 
-/* Every category, in the order they are listed; a query runs when its
- * table has the column it needs (any column: NULL). */
+/* Every category, described once, in the order they are listed; a query
+ * runs when its table has the column it needs (NULL: the table alone). */
 static const struct category_query {
     const char *category, *table, *needs, *sql;
     const char *(*name_of)(summary_build *, sqlite3_stmt *, char *, size_t);

@@ -43,7 +43,7 @@ int export_nsys_report_to(const char *nsys, const char *report, const char *sqli
 {
     const char *argv[] = {nsys, "export", "--type", "sqlite", "--force-overwrite", "true",
                           "--output", sqlite, report, NULL};
-    int rc = run_logged(argv, log, NULL, NULL);
+    int rc = run_logged(argv, log, NULL, NULL, NULL);
     struct stat st;
     if (rc == 0 && stat(sqlite, &st) == 0)
         return NSYSP_OK;

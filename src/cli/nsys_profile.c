@@ -97,7 +97,8 @@ int nsys_profile(const profile_request *req, char *why, size_t why_size)
     for (size_t i = 0; i < req->n_command; i++)
         argv[n++] = req->command[i];
     argv[n] = NULL;
-    int rc = run_logged(argv, req->log, req->gpu ? "CUDA_VISIBLE_DEVICES" : NULL, req->gpu);
+    int rc = run_logged(argv, req->log, req->gpu ? "CUDA_VISIBLE_DEVICES" : NULL, req->gpu,
+                        req->interrupted);
     free(argv);
     if (rc != 0) {
         /* nsys exits with the program's status. */
@@ -112,7 +113,7 @@ int nsys_profile(const profile_request *req, char *why, size_t why_size)
             return -1;
         }
         const char *import[] = {importer, "-i", qdstrm, "-o", rep, "-f", NULL};
-        rc = run_logged(import, req->log, NULL, NULL);
+        rc = run_logged(import, req->log, NULL, NULL, NULL);
         if (rc == 0)
             remove(qdstrm);
     }

@@ -5,6 +5,7 @@
 #ifndef NSYSP_CLI_NSYS_PROFILE_H
 #define NSYSP_CLI_NSYS_PROFILE_H
 
+#include <signal.h>
 #include <stddef.h>
 
 typedef struct profile_request {
@@ -16,6 +17,7 @@ typedef struct profile_request {
     const char *gpu;                     /* CUDA_VISIBLE_DEVICES, or NULL */
     const char *stem;                    /* output: stem.nsys-rep */
     const char *log;                     /* nsys's and the program's output */
+    volatile sig_atomic_t *interrupted;  /* set by Ctrl-C: passed on to nsys */
 } profile_request;
 
 /* Returns 0 with stem.nsys-rep written, or -1 with why (why_size bytes)

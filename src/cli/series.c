@@ -237,7 +237,7 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
         command[i] = expanded[i];
     }
     profile_request req = {st->nsys, a->options, a->n_options, command, n_command,
-                           a->gpu, stem, log};
+                           a->gpu, stem, log, st->interrupted};
     progress("profiling", step, steps, v, run, a->runs);
     const char *failed = NULL;
     if (nsys_profile(&req, why, sizeof why) != 0) {

@@ -1,6 +1,7 @@
 #include "subprocess.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,13 @@
 #include <unistd.h>
 
 int run_logged(const char *const argv[], const char *log, const char *env_name,
-               const char *env_value)
+               const char *env_value, volatile sig_atomic_t *interrupted)
 {
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+        if (interrupted)
+            setpgid(0, 0);
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0) {
             dup2(fd, 1);
@@ -28,11 +31,22 @@ int run_logged(const char *const argv[], const char *log, const char *env_name,
     }
     if (pid < 0)
         return 127;
+    if (interrupted)
+        setpgid(pid, pid); /* either side may run first */
     int status = 0;
-    /* A signal (Ctrl-C) reaches the child too; wait until it is done. */
-    while (waitpid(pid, &status, 0) < 0)
+    bool passed_on = false;
+    /* The handler of Ctrl-C interrupts the wait: pass it on, then wait
+     * until the child is done. */
+    for (;;) {
+        if (interrupted && *interrupted && !passed_on) {
+            kill(-pid, SIGINT);
+            passed_on = true;
+        }
+        if (waitpid(pid, &status, 0) == pid)
+            break;
         if (errno != EINTR)
             return 127;
+    }
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
