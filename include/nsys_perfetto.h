@@ -163,12 +163,26 @@ const char *nsysp_version(void);
 
 /* ---- Summaries ----------------------------------------------------------
 
- * Per-name totals of a report, as `nsys-perfetto summary` prints them:
- * kernels (short names), memory operations ("Memcpy HtoD", "Memset"), CUDA
- * API calls (without version suffix) and NVTX ranges, each with count and
- * total, minimum and maximum duration in ns. */
+ * Per-name totals of a report, as `nsys-perfetto summary` prints them, each
+ * with count and total, minimum and maximum duration in ns, by category:
+ *   kernel        kernels (short names)
+ *   memory        memory operations ("Memcpy HtoD", "Memset")
+ *   cuda-api      CUDA API calls (without "_v7000"-style version suffix)
+ *   library       cuBLAS and cuDNN calls
+ *   api-gpu       the GPU time of CUDA API, cuBLAS and cuDNN calls: the
+ *                 summed duration of the kernels, copies and sets a call
+ *                 launched (a library call: through the CUDA calls made on
+ *                 its thread while it ran); count is calls with GPU work
+ *   nvtx          NVTX ranges
+ *   nvtx-gpu      NVTX ranges projected onto the GPU, as nsys stats'
+ *                 nvtxgpuproj: first operation's start to the last one's
+ *                 end, over the work of the CUDA calls made inside the
+ *                 range on its thread; "DOMAIN:name" in a named domain
+ *   nvtx-gpu-ops  the same ranges' summed GPU operation durations
+ * The categories' totals match `nsys stats` (gpukernsum, cudaapisum,
+ * nvtxgpuproj) where both compute the same thing. */
 typedef struct nsysp_summary_row {
-    const char *category;        /* "kernel", "memory", "cuda-api", "nvtx" */
+    const char *category;        /* "kernel", "memory", "cuda-api", ... */
     char *name;
     uint64_t count;
     int64_t total_ns, min_ns, max_ns;
@@ -183,6 +197,9 @@ typedef struct nsysp_summary {
 /* Summarizes one report; match (NULL for all) is a POSIX extended regular
  * expression the names must match. */
 nsysp_status nsysp_summarize(const char *input_path, const char *match, nsysp_summary *summary);
+/* The same with n_match expressions; a name is kept when it matches any. */
+nsysp_status nsysp_summarize_matching(const char *input_path, const char *const *match,
+                                      size_t n_match, nsysp_summary *summary);
 void nsysp_summary_free(nsysp_summary *summary);
 
 #ifdef __cplusplus

@@ -12,22 +12,31 @@
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_enums.h"
 #include "nsys/nsys_strings.h"
+#include "summary_gpu.h"
 
 typedef struct summary_build {
     nsys_db *db;
     nsys_strings strings;
-    regex_t match;
-    bool has_match;
+    regex_t *match;          /* a name is kept when it matches any */
+    size_t n_match;
     hmap index;              /* "category\\0name" -> row index + 1 */
     nsysp_summary_row *rows;
     size_t n, cap;
     buf err;
 } summary_build;
 
+static bool kept(const summary_build *b, const char *name)
+{
+    for (size_t i = 0; i < b->n_match; i++)
+        if (regexec(&b->match[i], name, 0, NULL, 0) == 0)
+            return true;
+    return b->n_match == 0;
+}
+
 static void add(summary_build *b, const char *category, const char *name, int64_t count,
                 int64_t total, int64_t min, int64_t max)
 {
-    if (!name || count <= 0 || (b->has_match && regexec(&b->match, name, 0, NULL, 0) != 0))
+    if (!name || count <= 0 || !kept(b, name))
         return;
     buf key = {0};
     buf_printf(&key, "%s%c%s", category, 0, name);
@@ -72,17 +81,16 @@ static const char *string_name(summary_build *b, sqlite3_stmt *st, char *scratch
     return text ? text : nsys_string(&b->strings, sqlite3_column_int64(st, 0));
 }
 
+/* The displayed name, without a "_v7000"-style version suffix (the last
+ * six characters starting with "_v"), exactly as nsys stats drops it. */
 static const char *api_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
 {
     const char *full = string_name(b, st, scratch, size);
     if (!full)
         return NULL;
-    /* The displayed name, without the "_v7000" version suffix. */
-    size_t n = strlen(full), i = n;
-    while (i > 0 && full[i - 1] >= '0' && full[i - 1] <= '9')
-        i--;
-    if (i < n && i >= 3 && full[i - 1] == 'v' && full[i - 2] == '_')
-        n = i - 2;
+    size_t n = strlen(full);
+    if (n > 6 && full[n - 6] == '_' && full[n - 5] == 'v')
+        n -= 6;
     snprintf(scratch, size, "%.*s", (int)n, full);
     return scratch;
 }
@@ -102,72 +110,112 @@ static const char *memset_name(summary_build *b, sqlite3_stmt *st, char *scratch
 }
 
 #define DURATIONS "count(*), sum(\"end\" - start), min(\"end\" - start), max(\"end\" - start)"
+#define GPU_TIMES(column) "count(*), sum(" column "), min(" column "), max(" column ")"
+
+/* A cuBLAS or cuDNN call's GPU time: the work of the CUDA calls made on its
+ * thread while it ran (start bounded twice so that the index limits the
+ * search). */
+#define LIBRARY_GPU(table)                                                                      \
+    "SELECT nameId, NULL, " GPU_TIMES("gpu") " FROM (SELECT l.nameId AS nameId,"                \
+    " (SELECT sum(c.busy) FROM " SUMMARY_CALLS_TABLE " AS c WHERE c.tid = l.globalTid"           \
+    " AND c.start >= l.start AND c.start <= l.\"end\" AND c.\"end\" <= l.\"end\") AS gpu"      \
+    " FROM " table " AS l) WHERE gpu IS NOT NULL GROUP BY nameId"
+
+/* Every category, described once, in the order they are listed; a query
+ * runs when its table has the column it needs (NULL: the table alone). */
+static const struct category_query {
+    const char *category, *table, *needs, *sql;
+    const char *(*name_of)(summary_build *, sqlite3_stmt *, char *, size_t);
+} QUERIES[] = {
+    {"kernel", "CUPTI_ACTIVITY_KIND_KERNEL", "shortName",
+     "SELECT shortName, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_KERNEL"
+     " WHERE \"end\" >= start GROUP BY shortName", string_name},
+    {"memory", "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind",
+     "SELECT copyKind, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_MEMCPY"
+     " WHERE \"end\" >= start GROUP BY copyKind", memcpy_name},
+    {"memory", "CUPTI_ACTIVITY_KIND_MEMSET", "start",
+     "SELECT 0, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE \"end\" >= start",
+     memset_name},
+    {"cuda-api", "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId",
+     "SELECT nameId, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+     " WHERE \"end\" >= start GROUP BY nameId", api_name},
+    {"library", "CUBLAS_EVENTS", "nameId",
+     "SELECT nameId, NULL, " DURATIONS " FROM CUBLAS_EVENTS WHERE \"end\" >= start"
+     " GROUP BY nameId", api_name},
+    {"library", "CUDNN_EVENTS", "nameId",
+     "SELECT nameId, NULL, " DURATIONS " FROM CUDNN_EVENTS WHERE \"end\" >= start"
+     " GROUP BY nameId", api_name},
+    {"api-gpu", SUMMARY_CALLS_TABLE, NULL,
+     "SELECT nameId, NULL, " GPU_TIMES("busy") " FROM " SUMMARY_CALLS_TABLE " GROUP BY nameId",
+     api_name},
+    {"api-gpu", "CUBLAS_EVENTS", "globalTid", LIBRARY_GPU("CUBLAS_EVENTS"), api_name},
+    {"api-gpu", "CUDNN_EVENTS", "globalTid", LIBRARY_GPU("CUDNN_EVENTS"), api_name},
+    {"nvtx", "NVTX_EVENTS", "textId",
+     "SELECT textId, text, " DURATIONS " FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"
+     " AND \"end\" >= start GROUP BY text, textId", string_name},
+    {"nvtx-gpu", SUMMARY_RANGES_TABLE, NULL,
+     "SELECT NULL, name, " GPU_TIMES("proj") " FROM " SUMMARY_RANGES_TABLE " GROUP BY name",
+     string_name},
+    {"nvtx-gpu-ops", SUMMARY_RANGES_TABLE, NULL,
+     "SELECT NULL, name, " GPU_TIMES("busy") " FROM " SUMMARY_RANGES_TABLE " GROUP BY name",
+     string_name},
+};
+enum { N_QUERIES = sizeof QUERIES / sizeof QUERIES[0] };
 
 static int summarize(summary_build *b)
 {
-    static const struct {
-        const char *category, *table, *needs, *sql;
-        const char *(*name_of)(summary_build *, sqlite3_stmt *, char *, size_t);
-    } QUERIES[] = {
-        {"kernel", "CUPTI_ACTIVITY_KIND_KERNEL", "shortName",
-         "SELECT shortName, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_KERNEL"
-         " WHERE \"end\" >= start GROUP BY shortName", string_name},
-        {"memory", "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind",
-         "SELECT copyKind, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_MEMCPY"
-         " WHERE \"end\" >= start GROUP BY copyKind", memcpy_name},
-        {"memory", "CUPTI_ACTIVITY_KIND_MEMSET", "start",
-         "SELECT 0, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE \"end\" >= start",
-         memset_name},
-        {"cuda-api", "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId",
-         "SELECT nameId, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_RUNTIME"
-         " WHERE \"end\" >= start GROUP BY nameId", api_name},
-        {"nvtx", "NVTX_EVENTS", "textId",
-         "SELECT textId, text, " DURATIONS " FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"
-         " AND \"end\" >= start GROUP BY text, textId", string_name},
-    };
-    for (size_t i = 0; i < sizeof QUERIES / sizeof QUERIES[0]; i++) {
-        if (!nsys_db_has_column(b->db, QUERIES[i].table, QUERIES[i].needs))
-            continue;
-        int status = aggregate(b, QUERIES[i].category, QUERIES[i].sql, QUERIES[i].name_of);
-        if (status != NSYSP_OK)
-            return status;
+    int status = summary_gpu_build(b->db, &b->err);
+    for (size_t i = 0; i < N_QUERIES && status == NSYSP_OK; i++) {
+        const struct category_query *q = &QUERIES[i];
+        if (q->needs ? nsys_db_has_column(b->db, q->table, q->needs)
+                     : nsys_db_has_table(b->db, q->table))
+            status = aggregate(b, q->category, q->sql, q->name_of);
     }
-    return NSYSP_OK;
+    return status;
+}
+
+/* Where a category is first listed in QUERIES. */
+static size_t category_rank(const char *category)
+{
+    size_t i = 0;
+    while (i < N_QUERIES && strcmp(QUERIES[i].category, category) != 0)
+        i++;
+    return i;
 }
 
 static int by_category_then_total(const void *pa, const void *pb)
 {
-    static const char *const ORDER[] = {"kernel", "memory", "cuda-api", "nvtx"};
     const nsysp_summary_row *a = pa, *b = pb;
-    int ia = 0, ib = 0;
-    for (int i = 0; i < 4; i++) {
-        ia = strcmp(a->category, ORDER[i]) == 0 ? i : ia;
-        ib = strcmp(b->category, ORDER[i]) == 0 ? i : ib;
-    }
+    size_t ia = category_rank(a->category), ib = category_rank(b->category);
     if (ia != ib)
-        return ia - ib;
+        return ia < ib ? -1 : 1;
     if (a->total_ns != b->total_ns)
         return a->total_ns > b->total_ns ? -1 : 1;
     return strcmp(a->name, b->name);
 }
 
-nsysp_status nsysp_summarize(const char *input, const char *match, nsysp_summary *out)
+static int compile_matches(summary_build *b, const char *const *match, size_t n_match)
+{
+    b->match = xcalloc(n_match ? n_match : 1, sizeof *b->match);
+    for (; b->n_match < n_match; b->n_match++) {
+        int rc = regcomp(&b->match[b->n_match], match[b->n_match], REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[256];
+            regerror(rc, &b->match[b->n_match], why, sizeof why);
+            buf_printf(&b->err, "--match '%s': %s", match[b->n_match], why);
+            return NSYSP_ERR_USAGE;
+        }
+    }
+    return NSYSP_OK;
+}
+
+nsysp_status nsysp_summarize_matching(const char *input, const char *const *match,
+                                      size_t n_match, nsysp_summary *out)
 {
     memset(out, 0, sizeof *out);
     summary_build b = {0};
     hmap_init(&b.index);
-    int status = NSYSP_OK;
-    if (match) {
-        int rc = regcomp(&b.match, match, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[256];
-            regerror(rc, &b.match, why, sizeof why);
-            buf_printf(&b.err, "--match '%s': %s", match, why);
-            status = NSYSP_ERR_USAGE;
-        } else {
-            b.has_match = true;
-        }
-    }
+    int status = compile_matches(&b, match, n_match);
     if (status == NSYSP_OK)
         b.db = nsys_db_open(input, &b.err, &status);
     if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK)
@@ -185,11 +233,17 @@ nsysp_status nsysp_summarize(const char *input, const char *match, nsysp_summary
     }
     nsys_strings_free(&b.strings);
     nsys_db_close(b.db);
-    if (b.has_match)
-        regfree(&b.match);
+    for (size_t i = 0; i < b.n_match; i++)
+        regfree(&b.match[i]);
+    free(b.match);
     hmap_free(&b.index);
     buf_free(&b.err);
     return (nsysp_status)status;
+}
+
+nsysp_status nsysp_summarize(const char *input, const char *match, nsysp_summary *out)
+{
+    return nsysp_summarize_matching(input, &match, match ? 1 : 0, out);
 }
 
 void nsysp_summary_free(nsysp_summary *s)

@@ -1,6 +1,7 @@
 /* nsys-perfetto: the command-line tool, a thin layer over the library.
  * Options, messages, signals and exit statuses live here; conversion lives
  * behind include/nsys_perfetto.h. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,11 +15,15 @@
 #include "nsys_perfetto.h"
 #include "nsys_export.h"
 #include "options.h"
+#include "report_dir.h"
 #include "serve.h"
+#include "series.h"
 #include "summary_cli.h"
 #include "web/web_main.h"
 
 static volatile sig_atomic_t interrupted;
+
+enum { MAX_INPUTS = 64 };
 
 static void on_signal(int sig)
 {
@@ -29,13 +34,17 @@ static void on_signal(int sig)
 static void usage(FILE *to)
 {
     fprintf(to, "Usage: nsys-perfetto [OPTIONS] REPORT.sqlite [REPORT.sqlite...]\n"
-          "       nsys-perfetto summary [--match REGEX] [--csv] [--label L]... REPORT...\n"
+          "       nsys-perfetto [OPTIONS] DIR\n"
+          "       nsys-perfetto summary [--match REGEX]... [--csv] [--label L]... REPORT|DIR...\n"
+          "       nsys-perfetto series -p VALUE... [OPTIONS] -- COMMAND [ARGS...]\n"
           "       nsys-perfetto serve [--port N] [--bind ADDR] [--dir DIR] ... (see serve --help)\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
           "Perfetto trace for ui.perfetto.dev and trace_processor. A .nsys-rep or .qdrep\n"
           "report is exported with nsys (on PATH, or $NSYS) first. Several reports merge\n"
           "into one trace (use -o): each process is labelled with its host, pids are kept\n"
-          "apart, and times are aligned on each report's session start in UTC.\n"
+          "apart, and times are aligned on each report's session start in UTC. A\n"
+          "directory converts each of its reports to its own trace beside it. See\n"
+          "'nsys-perfetto summary --help' and 'nsys-perfetto series --help'.\n"
           "\n"
           "Options:\n"
           "  -o, --output PATH        write the trace to PATH\n"
@@ -128,12 +137,119 @@ static void print_stats(const nsysp_result *r, double seconds)
                     (long long)r->unread[i].rows);
 }
 
+/* Converts the reports into one trace (exporting .nsys-rep first) and
+ * says so; returns the exit status. */
+static int convert_inputs(const char *const *given, size_t n_inputs, const nsysp_options *options,
+                          int quiet, int stats, nsysp_result *res)
+{
+    /* A .nsys-rep goes through the user's nsys first; the trace still goes
+     * beside the (first) report. */
+    static char exported[MAX_INPUTS][4096], tmpdirs[MAX_INPUTS][4096];
+    const char *inputs[MAX_INPUTS];
+    char default_output[4096];
+    nsysp_options opt = *options;
+    int rc = NSYSP_OK;
+    size_t n_exported = 0;
+    for (size_t i = 0; i < n_inputs && rc == NSYSP_OK; i++) {
+        inputs[i] = given[i];
+        if (!is_nsys_report(inputs[i]))
+            continue;
+        char why[1200];
+        rc = export_nsys_report(inputs[i], exported[i], sizeof exported[i], tmpdirs[i],
+                                sizeof tmpdirs[i], why, sizeof why);
+        if (rc != NSYSP_OK)
+            fprintf(stderr, "nsys-perfetto: %s\n", why);
+        if (rc == NSYSP_OK) {
+            n_exported = i + 1;
+            inputs[i] = exported[i];
+        }
+    }
+    if (rc == NSYSP_OK && !opt.output_path && is_nsys_report(given[0]) &&
+        nsysp_default_output_path(given[0], default_output, sizeof default_output) == 0)
+        opt.output_path = default_output;
+
+    struct timespec last_progress = {0};
+    bool progress = !quiet && isatty(2);
+    if (progress) {
+        opt.progress = show_progress;
+        opt.progress_ctx = &last_progress;
+    }
+    struct timespec began, ended;
+    clock_gettime(CLOCK_MONOTONIC, &began);
+    nsysp_status status = rc != NSYSP_OK ? (nsysp_status)rc
+                                         : nsysp_convert_many(inputs, n_inputs, &opt, res);
+    if (progress && last_progress.tv_sec)
+        fputs("\r\033[K", stderr); /* clear the progress line */
+    for (size_t i = 0; i < n_exported; i++)
+        if (exported[i][0])
+            remove_export(exported[i], tmpdirs[i]);
+    if (rc != NSYSP_OK)
+        return rc; /* said why above */
+    if (status != NSYSP_OK) {
+        fprintf(stderr, "nsys-perfetto: %s\n", res->message);
+        return status;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ended);
+    if (stats)
+        print_stats(res, (double)(ended.tv_sec - began.tv_sec) +
+                              (double)(ended.tv_nsec - began.tv_nsec) * 1e-9);
+    if (res->hidden_streams && !quiet)
+        fprintf(stderr, "nsys-perfetto: hid %llu CUDA streams busy less than %g%% of the report "
+                        "(--min-stream-activity)\n",
+                (unsigned long long)res->hidden_streams, opt.min_stream_activity);
+    if (!quiet)
+        fprintf(stderr, "nsys-perfetto: wrote %s\n", res->output_path);
+    return 0;
+}
+
+/* Every report of dir, each to its own trace beside it; a failure is
+ * reported and the others still go. */
+static int convert_directory(const char *dir, const nsysp_options *opt, int quiet, int stats)
+{
+    char **paths;
+    size_t n;
+    if (opt->output_path) {
+        fprintf(stderr, "nsys-perfetto: %s: -o does not apply to a directory (each trace goes "
+                        "beside its report)\n", dir);
+        return NSYSP_ERR_USAGE;
+    }
+    if (list_reports(dir, &paths, &n) != 0 || n == 0) {
+        fprintf(stderr, "nsys-perfetto: %s: %s\n", dir,
+                n == 0 && paths ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
+                                : strerror(errno));
+        free_reports(paths, paths ? n : 0);
+        return NSYSP_ERR_INPUT_OPEN;
+    }
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < n && !interrupted; i++) {
+        nsysp_result res;
+        const char *one = paths[i];
+        int rc = convert_inputs(&one, 1, opt, quiet, stats, &res);
+        status = rc != NSYSP_OK ? rc : status;
+    }
+    free_reports(paths, n);
+    return interrupted ? NSYSP_ERR_INTERRUPTED : status;
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "summary") == 0)
         return summary_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return serve_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "series") == 0) {
+        catch_signals();
+        return series_main(argc - 1, argv + 1, &interrupted);
+    }
 
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
@@ -281,7 +397,6 @@ int main(int argc, char **argv)
             return NSYSP_ERR_USAGE;
         }
     }
-    enum { MAX_INPUTS = 64 };
     size_t n_inputs = (size_t)(argc - optind);
     if (n_inputs == 0 || n_inputs > MAX_INPUTS) {
         fprintf(stderr, "nsys-perfetto: %s\nTry 'nsys-perfetto --help'.\n",
@@ -291,71 +406,17 @@ int main(int argc, char **argv)
     opt.nvtx_domains = domains;
     opt.n_nvtx_domains = n_domains;
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_signals();
     opt.cancel = &interrupted;
 
-    /* A .nsys-rep goes through the user's nsys first; the trace still goes
-     * beside the (first) report. */
-    static char exported[MAX_INPUTS][4096], tmpdirs[MAX_INPUTS][4096];
+    if (n_inputs == 1 && is_directory(argv[optind]))
+        return convert_directory(argv[optind], &opt, quiet, stats);
     const char *inputs[MAX_INPUTS];
-    char default_output[4096];
-    int rc = NSYSP_OK;
-    size_t n_exported = 0;
-    for (size_t i = 0; i < n_inputs && rc == NSYSP_OK; i++) {
+    for (size_t i = 0; i < n_inputs; i++)
         inputs[i] = argv[optind + (int)i];
-        if (!is_nsys_report(inputs[i]))
-            continue;
-        char why[1200];
-        rc = export_nsys_report(inputs[i], exported[i], sizeof exported[i], tmpdirs[i],
-                                sizeof tmpdirs[i], why, sizeof why);
-        if (rc != NSYSP_OK)
-            fprintf(stderr, "nsys-perfetto: %s\n", why);
-        if (rc == NSYSP_OK) {
-            n_exported = i + 1;
-            inputs[i] = exported[i];
-        }
-    }
-    if (rc == NSYSP_OK && !opt.output_path && is_nsys_report(argv[optind]) &&
-        nsysp_default_output_path(argv[optind], default_output, sizeof default_output) == 0)
-        opt.output_path = default_output;
-
-    struct timespec last_progress = {0};
-    bool progress = !quiet && isatty(2);
-    if (progress) {
-        opt.progress = show_progress;
-        opt.progress_ctx = &last_progress;
-    }
-    struct timespec began, ended;
-    clock_gettime(CLOCK_MONOTONIC, &began);
     nsysp_result res;
-    nsysp_status status = rc != NSYSP_OK ? (nsysp_status)rc
-                                         : nsysp_convert_many(inputs, n_inputs, &opt, &res);
-    if (progress && last_progress.tv_sec)
-        fputs("\r\033[K", stderr); /* clear the progress line */
-    for (size_t i = 0; i < n_exported; i++)
-        if (exported[i][0])
-            remove_export(exported[i], tmpdirs[i]);
-    if (rc != NSYSP_OK)
-        return rc; /* export_nsys_report said why */
-    if (status != NSYSP_OK) {
-        fprintf(stderr, "nsys-perfetto: %s\n", res.message);
-        return status;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &ended);
-    if (stats)
-        print_stats(&res, (double)(ended.tv_sec - began.tv_sec) +
-                              (double)(ended.tv_nsec - began.tv_nsec) * 1e-9);
-    if (res.hidden_streams && !quiet)
-        fprintf(stderr, "nsys-perfetto: hid %llu CUDA streams busy less than %g%% of the report "
-                        "(--min-stream-activity)\n",
-                (unsigned long long)res.hidden_streams, opt.min_stream_activity);
-    if (!quiet)
-        fprintf(stderr, "nsys-perfetto: wrote %s\n", res.output_path);
-    if (open_ui)
+    int rc = convert_inputs(inputs, n_inputs, &opt, quiet, stats, &res);
+    if (rc == NSYSP_OK && open_ui)
         return serve_trace(res.output_path, perfetto_ui, &interrupted, quiet);
-    return 0;
+    return rc;
 }

@@ -1,16 +1,14 @@
 #include "nsys_export.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nsys_perfetto.h"
+#include "subprocess.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -23,8 +21,7 @@ bool is_nsys_report(const char *path)
     return ends_with(path, ".nsys-rep") || ends_with(path, ".qdrep");
 }
 
-/* $NSYS, or "nsys" when it is on PATH; NULL otherwise. */
-static const char *find_nsys(void)
+const char *find_nsys(void)
 {
     const char *env = getenv("NSYS");
     if (env && *env)
@@ -41,20 +38,17 @@ static const char *find_nsys(void)
     return NULL;
 }
 
-/* The last non-empty line of a file, for error messages. */
-static void last_line(const char *file, char *out, size_t size)
+int export_nsys_report_to(const char *nsys, const char *report, const char *sqlite,
+                          const char *log, char *why, size_t why_size)
 {
-    out[0] = '\0';
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0])
-            snprintf(out, size, "%s", line);
-    }
-    fclose(f);
+    const char *argv[] = {nsys, "export", "--type", "sqlite", "--force-overwrite", "true",
+                          "--output", sqlite, report, NULL};
+    int rc = run_logged(argv, log, NULL, NULL, NULL);
+    struct stat st;
+    if (rc == 0 && stat(sqlite, &st) == 0)
+        return NSYSP_OK;
+    last_line(log, why, (unsigned)why_size);
+    return NSYSP_ERR_INPUT_FORMAT;
 }
 
 int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpdir,
@@ -62,14 +56,15 @@ int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpd
 {
     if (access(report, R_OK) != 0) {
         snprintf(err, err_size, "%s: %s", report,
-                errno == ENOENT ? "no such file" : strerror(errno));
+                 errno == ENOENT ? "no such file" : strerror(errno));
         return NSYSP_ERR_INPUT_OPEN;
     }
     const char *nsys = find_nsys();
     if (!nsys) {
-        snprintf(err, err_size, "%s: converting an nsys report needs 'nsys' on PATH (or "
-                 "$NSYS); or export it first: nsys export --type sqlite %s",
-                report, report);
+        snprintf(err, err_size,
+                 "%s: converting an nsys report needs 'nsys' on PATH (or $NSYS); or export it"
+                 " first: nsys export --type sqlite %s",
+                 report, report);
         return NSYSP_ERR_INPUT_FORMAT;
     }
     const char *base = getenv("TMPDIR");
@@ -83,28 +78,8 @@ int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpd
     char log[4200];
     snprintf(log, sizeof log, "%s/export.log", tmpdir);
 
-    pid_t pid = fork();
-    if (pid == 0) {
-        sigset_t none; /* the web server blocks Ctrl-C in its threads; nsys must not */
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execlp(nsys, nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output",
-               sqlite, report, (char *)NULL);
-        fprintf(stderr, "cannot run %s: %s\n", nsys, strerror(errno));
-        _exit(127);
-    }
-    int status = 0;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    struct stat st;
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(sqlite, &st) != 0) {
-        char why[1024];
-        last_line(log, why, sizeof why);
+    char why[1024];
+    if (export_nsys_report_to(nsys, report, sqlite, log, why, sizeof why) != NSYSP_OK) {
         snprintf(err, err_size, "%s: nsys export failed%s%s", report, why[0] ? ": " : "", why);
         remove_export(sqlite, tmpdir);
         return NSYSP_ERR_INPUT_FORMAT;

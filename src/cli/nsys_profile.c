@@ -1,0 +1,127 @@
+#include "nsys_profile.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "subprocess.h"
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The full path of a program name as the shell would find it. */
+static int which(const char *name, char *out, size_t size)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, size, "%s", name);
+        return access(out, X_OK);
+    }
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t len = strcspn(p, ":");
+        snprintf(out, size, "%.*s/%s", (int)len, p, name);
+        if (access(out, X_OK) == 0)
+            return 0;
+        p += len + (p[len] == ':');
+    }
+    return -1;
+}
+
+/* QdstrmImporter lives in host-linux-x64/ beside the target-linux-x64/ or
+ * bin/ directory that holds nsys; nsys is often reached through links
+ * (/usr/bin/nsys -> ../lib/nsight-systems/bin/nsys), so each step of the
+ * chain is tried. */
+static int find_importer(const char *nsys, char *out, size_t size)
+{
+    char path[PATH_MAX];
+    if (which(nsys, path, sizeof path) != 0)
+        return -1;
+    for (int hop = 0; hop < 16; hop++) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", path);
+        for (int up = 0; up < 2; up++) {
+            char *slash = strrchr(dir, '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            if (up == 1) {
+                int n = snprintf(out, size, "%s/host-linux-x64/QdstrmImporter", dir);
+                if (n > 0 && (size_t)n < size && access(out, X_OK) == 0)
+                    return 0;
+            }
+        }
+        char link[PATH_MAX];
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n <= 0)
+            break;
+        link[n] = '\0';
+        if (link[0] == '/') {
+            snprintf(path, sizeof path, "%s", link);
+        } else {
+            char *slash = strrchr(path, '/');
+            size_t keep = slash ? (size_t)(slash - path) + 1 : 0;
+            char joined[PATH_MAX];
+            int len = snprintf(joined, sizeof joined, "%.*s%s", (int)keep, path, link);
+            if (len < 0 || (size_t)len >= sizeof joined)
+                break;
+            memcpy(path, joined, (size_t)len + 1);
+        }
+    }
+    return -1;
+}
+
+int nsys_profile(const profile_request *req, char *why, size_t why_size)
+{
+    char rep[4200], qdstrm[4200];
+    snprintf(rep, sizeof rep, "%s.nsys-rep", req->stem);
+    snprintf(qdstrm, sizeof qdstrm, "%s.qdstrm", req->stem);
+    remove(rep);
+    remove(qdstrm);
+    size_t n = 0;
+    const char **argv = calloc(req->n_options + req->n_command + 8, sizeof *argv);
+    if (!argv)
+        abort();
+    argv[n++] = req->nsys;
+    argv[n++] = "profile";
+    for (size_t i = 0; i < req->n_options; i++)
+        argv[n++] = req->options[i];
+    argv[n++] = "--force-overwrite=true";
+    argv[n++] = "--output";
+    argv[n++] = req->stem;
+    for (size_t i = 0; i < req->n_command; i++)
+        argv[n++] = req->command[i];
+    argv[n] = NULL;
+    int rc = run_logged(argv, req->log, req->gpu ? "CUDA_VISIBLE_DEVICES" : NULL, req->gpu,
+                        req->interrupted);
+    free(argv);
+    if (rc != 0) {
+        /* nsys exits with the program's status. */
+        snprintf(why, why_size, "exited with status %d", rc);
+        return -1;
+    }
+    if (!exists(rep) && exists(qdstrm)) {
+        char importer[PATH_MAX];
+        if (find_importer(req->nsys, importer, sizeof importer) != 0) {
+            snprintf(why, why_size, "nsys left %s and no QdstrmImporter was found beside it",
+                     qdstrm);
+            return -1;
+        }
+        const char *import[] = {importer, "-i", qdstrm, "-o", rep, "-f", NULL};
+        rc = run_logged(import, req->log, NULL, NULL, NULL);
+        if (rc == 0)
+            remove(qdstrm);
+    }
+    if (!exists(rep)) {
+        char line[512];
+        last_line(req->log, line, sizeof line);
+        snprintf(why, why_size, "nsys wrote no report%s%s", line[0] ? ": " : "", line);
+        return -1;
+    }
+    return 0;
+}

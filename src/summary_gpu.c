@@ -1,0 +1,104 @@
+#include "summary_gpu.h"
+
+#include <stdbool.h>
+
+#include "nsys_perfetto.h"
+
+#define RUNTIME "CUPTI_ACTIVITY_KIND_RUNTIME"
+
+/* The process part of a globalTid, and its pid bits alone. */
+#define GPID_MASK "0xFFFFFFFFFF000000"
+#define PID_MASK "0x0000FFFFFF000000"
+
+static bool has_columns(nsys_db *db, const char *table, const char *const *columns, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!nsys_db_has_column(db, table, columns[i]))
+            return false;
+    return true;
+}
+
+/* The calls' GPU work, from whichever GPU tables the report has. */
+static int build_calls(nsys_db *db, buf *err)
+{
+    static const char *const GPU_TABLES[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
+                                             "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                             "CUPTI_ACTIVITY_KIND_MEMSET"};
+    static const char *const OP_COLUMNS[] = {"start", "end", "globalPid", "correlationId"};
+    static const char *const CALL_COLUMNS[] = {"start", "end", "globalTid", "correlationId",
+                                               "nameId"};
+    buf ops = {0}, sql = {0};
+    for (size_t i = 0; i < sizeof GPU_TABLES / sizeof *GPU_TABLES; i++)
+        if (has_columns(db, GPU_TABLES[i], OP_COLUMNS, 4))
+            buf_printf(&ops, "%sSELECT globalPid, correlationId, start, \"end\" FROM %s",
+                       ops.len ? " UNION ALL " : "", GPU_TABLES[i]);
+    if (ops.len && has_columns(db, RUNTIME, CALL_COLUMNS, 5))
+        buf_printf(&sql,
+                   "CREATE TEMP TABLE summary_calls AS"
+                   " SELECT r.globalTid AS tid, r.start AS start, r.\"end\" AS \"end\","
+                   " r.nameId AS nameId, o.first AS first, o.last AS last, o.busy AS busy"
+                   " FROM " RUNTIME " AS r JOIN"
+                   " (SELECT globalPid AS gpid, correlationId AS corr, min(start) AS first,"
+                   " max(\"end\") AS last, sum(\"end\" - start) AS busy FROM (%s)"
+                   " GROUP BY globalPid, correlationId) AS o"
+                   " ON o.corr = r.correlationId AND o.gpid = (r.globalTid & " GPID_MASK ");",
+                   buf_cstr(&ops));
+    else
+        buf_printf(&sql, "CREATE TEMP TABLE summary_calls(tid INTEGER, start INTEGER,"
+                         " \"end\" INTEGER, nameId INTEGER, first INTEGER, last INTEGER,"
+                         " busy INTEGER);");
+    /* Ranges and library calls look their thread's calls up by time. */
+    buf_printf(&sql, "CREATE INDEX temp.summary_calls_by_thread ON summary_calls(tid, start);");
+    int status = nsys_db_create(db, SUMMARY_CALLS_TABLE, buf_cstr(&sql), err);
+    buf_free(&ops);
+    buf_free(&sql);
+    return status;
+}
+
+/* One row per range that covered GPU work. (A call's start is bounded by
+ * the range's end too, so that the index limits the search.) Ranges still open end with the
+ * last NVTX timestamp; ranges ending on another thread are left out, as
+ * nvtxgpuproj does. */
+static int build_ranges(nsys_db *db, buf *err)
+{
+    static const char *const RANGE_COLUMNS[] = {"start", "end", "eventType", "globalTid",
+                                                "text", "textId", "domainId"};
+    if (!has_columns(db, "NVTX_EVENTS", RANGE_COLUMNS, 7) || !nsys_db_has_table(db, "StringIds"))
+        return nsys_db_create(db, SUMMARY_RANGES_TABLE,
+                              "CREATE TEMP TABLE summary_ranges(name TEXT, proj INTEGER,"
+                              " busy INTEGER);",
+                              err);
+    bool end_tid = nsys_db_has_column(db, "NVTX_EVENTS", "endGlobalTid");
+    buf sql = {0};
+    buf_printf(&sql,
+               "CREATE TEMP TABLE summary_ranges AS"
+               " WITH last_time AS (SELECT max(max(start), max(\"end\")) AS t FROM NVTX_EVENTS),"
+               /* A domain's name, per process: the first one given. */
+               " domains AS (SELECT domainId AS id, globalTid & " PID_MASK " AS pid,"
+               " text AS name, min(start) FROM NVTX_EVENTS WHERE eventType = 75"
+               " GROUP BY domainId, globalTid & " PID_MASK "),"
+               " ranges AS (SELECT e.rowid AS id, e.globalTid AS tid, e.start AS start,"
+               " ifnull(e.\"end\", (SELECT t FROM last_time)) AS \"end\","
+               " CASE WHEN coalesce(s.value, e.text) IS NULL THEN NULL"
+               " ELSE coalesce(d.name || ':', '') || coalesce(s.value, e.text) END AS name"
+               " FROM NVTX_EVENTS AS e"
+               " LEFT JOIN domains AS d ON d.id = e.domainId"
+               " AND d.pid = (e.globalTid & " PID_MASK ")"
+               " LEFT JOIN StringIds AS s ON s.id = e.textId"
+               " WHERE e.eventType IN (59, 60, 70, 71)%s)"
+               " SELECT r.name AS name, max(c.last) - min(c.first) AS proj, sum(c.busy) AS busy"
+               " FROM ranges AS r JOIN summary_calls AS c"
+               " ON c.tid = r.tid AND c.start >= r.start AND c.start <= r.\"end\""
+               " AND c.\"end\" <= r.\"end\""
+               " GROUP BY r.id;",
+               end_tid ? " AND e.endGlobalTid IS NULL" : "");
+    int status = nsys_db_create(db, SUMMARY_RANGES_TABLE, buf_cstr(&sql), err);
+    buf_free(&sql);
+    return status;
+}
+
+int summary_gpu_build(nsys_db *db, buf *err)
+{
+    int status = build_calls(db, err);
+    return status == NSYSP_OK ? build_ranges(db, err) : status;
+}

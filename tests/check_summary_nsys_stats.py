@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""check_summary_nsys_stats.py NSYS_PERFETTO WORKDIR REPORT.sqlite.gz...
+
+On real reports, `nsys-perfetto summary` equals NVIDIA's own `nsys stats`
+for every name: kernel totals equal gpukernsum:base summed over its
+grid/block rows, cuda-api totals equal cudaapisum, and nvtx-gpu equals
+nvtxgpuproj's projected ranges (count, total, min, max per name). nsys
+stats runs on a copy (it may write into the file). Exits 77 (skipped)
+without nsys or the corpus.
+"""
+import collections
+import csv
+import gzip
+import io
+import os
+import shutil
+import subprocess
+import sys
+
+
+def unpack(gz, workdir):
+    """The report beside the others the corpus tests unpack."""
+    out = os.path.join(workdir, os.path.basename(gz)[:-len('.gz')])
+    if not os.path.exists(out):
+        part = f'{out}.{os.getpid()}.part'
+        with gzip.open(gz) as src, open(part, 'wb') as dst:
+            shutil.copyfileobj(src, dst)
+        os.replace(part, out)
+    return out
+
+
+def nsys_stats(nsys, report_name, report, copy):
+    shutil.copyfile(report, copy)
+    out = subprocess.run([nsys, 'stats', '--report', report_name, '--format', 'csv',
+                          '--output', '-', copy], capture_output=True, text=True, check=True).stdout
+    lines = [l for l in out.splitlines() if l and not l.startswith('Processing [')]
+    # A report without the tables says so in one line and prints no CSV.
+    return list(csv.DictReader(io.StringIO('\n'.join(lines)))) if lines and ',' in lines[0] else []
+
+
+def totals(rows, name, count=None, dur='Total Time (ns)', lo='Min (ns)', hi='Max (ns)'):
+    """(count, total, min, max) per name over rows."""
+    acc = collections.defaultdict(lambda: [0, 0, None, None])
+    for r in rows:
+        a = acc[r[name]]
+        n = int(r[count]) if count else 1
+        a[0] += n
+        a[1] += int(r[dur])
+        mn, mx = int(r[lo] if lo else r[dur]), int(r[hi] if hi else r[dur])
+        a[2] = mn if a[2] is None else min(a[2], mn)
+        a[3] = mx if a[3] is None else max(a[3], mx)
+    return {k: tuple(v) for k, v in acc.items()}
+
+
+def main():
+    bin_, workdir, gzs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    nsys = os.environ.get('NSYS') or shutil.which('nsys')
+    if not nsys:
+        print('skip: nsys not installed')
+        return 77
+    gzs = [g for g in gzs if os.path.exists(g)]
+    if not gzs:
+        print('skip: corpus absent')
+        return 77
+    os.makedirs(workdir, exist_ok=True)
+    problems, compared = [], collections.Counter()
+    for gz in gzs:
+        report = unpack(gz, workdir)
+        copy = os.path.join(workdir, f'nsys-stats-copy-{os.getpid()}.sqlite')
+        out = subprocess.run([bin_, 'summary', '--csv', report], check=True, capture_output=True,
+                             text=True).stdout
+        ours = collections.defaultdict(dict)
+        for r in list(csv.reader(io.StringIO(out)))[1:]:
+            ours[r[0]][r[1]] = (int(r[2]), int(r[3]), int(r[5]), int(r[6]))
+        checks = [
+            ('gpukernsum:base', 'kernel', dict(name='Name', count='Instances')),
+            ('cudaapisum', 'cuda-api', dict(name='Name', count='Num Calls')),
+            ('nvtxgpuproj', 'nvtx-gpu', dict(name='Name', dur='Projected Duration (ns)',
+                                             lo=None, hi=None)),
+        ]
+        for report_name, category, how in checks:
+            want = totals(nsys_stats(nsys, report_name, report, copy), **how)
+            got = ours.get(category, {})
+            if got != want:
+                diff = sorted(set(got.items()) ^ set(want.items()))[:4]
+                problems.append(f'{os.path.basename(report)}: {category} != {report_name}: '
+                                f'differs at {diff}')
+            compared[category] += len(want)
+        os.remove(copy)
+    if problems:
+        print('\n'.join(problems))
+        return 1
+    print(f'ok: {len(gzs)} reports equal nsys stats: ' +
+          ', '.join(f'{n} {c} names' for c, n in compared.items()))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
