@@ -7,7 +7,12 @@ is run again and the report compared with the recorded SHA-256 of its
 canonical dump. The dump is every schema entry (type, name, SQL) in name
 order, then every table's rows in stored (rowid) order, values written with
 Python's repr: it depends on what the file holds, not on how the SQLite
-library at hand lays out its pages.
+library at hand lays out its pages. The file's bytes are no good as the
+test's measure: its header stores the version number of the libsqlite3
+that wrote it (offset 96), so any other release, on another machine or
+after an upgrade, changes them; page size defaults and b-tree layout are
+the library's too. The generator itself uses integer arithmetic only (no
+libm, no clock), so the dump is the same on every platform.
 
 --raw also compares the SHA-256 of the file's bytes, which only holds with
 the SQLite library the hashes were recorded with. --record rewrites
