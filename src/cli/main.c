@@ -370,7 +370,7 @@ int main(int argc, char **argv)
             open_ui = 1;
             break;
         case OPT_PERFETTO_UI:
-            if (strncmp(optarg, "https://", 8) != 0 && strncmp(optarg, "http://", 7) != 0) {
+            if (!is_http_url(optarg)) {
                 fprintf(stderr, "nsys-perfetto: --perfetto-ui: expected an http:// or https:// "
                                 "URL, got '%s'\n", optarg);
                 return NSYSP_ERR_USAGE;

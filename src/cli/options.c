@@ -51,6 +51,11 @@ int parse_percentage(const char *text, double *pct)
     return 0;
 }
 
+bool is_http_url(const char *text)
+{
+    return strncmp(text, "https://", 8) == 0 || strncmp(text, "http://", 7) == 0;
+}
+
 /* "1.5ms" -> 1500000 (ns); a bare number is ns. Returns 0 or -1. */
 static int parse_time(const char *text, int64_t *ns)
 {

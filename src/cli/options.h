@@ -3,6 +3,7 @@
 #ifndef NSYSP_CLI_OPTIONS_H
 #define NSYSP_CLI_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "nsys_perfetto.h"
@@ -12,6 +13,9 @@ const char *source_names(void);
 
 /* "short", "demangled" or "mangled"; returns 0 or -1. */
 int parse_kernel_names(const char *text, nsysp_kernel_names *kind);
+
+/* Whether text is an http:// or https:// URL (--perfetto-ui). */
+bool is_http_url(const char *text);
 
 /* A percentage 0-100; returns 0 or -1. */
 int parse_percentage(const char *text, double *pct);

@@ -137,7 +137,7 @@ int serve_main(int argc, char **argv)
             }
             break;
         case OPT_UI:
-            if (strncmp(optarg, "https://", 8) != 0 && strncmp(optarg, "http://", 7) != 0) {
+            if (!is_http_url(optarg)) {
                 fprintf(stderr, "nsys-perfetto serve: --perfetto-ui: expected an http:// or "
                                 "https:// URL, got '%s'\n", optarg);
                 return NSYSP_ERR_USAGE;
