@@ -110,16 +110,23 @@ static void format_callstack(const seqstate *s, uint64_t iid, char *out, size_t 
     }
 }
 
-static seqstate seqs[64];
+/* The sequences seen (the writer opens one per report plus its batches). */
+static seqstate **seqs;
 static size_t n_seqs;
 
 static seqstate *seq_of(uint32_t id)
 {
     for (size_t i = 0; i < n_seqs; i++)
-        if (seqs[i].id == id)
-            return &seqs[i];
-    seqs[n_seqs].id = id;
-    return &seqs[n_seqs++];
+        if (seqs[i]->id == id)
+            return seqs[i];
+    seqs = realloc(seqs, (n_seqs + 1) * sizeof *seqs);
+    seqs[n_seqs] = calloc(1, sizeof **seqs);
+    if (!seqs || !seqs[n_seqs]) {
+        fprintf(stderr, "trace_dump: out of memory\n");
+        exit(1);
+    }
+    seqs[n_seqs]->id = id;
+    return seqs[n_seqs++];
 }
 
 typedef struct open_slice {

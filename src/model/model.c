@@ -222,6 +222,9 @@ slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind,
     row = slicer_row(&m->slices, owner_track(m, global_tid),
                      row_name(name, sizeof name, THREAD_ROW_NAMES[kind], label), true, true, rank);
     row->hidden = pid_hidden(m, global_tid);
+    /* OS runtime calls carry callstacks, interned on the model's sequence. */
+    if (kind == ROW_OSRT)
+        row->batch = PW_DIRECT;
     remember_row(m, &key, row);
     return row;
 }

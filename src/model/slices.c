@@ -186,8 +186,11 @@ static lane *new_lane(slicer *s, slice_row *r)
         .merge_key = r->merge_key,
         .has_rank = r->has_rank,
         .rank = r->rank,
+        .batch = r->batch,
     };
     l->track = tracks_add(s->tracks, NULL, 0, r->parent, &desc);
+    if (!r->batch)
+        r->batch = l->track->uuid;
     r->lanes = xgrow(r->lanes, &r->cap_lanes, r->n_lanes + 1, sizeof *r->lanes);
     r->lanes[r->n_lanes++] = l;
     if (r->n_lanes > s->max_lanes)

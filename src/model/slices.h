@@ -33,6 +33,8 @@ typedef struct slice_row {
     bool hidden;             /* left out by a filter: slices are dropped */
     bool has_rank;
     int32_t rank;
+    uint64_t batch;          /* of its lanes (pw_track.batch); 0: the first
+                                lane's uuid, so that the lanes share one */
     lane **lanes;
     size_t n_lanes, cap_lanes;
     /* Rows that do not nest: a min-heap of the indexes of idle lanes, so a

@@ -1,5 +1,6 @@
 #include "pw_writer.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,18 @@ typedef struct known_constant {
     uint64_t iid;
 } known_constant;
 
-enum { CONSTANT_SLOTS = 1024 };
+enum { CONSTANT_SLOTS = 256 };
+
+/* Batches (pw_writer.h): at most BATCH_SEQUENCES batch sequences (more keys
+ * share them), each written out when it holds BATCH_BLOCK bytes, and all of
+ * them when together they hold BATCH_TOTAL. Memory stays bounded whatever
+ * the number of tracks. */
+enum {
+    BATCH_SEQUENCES = 128,
+    BATCH_BLOCK = 64 * 1024,
+    BATCH_TOTAL = 8 * 1024 * 1024,
+};
+_Static_assert(BATCH_SEQUENCES < 256, "batch indexes are bytes");
 
 /* One interned entry waiting to go out with the next packet. */
 typedef struct pending_string {
@@ -72,6 +84,10 @@ struct pw_seq {
     size_t n_new_callstacks, cap_new_callstacks;
     uint64_t *frame_ids;                   /* pool for new_callstacks */
     size_t n_frame_ids, cap_frame_ids;
+    bool batched;                          /* a batch sequence */
+    buf batch;                             /* its packets not written yet */
+    uint64_t batch_flow_ts;                /* time of its latest event with
+                                              flows, while it waits */
     pw_seq *next;
 };
 
@@ -89,6 +105,15 @@ struct pw_writer {
     Pftrace__DebugAnnotation *annotations;
     Pftrace__DebugAnnotation **annotation_ptrs;
     size_t annotations_cap;
+    /* Batches: the batch of each track uuid (index + 1 in batches, 0 for
+     * none; uuids are small), the batch sequences, and the bytes they hold
+     * together. */
+    uint8_t *batch_of_track;
+    size_t batch_of_track_cap;
+    pw_seq *batches[BATCH_SEQUENCES];
+    size_t batched_bytes;
+    uint64_t flow_ts;                      /* latest time of an event with flows */
+    bool delta_timestamps;                 /* of the batch sequences */
 };
 
 pw_writer *pw_writer_new(pw_output *out)
@@ -116,6 +141,8 @@ pw_seq *pw_writer_sequence(pw_writer *w)
 }
 
 static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt);
+static int batch_write(pw_writer *w, pw_seq *seq);
+static int batches_write(pw_writer *w);
 
 /* The sequence-scoped clock of delta timestamps, and the trace clock. */
 enum { DELTA_CLOCK = 64, BOOTTIME_CLOCK = 6 };
@@ -152,6 +179,8 @@ int pw_sequence_start(pw_seq *seq, bool delta_timestamps)
     int rc = emit_packet(seq, &pkt);
     seq->delta_clock = delta_timestamps;
     seq->last_ts = 0;
+    if (!seq->batched)
+        seq->writer->delta_timestamps = delta_timestamps;
     return rc;
 }
 
@@ -187,7 +216,7 @@ static uint64_t intern(pw_seq *seq, enum intern_kind kind, const char *s)
  * direct-mapped cache by address spares hashing them each time. */
 static uint64_t intern_constant(pw_seq *seq, enum intern_kind kind, const char *s)
 {
-    size_t slot = (size_t)(((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 54);
+    size_t slot = (size_t)(((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 56); /* CONSTANT_SLOTS */
     known_constant *k = &seq->constants[kind][slot];
     if (k->s != s) {
         k->iid = intern(seq, kind, s);
@@ -359,8 +388,87 @@ static void free_interned(pw_seq *seq, interned_scratch *sc)
     seq->n_new_mappings = seq->n_new_frames = seq->n_new_callstacks = seq->n_frame_ids = 0;
 }
 
+static int output_write(pw_writer *w, const void *data, size_t n)
+{
+    if (pw_output_write(w->out, data, n) < 0) {
+        w->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- Batches ----------------------------------------------------------- */
+
+/* Writes out what a batch sequence holds. */
+static int batch_write(pw_writer *w, pw_seq *seq)
+{
+    size_t n = seq->batch.len;
+    seq->batch.len = 0;
+    seq->batch_flow_ts = UINT64_MAX;
+    w->batched_bytes -= n;
+    return n ? output_write(w, seq->batch.data, n) : 0;
+}
+
+/* Writes out every batch. */
+static int batches_write(pw_writer *w)
+{
+    for (size_t i = 0; i < BATCH_SEQUENCES; i++)
+        if (w->batches[i] && batch_write(w, w->batches[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* Before an event with flows at ts goes on seq: the events with flows at
+ * that same time waiting in other batches go out first, so that the other
+ * end of a flow keeps its place before this one in the file (trace_processor
+ * keeps file order among equal times). Events come in time order, so only
+ * the latest time with flows can tie. */
+static int flows_keep_order(pw_writer *w, pw_seq *seq, uint64_t ts)
+{
+    if (ts == w->flow_ts) {
+        for (size_t i = 0; i < BATCH_SEQUENCES; i++) {
+            pw_seq *b = w->batches[i];
+            if (b && b != seq && b->batch_flow_ts == ts && batch_write(w, b) < 0)
+                return -1;
+        }
+    }
+    w->flow_ts = ts;
+    seq->batch_flow_ts = ts;
+    return 0;
+}
+
+/* The sequence the events of track uuid go on: its batch, or seq. */
+static pw_seq *events_sequence(pw_writer *w, pw_seq *seq, uint64_t uuid)
+{
+    if (uuid >= w->batch_of_track_cap || !w->batch_of_track[uuid])
+        return seq;
+    pw_seq **batch = &w->batches[w->batch_of_track[uuid] - 1];
+    if (!*batch) {
+        *batch = pw_writer_sequence(w);
+        (*batch)->batched = true;
+        (*batch)->batch_flow_ts = UINT64_MAX;
+        pw_sequence_start(*batch, w->delta_timestamps);
+    }
+    return *batch;
+}
+
+/* Gives track uuid the batch of key. Tracks with uuids too large to index
+ * (none the converter makes) stay direct. */
+static void set_batch(pw_writer *w, uint64_t uuid, uint64_t key)
+{
+    if (uuid > UINT32_MAX)
+        return;
+    if (uuid >= w->batch_of_track_cap) {
+        size_t old = w->batch_of_track_cap;
+        w->batch_of_track = xgrow(w->batch_of_track, &w->batch_of_track_cap, uuid + 1, 1);
+        memset(w->batch_of_track + old, 0, w->batch_of_track_cap - old);
+    }
+    w->batch_of_track[uuid] = (uint8_t)(1 + key % BATCH_SEQUENCES);
+}
+
 /* Stamps the sequence fields on pkt, attaches pending interned data, packs
- * it and writes it framed as field 1 (packet) of the Trace message. */
+ * it and writes it framed as field 1 (packet) of the Trace message: to the
+ * output, or to the sequence's batch. */
 static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
 {
     pw_writer *w = seq->writer;
@@ -406,24 +514,35 @@ static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
     pw_event_sizes sizes;
     size_t size = by_hand ? pw_event_packet_size(pkt, &sizes)
                           : protobuf_c_message_get_packed_size(&pkt->base);
-    w->pack_buf = xgrow(w->pack_buf, &w->pack_cap, size + 11, 1);
-    w->pack_buf[0] = 0x0A; /* Trace.packet: field 1, length-delimited */
-    size_t head = 1 + put_varint(w->pack_buf + 1, size);
+    /* A batch sequence packs straight into its batch. */
+    uint8_t *dest;
+    if (seq->batched) {
+        buf_reserve(&seq->batch, size + 11);
+        dest = seq->batch.data + seq->batch.len;
+    } else {
+        w->pack_buf = xgrow(w->pack_buf, &w->pack_cap, size + 11, 1);
+        dest = w->pack_buf;
+    }
+    dest[0] = 0x0A; /* Trace.packet: field 1, length-delimited */
+    size_t head = 1 + put_varint(dest + 1, size);
     if (by_hand)
-        pw_event_packet_pack(pkt, &sizes, w->pack_buf + head);
+        pw_event_packet_pack(pkt, &sizes, dest + head);
     else
-        protobuf_c_message_pack(&pkt->base, w->pack_buf + head);
+        protobuf_c_message_pack(&pkt->base, dest + head);
 
     if (with_interned) {
         pkt->interned_data = NULL;
         free_interned(seq, &sc);
     }
     w->packets++;
-    if (pw_output_write(w->out, w->pack_buf, head + size) < 0) {
-        w->failed = 1;
-        return -1;
+    if (seq->batched) {
+        seq->batch.len += head + size;
+        w->batched_bytes += head + size;
+        if (seq->batch.len >= BATCH_BLOCK)
+            return batch_write(w, seq);
+        return w->batched_bytes >= BATCH_TOTAL ? batches_write(w) : 0;
     }
-    return 0;
+    return output_write(w, w->pack_buf, head + size);
 }
 
 /* ---- Tracks ------------------------------------------------------------ */
@@ -502,6 +621,8 @@ int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
     }
     pkt.data_case = PFTRACE__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
     pkt.track_descriptor = &td;
+    if (t->batch != PW_DIRECT)
+        set_batch(seq->writer, t->uuid, t->batch ? t->batch : t->uuid);
     return emit_packet(seq, &pkt);
 }
 
@@ -541,9 +662,14 @@ static void set_annotation(pw_seq *seq, Pftrace__DebugAnnotation *da, const pw_a
     }
 }
 
-int pw_write_event(pw_seq *seq, const pw_event *ev)
+int pw_write_event(pw_seq *given, const pw_event *ev)
 {
-    pw_writer *w = seq->writer;
+    pw_writer *w = given->writer;
+    pw_seq *seq = events_sequence(w, given, ev->track_uuid);
+    /* The events of a batch cannot use the callstacks interned on given. */
+    assert(!ev->callstack_iid || seq == given);
+    if ((ev->n_flow_ids || ev->n_terminating_flow_ids) && flows_keep_order(w, seq, ev->ts) < 0)
+        return -1;
     Pftrace__TrackEvent te = PFTRACE__TRACK_EVENT__INIT;
     te.has_type = 1;
     te.type = (Pftrace__TrackEvent__Type)ev->type;
@@ -742,8 +868,10 @@ int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
     int rc = -1;
     /* After a failed write, commit still runs: it reports why and removes
      * the temporary file. */
-    if (ok)
+    if (ok) {
+        batches_write(w);
         rc = pw_output_commit(w->out, err, totals);
+    }
     else
         pw_output_discard(w->out);
     for (pw_seq *s = w->sequences; s;) {
@@ -760,6 +888,7 @@ int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
         free(s->new_mappings);
         free(s->new_callstacks);
         free(s->frame_ids);
+        buf_free(&s->batch);
         free(s);
         s = next;
     }
@@ -769,6 +898,7 @@ int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
         buf_free(&w->track_strings[i]);
     free(w->annotations);
     free(w->annotation_ptrs);
+    free(w->batch_of_track);
     free(w);
     return ok && !rc ? 0 : -1;
 }
