@@ -104,15 +104,18 @@ def print_row(r):
 
 
 def nsys2json(script, report, directory, ours):
-    """Times nsys2json (all its activity types) on report, against ours."""
+    """Times nsys2json (all its activity types) on report: a row of the
+    table, with ours's rows and floor, then how the two compare."""
     out = os.path.join(directory, os.path.basename(report) + '.nsys2json.json')
     _, wall, rss = run([sys.executable, script, '-f', report, '-o', out,
                         '-t', 'kernel', 'nvtx', 'nvtx-kernel', 'cuda-api'])
     size = os.path.getsize(out)
     os.remove(out)
-    print(f'nsys2json on {os.path.basename(report)}: {wall:.2f} s, {rss:.0f} MiB peak RSS,'
-          f' {size / 2**20:.0f} MiB of JSON; nsys-perfetto {wall / ours["wall"]:.1f}x faster,'
-          f' {rss / ours["rss"]:.0f}x less memory')
+    row = dict(ours, name='nsys2json: ' + ours['name'], wall=wall, rss=rss,
+               bytes_per_row=size / max(ours['rows'], 1), ratio=wall / max(ours['floor'], 1e-9))
+    print_row(row)
+    print(f'  nsys-perfetto is {wall / ours["wall"]:.1f}x faster, with {rss / ours["rss"]:.0f}x'
+          f' less memory ({size / 2**20:.0f} MiB of JSON, not compressed)')
 
 
 def main():
