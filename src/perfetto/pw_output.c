@@ -9,14 +9,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "../common/xalloc.h"
 
 /* Packets are gathered into chunks; a compressor thread deflates full
- * chunks while the converter fills the next ones, so compression (half the
- * work at the default level) runs on the second core. SLOTS bounds the
- * memory in flight. The output is one gzip member either way. */
+ * chunks while the converter fills the next ones, so compression runs on
+ * the second core. SLOTS bounds the memory in flight.
+ *
+ * Each chunk becomes one gzip member, compressed whole by libdeflate (twice
+ * as fast as zlib's stream at the same size). A gzip file may hold several
+ * members, read one after the other; trace_processor reads them since v48
+ * (2024), and packets may span members. */
 enum { CHUNK = 1 << 20, SLOTS = 4 };
 
 typedef struct chunk {
@@ -30,8 +34,9 @@ struct pw_output {
     char *path;              /* destination */
     char *tmp_path;          /* where the bytes go until commit; NULL when direct */
     int level;               /* 0 = raw */
-    z_stream z;
+    struct libdeflate_compressor *deflater;
     uint8_t *zout;
+    size_t zout_cap;
     uint64_t bytes_in, bytes_out;
 
     chunk slots[SLOTS];
@@ -61,24 +66,17 @@ static int write_all(pw_output *out, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Deflates (or copies, when raw) one chunk to the file; returns an errno. */
+/* Deflates (or copies, when raw) one chunk to the file; returns an errno.
+ * An empty chunk is skipped, except as the only one: a valid gzip file
+ * has a member. */
 static int write_chunk(pw_output *out, const chunk *c)
 {
     if (out->level == 0)
         return write_all(out, c->data, c->len);
-    out->z.next_in = c->data;
-    out->z.avail_in = (uInt)c->len;
-    int flush = c->last ? Z_FINISH : Z_NO_FLUSH;
-    do {
-        out->z.next_out = out->zout;
-        out->z.avail_out = CHUNK;
-        if (deflate(&out->z, flush) == Z_STREAM_ERROR)
-            return EIO;
-        int rc = write_all(out, out->zout, CHUNK - out->z.avail_out);
-        if (rc)
-            return rc;
-    } while (out->z.avail_out == 0);
-    return 0;
+    if (c->len == 0 && out->bytes_out > 0)
+        return 0;
+    size_t n = libdeflate_gzip_compress(out->deflater, c->data, c->len, out->zout, out->zout_cap);
+    return n ? write_all(out, out->zout, n) : EIO;
 }
 
 static void *compressor(void *arg)
@@ -189,16 +187,17 @@ pw_output *pw_output_open(const char *path, int level, buf *err)
     for (int i = 0; i < SLOTS; i++)
         out->slots[i].data = xmalloc(CHUNK);
     if (level > 0) {
-        out->zout = xmalloc(CHUNK);
         pthread_mutex_init(&out->lock, NULL);
         pthread_cond_init(&out->work, NULL);
         pthread_cond_init(&out->room, NULL);
-        /* windowBits 15 + 16 asks zlib for a gzip header and trailer. */
-        if (deflateInit2(&out->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        out->deflater = libdeflate_alloc_compressor(level);
+        if (!out->deflater) {
             buf_printf(err, "%s: cannot start compression", path);
             pw_output_discard(out);
             return NULL;
         }
+        out->zout_cap = libdeflate_gzip_compress_bound(out->deflater, CHUNK);
+        out->zout = xmalloc(out->zout_cap);
         /* Without a second thread, compress inline. */
         out->threaded = pthread_create(&out->thread, NULL, compressor, out) == 0;
     }
@@ -236,7 +235,8 @@ static void finish_stream(pw_output *out)
 static void release(pw_output *out)
 {
     if (out->level > 0) {
-        deflateEnd(&out->z);
+        if (out->deflater)
+            libdeflate_free_compressor(out->deflater);
         pthread_mutex_destroy(&out->lock);
         pthread_cond_destroy(&out->work);
         pthread_cond_destroy(&out->room);

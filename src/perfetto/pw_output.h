@@ -11,7 +11,7 @@
 
 typedef struct pw_output pw_output;
 
-/* level: zlib level 1..9 for gzip, 0 for an uncompressed stream.
+/* level: deflate level 1..9 for gzip (libdeflate's levels), 0 for raw output.
  * On failure returns NULL and writes a message into err. */
 pw_output *pw_output_open(const char *path, int level, buf *err);
 
