@@ -222,9 +222,13 @@ slice_row *model_thread_row(model *m, int64_t global_tid, thread_row_kind kind,
     row = slicer_row(&m->slices, owner_track(m, global_tid),
                      row_name(name, sizeof name, THREAD_ROW_NAMES[kind], label), true, true, rank);
     row->hidden = pid_hidden(m, global_tid);
-    /* OS runtime calls carry callstacks, interned on the model's sequence. */
+    /* OS runtime calls carry callstacks, interned on the model's sequence;
+     * NVTX rows of every thread share a batch with the GPU's (their names
+     * are the user's, without bound). */
     if (kind == ROW_OSRT)
         row->batch = PW_DIRECT;
+    else if (kind == ROW_NVTX)
+        row->batch = slicer_batch_of_name(THREAD_ROW_NAMES[kind]);
     remember_row(m, &key, row);
     return row;
 }
@@ -239,6 +243,7 @@ slice_row *model_process_row(model *m, int64_t global_pid, const char *name, con
     row = slicer_row(&m->slices, process_track(m, global_pid),
                      row_name(full, sizeof full, name, label), false, false, 0);
     row->hidden = pid_hidden(m, global_pid);
+    row->batch = slicer_batch_of_name(name); /* one per kind: NVTX start/end... */
     remember_row(m, &key, row);
     return row;
 }
@@ -402,6 +407,7 @@ slice_row *model_gpu_row(model *m, int64_t device, gpu_place place, const char *
     row = slicer_row(&m->slices, gpu_track(m, device), row_name(full, sizeof full, name, label),
                      true, true, place_rank(place));
     row->hidden = device_hidden(m, device);
+    row->batch = slicer_batch_of_name(name); /* "NVTX": with the threads' */
     remember_row(m, &key, row);
     return row;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/hmap.h"
 #include "../common/xalloc.h"
 
 struct lane {
@@ -70,6 +71,11 @@ void slicer_free(slicer *s)
     }
     free(s->heap);
     memset(s, 0, sizeof *s);
+}
+
+uint64_t slicer_batch_of_name(const char *name)
+{
+    return (hmap_hash(name, strlen(name)) >> 1) | 1; /* never 0 nor PW_DIRECT */
 }
 
 slice_row *slicer_row(slicer *s, track *parent, const char *name, bool nest, bool has_rank,

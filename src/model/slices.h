@@ -67,6 +67,11 @@ typedef struct slicer {
 void slicer_init(slicer *s, track_tree *tracks);
 void slicer_free(slicer *s);
 
+/* A batch key for rows that share one by name: rows whose events carry
+ * user strings (NVTX) on many threads and devices, so that each string is
+ * interned once, not once per row. */
+uint64_t slicer_batch_of_name(const char *name);
+
 /* A new row under parent. rank (when has_rank) orders it among siblings. */
 slice_row *slicer_row(slicer *s, track *parent, const char *name, bool nest, bool has_rank,
                       int32_t rank);

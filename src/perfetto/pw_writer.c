@@ -514,9 +514,18 @@ static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
     pw_event_sizes sizes;
     size_t size = by_hand ? pw_event_packet_size(pkt, &sizes)
                           : protobuf_c_message_get_packed_size(&pkt->base);
-    /* A batch sequence packs straight into its batch. */
+    /* A batch sequence packs straight into its batch, written out first
+     * when the packet would not fit in BATCH_BLOCK (buf_reserve keeps a
+     * byte for a NUL). */
     uint8_t *dest;
     if (seq->batched) {
+        if (seq->batch.len && seq->batch.len + size + 12 > BATCH_BLOCK && batch_write(w, seq) < 0) {
+            if (with_interned) {
+                pkt->interned_data = NULL;
+                free_interned(seq, &sc);
+            }
+            return -1;
+        }
         buf_reserve(&seq->batch, size + 11);
         dest = seq->batch.data + seq->batch.len;
     } else {
@@ -538,8 +547,6 @@ static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
     if (seq->batched) {
         seq->batch.len += head + size;
         w->batched_bytes += head + size;
-        if (seq->batch.len >= BATCH_BLOCK)
-            return batch_write(w, seq);
         return w->batched_bytes >= BATCH_TOTAL ? batches_write(w) : 0;
     }
     return output_write(w, w->pack_buf, head + size);
