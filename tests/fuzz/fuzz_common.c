@@ -393,7 +393,8 @@ uint8_t *fuzz_read_file(const char *path, size_t *size)
     return data;
 }
 
-/* Gunzips data (one gzip member, nothing after it). */
+/* Gunzips data: gzip members one after the other (the writer makes one
+ * per 1 MiB chunk), nothing else after them. */
 static uint8_t *gunzip(const uint8_t *data, size_t size, size_t *out_size)
 {
     z_stream z;
@@ -405,7 +406,7 @@ static uint8_t *gunzip(const uint8_t *data, size_t size, size_t *out_size)
     z.next_in = (Bytef *)data;
     z.avail_in = (uInt)size;
     int rc;
-    do {
+    for (;;) {
         if (n == cap)
             out = realloc(out, cap *= 2);
         z.next_out = out + n;
@@ -414,9 +415,14 @@ static uint8_t *gunzip(const uint8_t *data, size_t size, size_t *out_size)
         n = cap - z.avail_out;
         if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && z.avail_out == 0))
             FAIL("the gzip output does not decode: %s (zlib %d)", z.msg ? z.msg : "?", rc);
-    } while (rc != Z_STREAM_END);
-    if (z.avail_in != 0)
-        FAIL("%u bytes after the end of the gzip stream", z.avail_in);
+        if (rc == Z_STREAM_END) {
+            if (z.avail_in == 0)
+                break;
+            if (z.avail_in < 2 || z.next_in[0] != 0x1f || z.next_in[1] != 0x8b)
+                FAIL("%u bytes after the end of the gzip stream", z.avail_in);
+            inflateReset(&z); /* the next member */
+        }
+    }
     inflateEnd(&z);
     *out_size = n;
     return out;
