@@ -45,7 +45,7 @@ typedef struct nsysp_options {
     /* Destination; NULL means the input path with its .sqlite extension
      * replaced by .perfetto-trace (see nsysp_default_output_path). */
     const char *output_path;
-    /* deflate level 1..9 (default 6); 0 writes an uncompressed trace. */
+    /* deflate level 1..9 (default 7); 0 writes an uncompressed trace. */
     int compress_level;
     nsysp_kernel_names kernel_names;
     /* Hide CUDA streams whose work adds up to less than this percentage of

@@ -11,7 +11,7 @@ void nsysp_options_init(nsysp_options *opt)
     /* Level 5 keeps deflate, on its own core, faster than the conversion
      * it follows: 6 compresses 5 % smaller but takes longer than the
      * conversion itself (docs/performance.md). */
-    opt->compress_level = 6;
+    opt->compress_level = 7;
     opt->kernel_names = NSYSP_KERNEL_NAMES_SHORT;
     opt->gpu = -1;
 }

@@ -66,7 +66,7 @@ static void usage(FILE *to)
           "                           %s\n"
           "      --align start        with several reports: start them all at zero instead\n"
           "                           of aligning them on their UTC session starts\n"
-          "      --compress-level N   gzip level 1-9 (default: 6)\n"
+          "      --compress-level N   gzip level 1-9 (default: 7)\n"
           "      --no-compress        write an uncompressed trace\n"
           "      --stats              print per-source row accounting to stderr\n"
           "      --open               then serve the trace on 127.0.0.1:9001 (or the next\n"
