@@ -243,7 +243,7 @@ slice_row *model_process_row(model *m, int64_t global_pid, const char *name, con
     row = slicer_row(&m->slices, process_track(m, global_pid),
                      row_name(full, sizeof full, name, label), false, false, 0);
     row->hidden = pid_hidden(m, global_pid);
-    row->batch = slicer_batch_of_name(name); /* one per kind: NVTX start/end... */
+    row->batch = slicer_batch_of_name(name); /* every process's rows of a name (NVTX start/end) */
     remember_row(m, &key, row);
     return row;
 }

@@ -141,8 +141,7 @@ pw_seq *pw_writer_sequence(pw_writer *w)
 }
 
 static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt);
-static int batch_write(pw_writer *w, pw_seq *seq);
-static int batches_write(pw_writer *w);
+static int batch_append(pw_writer *w, pw_seq *seq, const uint8_t *packet, size_t n);
 
 /* The sequence-scoped clock of delta timestamps, and the trace clock. */
 enum { DELTA_CLOCK = 64, BOOTTIME_CLOCK = 6 };
@@ -418,6 +417,18 @@ static int batches_write(pw_writer *w)
     return 0;
 }
 
+/* Adds a packet to a batch sequence's batch, writing the batch out first
+ * when the packet would take it past BATCH_BLOCK (buf keeps a byte for a
+ * NUL), and every batch when together they reach BATCH_TOTAL. */
+static int batch_append(pw_writer *w, pw_seq *seq, const uint8_t *packet, size_t n)
+{
+    if (seq->batch.len && seq->batch.len + n + 1 > BATCH_BLOCK && batch_write(w, seq) < 0)
+        return -1;
+    buf_append(&seq->batch, packet, n);
+    w->batched_bytes += n;
+    return w->batched_bytes >= BATCH_TOTAL ? batches_write(w) : 0;
+}
+
 /* Before an event with flows at ts goes on seq: the events with flows at
  * that same time waiting in other batches go out first, so that the other
  * end of a flow keeps its place before this one in the file (trace_processor
@@ -514,42 +525,21 @@ static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
     pw_event_sizes sizes;
     size_t size = by_hand ? pw_event_packet_size(pkt, &sizes)
                           : protobuf_c_message_get_packed_size(&pkt->base);
-    /* A batch sequence packs straight into its batch, written out first
-     * when the packet would not fit in BATCH_BLOCK (buf_reserve keeps a
-     * byte for a NUL). */
-    uint8_t *dest;
-    if (seq->batched) {
-        if (seq->batch.len && seq->batch.len + size + 12 > BATCH_BLOCK && batch_write(w, seq) < 0) {
-            if (with_interned) {
-                pkt->interned_data = NULL;
-                free_interned(seq, &sc);
-            }
-            return -1;
-        }
-        buf_reserve(&seq->batch, size + 11);
-        dest = seq->batch.data + seq->batch.len;
-    } else {
-        w->pack_buf = xgrow(w->pack_buf, &w->pack_cap, size + 11, 1);
-        dest = w->pack_buf;
-    }
-    dest[0] = 0x0A; /* Trace.packet: field 1, length-delimited */
-    size_t head = 1 + put_varint(dest + 1, size);
+    w->pack_buf = xgrow(w->pack_buf, &w->pack_cap, size + 11, 1);
+    w->pack_buf[0] = 0x0A; /* Trace.packet: field 1, length-delimited */
+    size_t head = 1 + put_varint(w->pack_buf + 1, size);
     if (by_hand)
-        pw_event_packet_pack(pkt, &sizes, dest + head);
+        pw_event_packet_pack(pkt, &sizes, w->pack_buf + head);
     else
-        protobuf_c_message_pack(&pkt->base, dest + head);
+        protobuf_c_message_pack(&pkt->base, w->pack_buf + head);
 
     if (with_interned) {
         pkt->interned_data = NULL;
         free_interned(seq, &sc);
     }
     w->packets++;
-    if (seq->batched) {
-        seq->batch.len += head + size;
-        w->batched_bytes += head + size;
-        return w->batched_bytes >= BATCH_TOTAL ? batches_write(w) : 0;
-    }
-    return output_write(w, w->pack_buf, head + size);
+    return seq->batched ? batch_append(w, seq, w->pack_buf, head + size)
+                        : output_write(w, w->pack_buf, head + size);
 }
 
 /* ---- Tracks ------------------------------------------------------------ */
