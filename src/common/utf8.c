@@ -3,8 +3,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. Rejects
- * overlong forms, surrogates and code points past U+10FFFF. */
 static size_t sequence_length(const unsigned char *s, size_t n)
 {
     unsigned c = s[0];
@@ -73,4 +71,18 @@ const char *utf8_sanitize(const char *s, size_t n, buf *scratch)
         }
     }
     return buf_cstr(scratch);
+}
+
+size_t utf8_char_length(const char *s, size_t n)
+{
+    return n ? sequence_length((const unsigned char *)s, n) : 0;
+}
+
+size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--; /* s[max] continues the character before it */
+    return max;
 }

@@ -15,6 +15,14 @@
 
 bool utf8_is_valid(const char *s, size_t n);
 
+/* Length of the valid UTF-8 character at s (at most n bytes), or 0. Rejects
+ * overlong forms, surrogates and code points past U+10FFFF. */
+size_t utf8_char_length(const char *s, size_t n);
+
+/* The longest prefix of s (n bytes of valid UTF-8) at most max bytes long
+ * that ends at a character boundary. */
+size_t utf8_cut(const char *s, size_t n, size_t max);
+
 /* Returns s when it is valid UTF-8 no longer than UTF8_MAX_STRING; otherwise
  * writes a repaired copy (invalid bytes become U+FFFD) into scratch and
  * returns that. The result is NUL-terminated either way. */

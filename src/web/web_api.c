@@ -250,7 +250,7 @@ enum MHD_Result web_api_delete(web_server *srv, struct MHD_Connection *c, const 
         return web_reply_error(c, MHD_HTTP_CONFLICT, "the report is being converted");
     if (!report_has(srv->dir, id, REPORT_RESULT))
         return web_reply_error(c, MHD_HTTP_NOT_FOUND, "no such report");
-    if (report_remove(srv->dir, id) != 0)
-        return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot remove the report");
+    if (report_remove(srv->dir, id) != 0) /* another request removed it first */
+        return web_reply_error(c, MHD_HTTP_NOT_FOUND, "no such report");
     return web_reply(c, MHD_HTTP_OK, "application/json", "{}\n", 3);
 }

@@ -106,3 +106,17 @@ nsysp_status web_convert(const char *dir, const web_job *job, volatile sig_atomi
     nsysp_summary_free(&summary);
     return (nsysp_status)rc;
 }
+
+void web_convert_fail(const char *dir, const web_job *job, const char *message, double seconds)
+{
+    char input[4096];
+    if (report_path(input, sizeof input, dir, job->id, job->input) == 0)
+        unlink(input);
+    nsysp_result res;
+    memset(&res, 0, sizeof res);
+    web_conversion c = {.id = job->id, .name = job->name, .options = &job->options,
+                        .status = NSYSP_ERR_INTERRUPTED, .error = message, .result = &res,
+                        .seconds = seconds};
+    report_write(dir, job->id, REPORT_ERROR, message, strlen(message));
+    web_result_write(dir, &c);
+}

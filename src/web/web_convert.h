@@ -27,4 +27,8 @@ typedef void web_progress_fn(void *ctx, const char *state, double fraction);
 nsysp_status web_convert(const char *dir, const web_job *job, volatile sig_atomic_t *cancel,
                          web_progress_fn *progress, void *ctx);
 
+/* Records job as failed with message (one line) without converting it:
+ * its input goes, its error and result stay for the page. */
+void web_convert_fail(const char *dir, const web_job *job, const char *message, double seconds);
+
 #endif

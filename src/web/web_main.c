@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,12 +16,19 @@
 #include "web_server.h"
 
 #define DEFAULT_UI "https://ui.perfetto.dev"
-enum { DEFAULT_PORT = 8080, WORKERS_MAX = 8 };
+enum {
+    DEFAULT_PORT = 8080,
+    WORKERS_MAX = 8,
+    DEFAULT_JOB_TIMEOUT_S = 3600, /* a 10M-row report converts in about a minute */
+    FILES_WANTED = 4096,          /* descriptors: connections, uploads, conversions */
+};
+#define DEFAULT_DISK_RESERVE (64ull << 20)
 
 static void usage(FILE *to)
 {
     fputs("Usage: nsys-perfetto serve [--port N] [--bind ADDR] [--dir DIR] [--max-upload SIZE]\n"
-          "                           [--perfetto-ui URL] [--workers N]\n"
+          "                           [--perfetto-ui URL] [--workers N] [--allow-host NAME]...\n"
+          "                           [--job-timeout DURATION] [--disk-reserve SIZE]\n"
           "Serve a web page where anyone who reaches it drops an Nsight Systems report\n"
           "(.sqlite, .nsys-rep, .qdrep), gets it converted, opens it in the Perfetto UI,\n"
           "downloads the trace and reads its summary. Stops on Ctrl-C.\n"
@@ -36,6 +44,16 @@ static void usage(FILE *to)
           "      --perfetto-ui URL  the Perfetto UI to open traces in\n"
           "                         (default " DEFAULT_UI ")\n"
           "      --workers N        conversions at once (default: the CPUs, at most 8)\n"
+          "      --allow-host NAME  also answer requests for host NAME (a reverse proxy's\n"
+          "                         public name); repeatable. Loopback names, the bound\n"
+          "                         address (and with 0.0.0.0 or ::, any IP address and\n"
+          "                         this machine's name) are always answered\n"
+          "      --job-timeout DURATION\n"
+          "                         stop a conversion (export included) running longer\n"
+          "                         (s, m or h; default 1h; 0 for no limit)\n"
+          "      --disk-reserve SIZE\n"
+          "                         refuse uploads that would leave less free space on\n"
+          "                         the disk of --dir (default 64M)\n"
           "  -q, --quiet            print nothing but errors\n"
           "  -h, --help             show this help\n",
           to);
@@ -60,6 +78,35 @@ static int parse_size(const char *text, unsigned long long *bytes)
     }
     *bytes = v;
     return 0;
+}
+
+/* "90s", "30m", "1h" or plain seconds -> seconds; 0 or -1. */
+static int parse_duration(const char *text, unsigned *seconds)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (end == text || errno || text[0] == '-')
+        return -1;
+    unsigned long scale = !*end || strcmp(end, "s") == 0 ? 1
+                          : strcmp(end, "m") == 0        ? 60
+                          : strcmp(end, "h") == 0        ? 3600
+                                                         : 0;
+    if (!scale || v > 0xFFFFFFFFul / scale)
+        return -1;
+    *seconds = (unsigned)(v * scale);
+    return 0;
+}
+
+/* Room for every connection and file: the soft limit of open files is often
+ * 1024, the hard one much higher. */
+static void raise_file_limit(void)
+{
+    struct rlimit files;
+    if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= FILES_WANTED)
+        return;
+    files.rlim_cur = files.rlim_max < FILES_WANTED ? files.rlim_max : FILES_WANTED;
+    setrlimit(RLIMIT_NOFILE, &files);
 }
 
 /* mkdir -p, private to the user. */
@@ -95,7 +142,10 @@ static unsigned default_workers(void)
 
 int serve_main(int argc, char **argv)
 {
-    enum { OPT_PORT = 256, OPT_BIND, OPT_DIR, OPT_MAX_UPLOAD, OPT_UI, OPT_WORKERS };
+    enum {
+        OPT_PORT = 256, OPT_BIND, OPT_DIR, OPT_MAX_UPLOAD, OPT_UI, OPT_WORKERS, OPT_ALLOW_HOST,
+        OPT_JOB_TIMEOUT, OPT_DISK_RESERVE
+    };
     static const struct option options[] = {
         {"port", required_argument, NULL, OPT_PORT},
         {"bind", required_argument, NULL, OPT_BIND},
@@ -103,13 +153,19 @@ int serve_main(int argc, char **argv)
         {"max-upload", required_argument, NULL, OPT_MAX_UPLOAD},
         {"perfetto-ui", required_argument, NULL, OPT_UI},
         {"workers", required_argument, NULL, OPT_WORKERS},
+        {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
+        {"job-timeout", required_argument, NULL, OPT_JOB_TIMEOUT},
+        {"disk-reserve", required_argument, NULL, OPT_DISK_RESERVE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *bind = "127.0.0.1", *ui = DEFAULT_UI;
     char dir[4096] = "";
-    unsigned long long max_upload = 0;
+    unsigned long long max_upload = 0, disk_reserve = DEFAULT_DISK_RESERVE;
+    unsigned job_timeout = DEFAULT_JOB_TIMEOUT_S;
+    const char *allowed[WEB_ALLOWED_HOSTS_MAX];
+    size_t n_allowed = 0;
     long port = DEFAULT_PORT, workers = default_workers();
     int quiet = 0, c;
     while ((c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
@@ -152,6 +208,29 @@ int serve_main(int argc, char **argv)
                 return NSYSP_ERR_USAGE;
             }
             break;
+        case OPT_ALLOW_HOST:
+            if (!web_guard_name_valid(optarg) || n_allowed == WEB_ALLOWED_HOSTS_MAX) {
+                fprintf(stderr, "nsys-perfetto serve: --allow-host: expected a host name or "
+                                "address (at most %d), got '%s'\n", WEB_ALLOWED_HOSTS_MAX,
+                        optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            allowed[n_allowed++] = optarg;
+            break;
+        case OPT_JOB_TIMEOUT:
+            if (parse_duration(optarg, &job_timeout) < 0) {
+                fprintf(stderr, "nsys-perfetto serve: --job-timeout: expected a duration such "
+                                "as 90s, 30m or 2h, got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            break;
+        case OPT_DISK_RESERVE:
+            if (parse_size(optarg, &disk_reserve) < 0) {
+                fprintf(stderr, "nsys-perfetto serve: --disk-reserve: expected a size such as "
+                                "64M or 2G, got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            break;
         case 'q':
             quiet = 1;
             break;
@@ -177,6 +256,11 @@ int serve_main(int argc, char **argv)
                 strerror(errno));
         return NSYSP_ERR_OUTPUT;
     }
+    char why[4400];
+    if (reports_lock(dir, why, sizeof why) < 0) {
+        fprintf(stderr, "nsys-perfetto serve: %s\n", why);
+        return NSYSP_ERR_OUTPUT;
+    }
     int removed = reports_remove_unfinished(dir);
     if (removed && !quiet)
         fprintf(stderr, "nsys-perfetto serve: removed %d unfinished reports from %s\n", removed,
@@ -192,8 +276,11 @@ int serve_main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    web_server srv = {.dir = dir, .perfetto_ui = ui, .max_upload = max_upload};
-    srv.jobs = web_jobs_start(dir, (unsigned)workers);
+    raise_file_limit();
+    web_server srv = {.dir = dir, .perfetto_ui = ui, .max_upload = max_upload,
+                      .disk_reserve = disk_reserve};
+    web_guard_init(&srv.guard, bind, allowed, n_allowed);
+    srv.jobs = web_jobs_start(dir, (unsigned)workers, job_timeout);
     char err[512];
     if (!srv.jobs) {
         fputs("nsys-perfetto serve: cannot start the conversion threads\n", stderr);
@@ -204,6 +291,9 @@ int serve_main(int argc, char **argv)
         web_jobs_stop(srv.jobs);
         return NSYSP_ERR_USAGE;
     }
+    if (!job_timeout && !quiet)
+        fputs("nsys-perfetto serve: warning: --job-timeout 0: a conversion that hangs keeps "
+              "its worker forever\n", stderr);
     printf("http://%s/\n", srv.address);
     fflush(stdout);
     if (!quiet)

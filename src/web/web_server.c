@@ -12,10 +12,11 @@
 #include "web_upload.h"
 
 enum {
-    HTTP_THREADS = 4,            /* requests are short; uploads stream to disk */
-    CONNECTIONS_MAX = 256,
-    IDLE_TIMEOUT_S = 120,        /* a client silent this long is dropped */
-    REQUEST_MEMORY = 32 * 1024,  /* headers beyond this are refused (431) */
+    HTTP_THREADS = 4,             /* requests are short; uploads stream to disk */
+    CONNECTIONS_MAX = 512,
+    CONNECTIONS_PER_ADDRESS = 32, /* a browser opens 6 per server; one client never fills it */
+    IDLE_TIMEOUT_S = 120,         /* a client silent this long is dropped */
+    REQUEST_MEMORY = 32 * 1024,   /* headers beyond this are refused (431) */
 };
 
 #define API_REPORTS "/api/reports"
@@ -42,6 +43,19 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
 {
     (void)version;
     web_server *srv = cls;
+    if (!*state) { /* the headers are in: first the checks of who asks */
+        unsigned status;
+        const char *why;
+        if (!web_guard_allows(&srv->guard, method,
+                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
+                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site"),
+                              &status, &why))
+            return web_reply_error(c, status, why);
+        web_clients_headers_in(c, strcmp(method, MHD_HTTP_METHOD_POST) == 0);
+    } else {
+        web_clients_body_in(c, *size);
+    }
     bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
                strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     if (strcmp(url, API_REPORTS) == 0 && strcmp(method, MHD_HTTP_METHOD_POST) == 0)
@@ -71,10 +85,11 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
                          enum MHD_RequestTerminationCode why)
 {
-    (void)cls, (void)c, (void)why;
+    (void)cls, (void)why;
     if (*state) /* only uploads keep a state */
         web_upload_end(*state);
     *state = NULL;
+    web_clients_request_done(c);
 }
 
 /* libmicrohttpd's own messages (a bad request, a lost client) are not the
@@ -82,6 +97,29 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 static void quiet_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls, (void)fmt, (void)ap;
+}
+
+/* Starts the daemon with flags and, for a listening server, its address;
+ * the options every server has are set here. */
+static struct MHD_Daemon *start_daemon(web_server *srv, unsigned flags, uint16_t port,
+                                       const struct sockaddr *addr)
+{
+    struct MHD_OptionItem listening[] = {
+        {MHD_OPTION_SOCK_ADDR, 0, (void *)addr},
+        {MHD_OPTION_THREAD_POOL_SIZE, HTTP_THREADS, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    return MHD_start_daemon(
+        flags, port, NULL, NULL, route, srv,
+        MHD_OPTION_ARRAY, addr ? listening : &listening[2],
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTIONS_MAX,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CONNECTIONS_PER_ADDRESS,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+        MHD_OPTION_NOTIFY_CONNECTION, web_clients_notify, srv->clients,
+        MHD_OPTION_EXTERNAL_LOGGER, quiet_log, NULL,
+        MHD_OPTION_END);
 }
 
 int web_server_start(web_server *srv, const char *bind, int port, char *err, size_t err_size)
@@ -95,25 +133,24 @@ int web_server_start(web_server *srv, const char *bind, int port, char *err, siz
         snprintf(err, err_size, "--bind: '%s' is not an IPv4 or IPv6 address", bind);
         return -1;
     }
+    srv->clients = web_clients_start();
+    if (!srv->clients) {
+        freeaddrinfo(addr);
+        snprintf(err, err_size, "cannot start a thread");
+        return -1;
+    }
     /* poll, not epoll: with epoll, libmicrohttpd 0.9.75 misses a client that
      * sends its last bytes and closes at once (left in CLOSE-WAIT until the
      * timeout, with its partial upload). */
     unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (addr->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    srv->daemon = MHD_start_daemon(
-        flags, (uint16_t)port, NULL, NULL, route, srv,
-        MHD_OPTION_SOCK_ADDR, addr->ai_addr,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTIONS_MAX,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-        MHD_OPTION_EXTERNAL_LOGGER, quiet_log, NULL,
-        MHD_OPTION_END);
+    srv->daemon = start_daemon(srv, flags, (uint16_t)port, addr->ai_addr);
     int family = addr->ai_family;
     freeaddrinfo(addr);
     if (!srv->daemon) {
+        web_clients_stop(srv->clients);
+        srv->clients = NULL;
         snprintf(err, err_size, "cannot listen on %s port %d (in use, or not an address of "
                                 "this machine)", bind, port);
         return -1;
@@ -126,9 +163,26 @@ int web_server_start(web_server *srv, const char *bind, int port, char *err, siz
     return 0;
 }
 
+int web_server_start_unlistened(web_server *srv)
+{
+    srv->clients = web_clients_start();
+    if (!srv->clients)
+        return -1;
+    srv->daemon = start_daemon(srv, MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0, NULL);
+    if (!srv->daemon) {
+        web_clients_stop(srv->clients);
+        srv->clients = NULL;
+        return -1;
+    }
+    snprintf(srv->address, sizeof srv->address, "127.0.0.1:0");
+    return 0;
+}
+
 void web_server_stop(web_server *srv)
 {
     if (srv->daemon)
         MHD_stop_daemon(srv->daemon);
     srv->daemon = NULL;
+    web_clients_stop(srv->clients); /* after the daemon: every connection closed */
+    srv->clients = NULL;
 }

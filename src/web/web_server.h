@@ -12,20 +12,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "web_clients.h"
+#include "web_guard.h"
 #include "web_jobs.h"
 
 typedef struct web_server {
     const char *dir;           /* the reports (see web_reports.h) */
     const char *perfetto_ui;   /* the Perfetto UI the page opens */
     uint64_t max_upload;       /* bytes; 0 for no limit but the disk's */
+    uint64_t disk_reserve;     /* bytes an upload must leave free on the disk */
     char address[160];         /* host:port served, as the page shows it */
+    web_guard guard;           /* the host names it answers to */
     web_jobs *jobs;
+    web_clients *clients;
     struct MHD_Daemon *daemon;
 } web_server;
 
 /* Listens on bind:port (port 0: any free one) and serves until stopped;
  * 0, or -1 with a one-line reason in err. */
 int web_server_start(web_server *srv, const char *bind, int port, char *err, size_t err_size);
+
+/* For the request fuzzer: a server with no listening socket and no thread
+ * of its own; connections come by MHD_add_connection and are served by
+ * MHD_run. 0 or -1. */
+int web_server_start_unlistened(web_server *srv);
 
 /* Stops serving; uploads under way are dropped and their files removed. */
 void web_server_stop(web_server *srv);

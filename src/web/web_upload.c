@@ -10,15 +10,17 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "../common/utf8.h"
 #include "web_convert.h"
 #include "web_json.h"
 #include "web_options.h"
 #include "web_reports.h"
 
-/* Room left on the disk beyond an upload, for its trace and its export. */
-#define DISK_RESERVE (64ull << 20)
 /* What multipart framing and the option fields may add to the file. */
 #define FORM_OVERHEAD (64ull << 10)
+/* How often a streaming upload looks at the disk's free space: the reserve
+ * holds to within this much per upload under way. */
+#define DISK_CHECK_EVERY (256ull << 10)
 
 typedef struct upload {
     web_server *srv;
@@ -28,6 +30,7 @@ typedef struct upload {
     bool has_file, queued;
     char name[256];          /* the client's file name, only shown */
     uint64_t bytes;
+    uint64_t bytes_checked;  /* bytes when the free space was last looked at */
     web_options options;
     unsigned status;         /* the refusal to answer once the body is in */
     char error[512];
@@ -48,20 +51,41 @@ static void refuse(upload *u, unsigned status, const char *error)
     }
 }
 
-/* The last path component, without control characters, for display. */
+/* The last path component for display: without control characters, bytes
+ * that are not UTF-8 replaced (U+FFFD), cut at a character boundary. */
 static void client_name(const char *filename, char *out, size_t size)
 {
     const char *base = filename;
     for (const char *p = filename; *p; p++)
         if (*p == '/' || *p == '\\')
             base = p + 1;
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)base; *p && n + 1 < size; p++)
-        if (*p >= 0x20 && *p != 0x7f)
-            out[n++] = (char)*p;
+    static const char REPLACEMENT[] = "\xEF\xBF\xBD";
+    size_t n = 0, left = strlen(base);
+    for (const char *p = base; *p && n + 1 < size; left = strlen(p)) {
+        size_t len = utf8_char_length(p, left);
+        const char *piece = len ? p : REPLACEMENT;
+        size_t piece_len = len ? len : 3;
+        p += len ? len : 1;
+        if ((unsigned char)*piece < 0x20 || *piece == 0x7f)
+            continue;
+        if (n + piece_len >= size)
+            break; /* never half a character */
+        memcpy(out + n, piece, piece_len);
+        n += piece_len;
+    }
     out[n] = '\0';
     if (n == 0)
         snprintf(out, size, "report.sqlite");
+}
+
+/* Whether the disk keeps the server's reserve free; false when it does not. */
+static bool disk_has_room(const web_server *srv, uint64_t more)
+{
+    struct statvfs fs;
+    if (statvfs(srv->dir, &fs) != 0)
+        return true; /* cannot tell: the write itself will say */
+    uint64_t free_bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
+    return free_bytes >= more && free_bytes - more >= srv->disk_reserve;
 }
 
 static bool write_all(int fd, const char *data, size_t size)
@@ -78,6 +102,16 @@ static bool write_all(int fd, const char *data, size_t size)
     return true;
 }
 
+/* Looked at every DISK_CHECK_EVERY bytes as the upload streams: a chunked
+ * upload declares no size, and concurrent ones share the disk. */
+static bool reserve_holds(upload *u)
+{
+    if (u->bytes - u->bytes_checked < DISK_CHECK_EVERY)
+        return true;
+    u->bytes_checked = u->bytes;
+    return disk_has_room(u->srv, 0);
+}
+
 static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *key,
                                 const char *filename, const char *content_type,
                                 const char *transfer_encoding, const char *data, uint64_t off,
@@ -87,8 +121,12 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
     upload *u = cls;
     if (u->status)
         return MHD_YES; /* refused: the rest of the body is read and dropped */
+    if (!key || !*key) {
+        refuse(u, MHD_HTTP_BAD_REQUEST, "a form field has no name");
+        return MHD_YES;
+    }
     if (strcmp(key, "report") != 0) {
-        if (web_options_append(&u->options, key, data, size) < 0)
+        if (size && web_options_append(&u->options, key, data, size) < 0)
             refuse(u, MHD_HTTP_BAD_REQUEST, "unknown or too long form field");
         return MHD_YES;
     }
@@ -108,7 +146,9 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
         snprintf(why, sizeof why, "the report is larger than this server takes (%llu bytes)",
                  (unsigned long long)u->srv->max_upload);
         refuse(u, MHD_HTTP_CONTENT_TOO_LARGE, why);
-    } else if (!write_all(u->fd, data, size)) {
+    } else if (!reserve_holds(u)) {
+        refuse(u, MHD_HTTP_INSUFFICIENT_STORAGE, "not enough room on the server's disk");
+    } else if (size && !write_all(u->fd, data, size)) {
         refuse(u, errno == ENOSPC || errno == EDQUOT ? MHD_HTTP_INSUFFICIENT_STORAGE
                                                      : MHD_HTTP_INTERNAL_SERVER_ERROR,
                errno == ENOSPC || errno == EDQUOT ? "the server's disk is full"
@@ -134,9 +174,7 @@ static unsigned check_headers(upload *u, struct MHD_Connection *c)
                  (unsigned long long)u->srv->max_upload);
         return MHD_HTTP_CONTENT_TOO_LARGE;
     }
-    struct statvfs fs;
-    if (statvfs(u->srv->dir, &fs) == 0 &&
-        (unsigned long long)fs.f_bavail * fs.f_frsize < declared + DISK_RESERVE) {
+    if (!disk_has_room(u->srv, declared)) {
         snprintf(u->error, sizeof u->error, "not enough room on the server's disk");
         return MHD_HTTP_INSUFFICIENT_STORAGE;
     }

@@ -93,6 +93,8 @@ def leftovers():
     """Report directories without a finished result (upload parts, inputs)."""
     out = []
     for rid in os.listdir(REPORTS):
+        if not os.path.isdir(os.path.join(REPORTS, rid)):
+            continue  # the server's lock file
         try:
             files = set(os.listdir(os.path.join(REPORTS, rid)))
         except FileNotFoundError:  # removed while listed
@@ -157,8 +159,8 @@ for args in (["--max-upload", "lots"], ["--bind", "example.com"], ["--perfetto-u
            f"serve {args}: {r.returncode} {r.stderr!r}")
 
 proc, HOST, PORT = start()
-r = subprocess.run([BIN, "serve", "--dir", REPORTS, "--port", str(PORT)], capture_output=True,
-                   text=True, timeout=30)
+r = subprocess.run([BIN, "serve", "--dir", os.path.join(WORK, "other"), "--port", str(PORT)],
+                   capture_output=True, text=True, timeout=30)
 expect(r.returncode == 2 and "cannot listen" in r.stderr, f"port in use: {r.returncode} {r.stderr!r}")
 expect(HOST == "127.0.0.1", f"binds 127.0.0.1 by default: {HOST}")
 
@@ -223,7 +225,7 @@ with open(sparse, "wb") as f:
 head, headers = multipart({}, "big.sqlite", b"")
 length = len(head) + os.path.getsize(sparse)
 s = socket.create_connection((HOST, PORT), timeout=60)
-s.sendall(f"POST /api/reports HTTP/1.1\r\nHost: x\r\nContent-Type: {headers['Content-Type']}\r\n"
+s.sendall(f"POST /api/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {headers['Content-Type']}\r\n"
           f"Content-Length: {length}\r\n\r\n".encode())
 sent, reply = 0, b""
 with open(sparse, "rb") as f:
@@ -257,7 +259,7 @@ answers("the 2 GB upload")
 body, headers = multipart({}, "chunked.sqlite", b"\0" * (MAX_UPLOAD + (1 << 20)))
 chunked = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 65536]), body[i:i + 65536])
                    for i in range(0, len(body), 65536)) + b"0\r\n\r\n"
-code = raw(b"POST /api/reports HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+code = raw(b"POST /api/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
            b"Content-Type: " + headers["Content-Type"].encode() + b"\r\n\r\n" + chunked)
 expect(code == 413, f"chunked upload past --max-upload: {code}")
 no_leftovers("the chunked upload")
@@ -266,7 +268,7 @@ answers("the chunked upload")
 # Truncated: the connection ends halfway through the body.
 with open(reports[0], "rb") as f:
     body, headers = multipart({}, "truncated.sqlite", f.read())
-head = (f"POST /api/reports HTTP/1.1\r\nHost: x\r\nContent-Type: {headers['Content-Type']}\r\n"
+head = (f"POST /api/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {headers['Content-Type']}\r\n"
         f"Content-Length: {len(body)}\r\n\r\n").encode()
 
 
@@ -288,7 +290,7 @@ answers("a truncated upload")
 
 # The whole length arrives, but the multipart body stops short of its end.
 cut = body[:len(body) // 2]
-code = raw(f"POST /api/reports HTTP/1.1\r\nHost: x\r\nContent-Type: {headers['Content-Type']}\r\n"
+code = raw(f"POST /api/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {headers['Content-Type']}\r\n"
            f"Content-Length: {len(cut)}\r\n\r\n".encode() + cut)
 expect(code == 400, f"multipart without its end: {code}")
 no_leftovers("a multipart without its end")
@@ -320,7 +322,7 @@ expect(status == 404, f"DELETE unknown id: {status}")
 answers("bad ids")
 
 # A huge header.
-code = raw(b"GET / HTTP/1.1\r\nHost: x\r\nX-Huge: " + b"a" * (256 << 10) + b"\r\n\r\n")
+code = raw(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Huge: " + b"a" * (256 << 10) + b"\r\n\r\n")
 expect(code is not None and 400 <= code < 500, f"huge header: {code}")
 answers("a huge header")
 
