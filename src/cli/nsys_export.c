@@ -39,20 +39,34 @@ const char *find_nsys(void)
 }
 
 int export_nsys_report_to(const char *nsys, const char *report, const char *sqlite,
-                          const char *log, char *why, size_t why_size)
+                          const char *log, const run_limits *limits, char *why,
+                          size_t why_size)
 {
     const char *argv[] = {nsys, "export", "--type", "sqlite", "--force-overwrite", "true",
                           "--output", sqlite, report, NULL};
-    int rc = run_logged(argv, log, NULL, NULL, NULL);
+    int rc = run_logged(argv, log, NULL, NULL, limits);
     struct stat st;
     if (rc == 0 && stat(sqlite, &st) == 0)
         return NSYSP_OK;
+    if (rc == RUN_TIMED_OUT || rc == RUN_CANCELLED) {
+        unlink(sqlite); /* what a session stopped midway wrote */
+        run_failure(rc, limits, why, why_size);
+        return rc == RUN_CANCELLED ? NSYSP_ERR_INTERRUPTED : NSYSP_ERR_INPUT_FORMAT;
+    }
     last_line(log, why, (unsigned)why_size);
     return NSYSP_ERR_INPUT_FORMAT;
 }
 
 int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpdir,
                        size_t tmpdir_size, char *err, size_t err_size)
+{
+    return export_nsys_report_limited(report, sqlite, size, tmpdir, tmpdir_size, err, err_size,
+                                      NULL);
+}
+
+int export_nsys_report_limited(const char *report, char *sqlite, size_t size, char *tmpdir,
+                               size_t tmpdir_size, char *err, size_t err_size,
+                               const run_limits *limits)
 {
     if (access(report, R_OK) != 0) {
         snprintf(err, err_size, "%s: %s", report,
@@ -79,12 +93,14 @@ int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpd
     snprintf(log, sizeof log, "%s/export.log", tmpdir);
 
     char why[1024];
-    if (export_nsys_report_to(nsys, report, sqlite, log, why, sizeof why) != NSYSP_OK) {
+    int rc = export_nsys_report_to(nsys, report, sqlite, log, limits, why, sizeof why);
+    if (rc == NSYSP_ERR_INTERRUPTED)
+        snprintf(err, err_size, "%s: interrupted", report);
+    else if (rc != NSYSP_OK)
         snprintf(err, err_size, "%s: nsys export failed%s%s", report, why[0] ? ": " : "", why);
+    if (rc != NSYSP_OK)
         remove_export(sqlite, tmpdir);
-        return NSYSP_ERR_INPUT_FORMAT;
-    }
-    return NSYSP_OK;
+    return rc;
 }
 
 void remove_export(const char *sqlite, const char *tmpdir)

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "subprocess.h"
+
 /* Whether path names an nsys report rather than its SQLite export. */
 bool is_nsys_report(const char *path);
 
@@ -19,10 +21,21 @@ const char *find_nsys(void);
 int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpdir,
                        size_t tmpdir_size, char *err, size_t err_size);
 
+/* export_nsys_report within limits (NULL: none): nsys export runs as a
+ * session of its own (see run_logged), stopped with everything it started
+ * after limits->timeout_s (NSYSP_ERR_INPUT_FORMAT, "timed out after ...")
+ * or once *limits->cancel is set, which another thread may do
+ * (NSYSP_ERR_INTERRUPTED). */
+int export_nsys_report_limited(const char *report, char *sqlite, size_t size, char *tmpdir,
+                               size_t tmpdir_size, char *err, size_t err_size,
+                               const run_limits *limits);
+
 /* Exports report to the SQLite file sqlite with nsys, its output appended
- * to log. Returns 0, or an nsysp_status with the reason in why. */
+ * to log, within limits (NULL: none). Returns 0, or an nsysp_status with
+ * the reason in why: NSYSP_ERR_INTERRUPTED when cancelled. */
 int export_nsys_report_to(const char *nsys, const char *report, const char *sqlite,
-                          const char *log, char *why, size_t why_size);
+                          const char *log, const run_limits *limits, char *why,
+                          size_t why_size);
 
 /* Removes what export_nsys_report created. */
 void remove_export(const char *sqlite, const char *tmpdir);

@@ -98,11 +98,16 @@ int nsys_profile(const profile_request *req, char *why, size_t why_size)
         argv[n++] = req->command[i];
     argv[n] = NULL;
     int rc = run_logged(argv, req->log, req->gpu ? "CUDA_VISIBLE_DEVICES" : NULL, req->gpu,
-                        req->interrupted);
+                        &req->limits);
     free(argv);
+    if (rc == RUN_TIMED_OUT) {
+        /* what a session stopped midway left is no report */
+        remove(rep);
+        remove(qdstrm);
+    }
     if (rc != 0) {
         /* nsys exits with the program's status. */
-        snprintf(why, why_size, "exited with status %d", rc);
+        run_failure(rc, &req->limits, why, why_size);
         return -1;
     }
     if (!exists(rep) && exists(qdstrm)) {
@@ -113,9 +118,16 @@ int nsys_profile(const profile_request *req, char *why, size_t why_size)
             return -1;
         }
         const char *import[] = {importer, "-i", qdstrm, "-o", rep, "-f", NULL};
-        rc = run_logged(import, req->log, NULL, NULL, NULL);
+        rc = run_logged(import, req->log, NULL, NULL, &req->limits);
         if (rc == 0)
             remove(qdstrm);
+        if (rc == RUN_TIMED_OUT || rc == RUN_CANCELLED) {
+            char stopped[128];
+            run_failure(rc, &req->limits, stopped, sizeof stopped);
+            snprintf(why, why_size, "QdstrmImporter %s", stopped);
+            remove(rep);
+            return -1;
+        }
     }
     if (!exists(rep)) {
         char line[512];

@@ -5,8 +5,9 @@
 #ifndef NSYSP_CLI_NSYS_PROFILE_H
 #define NSYSP_CLI_NSYS_PROFILE_H
 
-#include <signal.h>
 #include <stddef.h>
+
+#include "subprocess.h"
 
 typedef struct profile_request {
     const char *nsys;                    /* the nsys to run */
@@ -17,11 +18,12 @@ typedef struct profile_request {
     const char *gpu;                     /* CUDA_VISIBLE_DEVICES, or NULL */
     const char *stem;                    /* output: stem.nsys-rep */
     const char *log;                     /* nsys's and the program's output */
-    volatile sig_atomic_t *interrupted;  /* set by Ctrl-C: passed on to nsys */
+    run_limits limits;                   /* each nsys command's timeout; Ctrl-C */
 } profile_request;
 
 /* Returns 0 with stem.nsys-rep written, or -1 with why (why_size bytes)
- * saying what failed. */
+ * saying what failed ("timed out after 30m" when the session was stopped
+ * at the timeout, "interrupted" when cancelled). */
 int nsys_profile(const profile_request *req, char *why, size_t why_size);
 
 #endif

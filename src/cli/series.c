@@ -19,10 +19,15 @@ static const char *const DEFAULT_OPTIONS[] = {"--trace=cuda,opengl,nvtx,osrt,cub
 
 enum { MAX_VALUES = 256, MAX_ARGS = 256 };
 
+/* Long enough for any real run of a few minutes; a hung profiler still
+ * ends. */
+#define DEFAULT_TIMEOUT_S (30 * 60.0)
+
 typedef struct series_args {
     const char *values[MAX_VALUES];
     size_t n_values;
     int runs;
+    double timeout_s;                /* per nsys command; 0: none */
     const char *gpu, *dir, *pattern;
     char *nsys_args;                 /* split on blanks into options */
     const char *options[MAX_ARGS];
@@ -52,10 +57,13 @@ static void series_usage(FILE *to)
           "                         --trace=cuda,opengl,nvtx,osrt,cublas,cudnn\n"
           "                         (split at blanks)\n"
           "      --match REGEX      summarize only names matching REGEX; repeatable\n"
+          "      --timeout DURATION stop a run (nsys and all it started) whose nsys\n"
+          "                         profile or export takes longer than DURATION:\n"
+          "                         90s, 30m, 2h or seconds (default 30m; 0: none)\n"
           "  -h, --help             show this help\n"
-          "nsys is $NSYS, or nsys on PATH. A failed run is reported and the series goes\n"
-          "on. Exit status: 0 all runs done, 1 some failed, 2 bad command line,\n"
-          "7 interrupted (what finished is kept and summarized).\n",
+          "nsys is $NSYS, or nsys on PATH. A failed or timed-out run is reported and\n"
+          "the series goes on. Exit status: 0 all runs done, 1 some failed, 2 bad\n"
+          "command line, 7 interrupted (what finished is kept and summarized).\n",
           to);
 }
 
@@ -66,10 +74,27 @@ static int usage_error(const char *what, const char *arg)
     return NSYSP_ERR_USAGE;
 }
 
+/* "90s", "30m", "2h" or plain seconds into seconds; -1 when it is none. */
+static double parse_duration(const char *text)
+{
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    char *unit;
+    double n = strtod(text, &unit);
+    double scale = strcmp(unit, "") == 0 || strcmp(unit, "s") == 0 ? 1
+                   : strcmp(unit, "m") == 0                         ? 60
+                   : strcmp(unit, "h") == 0                         ? 3600
+                                                                    : -1;
+    if (scale < 0 || !(n * scale < 1e9)) /* also refuses inf and nan */
+        return -1;
+    return n * scale;
+}
+
 /* Options are parsed by hand: -p takes every word up to the next option. */
 static int parse(int argc, char **argv, series_args *a)
 {
     a->runs = 1;
+    a->timeout_s = DEFAULT_TIMEOUT_S;
     a->pattern = SERIES_DEFAULT_PATTERN;
     int i = 1;
     for (; i < argc; i++) {
@@ -95,6 +120,11 @@ static int parse(int argc, char **argv, series_args *a)
             if (*end || n < 1 || n > 1000)
                 return usage_error("--runs: expected 1-1000", argv[i]);
             a->runs = (int)n;
+        } else if (strcmp(opt, "--timeout") == 0) {
+            a->timeout_s = parse_duration(argv[++i]);
+            if (a->timeout_s < 0)
+                return usage_error("--timeout: expected a duration like 90s, 30m, 2h or 0",
+                                   argv[i]);
         } else if (strcmp(opt, "--gpu") == 0) {
             a->gpu = argv[++i];
         } else if (strcmp(opt, "--dir") == 0) {
@@ -132,6 +162,9 @@ static int parse(int argc, char **argv, series_args *a)
         a->options[0] = DEFAULT_OPTIONS[0];
         a->n_options = 1;
     }
+    if (a->timeout_s == 0)
+        fputs("nsys-perfetto series: warning: --timeout 0: no time limit; a hung profiler"
+              " will hang the series\n", stderr);
     return 0;
 }
 
@@ -192,6 +225,7 @@ typedef struct run_state {
     const series_args *a;
     const char *dir, *nsys;
     volatile sig_atomic_t *interrupted;
+    run_limits limits;   /* of each nsys command: the timeout, Ctrl-C */
     nsysp_summary *summaries;
     series_run *done;
     size_t n_done;
@@ -236,8 +270,9 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
         series_expand(a->command[i], v, expanded[i], size);
         command[i] = expanded[i];
     }
-    profile_request req = {st->nsys, a->options, a->n_options, command, n_command,
-                           a->gpu, stem, log, st->interrupted};
+    profile_request req = {.nsys = st->nsys, .options = a->options, .n_options = a->n_options,
+                           .command = command, .n_command = n_command, .gpu = a->gpu,
+                           .stem = stem, .log = log, .limits = st->limits};
     progress("profiling", step, steps, v, run, a->runs);
     const char *failed = NULL;
     if (nsys_profile(&req, why, sizeof why) != 0) {
@@ -246,7 +281,7 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
         progress("exporting and converting", step, steps, v, run, a->runs);
         char rep[4200];
         snprintf(rep, sizeof rep, "%s.nsys-rep", stem);
-        if (export_nsys_report_to(st->nsys, rep, sqlite, log, why, sizeof why) != 0)
+        if (export_nsys_report_to(st->nsys, rep, sqlite, log, &st->limits, why, sizeof why) != 0)
             failed = "nsys export";
     }
     for (size_t i = 0; i < n_command; i++)
@@ -298,8 +333,8 @@ int series_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     if (make_dir(&a, dir, sizeof dir) != 0)
         return NSYSP_ERR_OUTPUT;
     size_t steps = a.n_values * (size_t)a.runs, failures = 0;
-    run_state st = {&a, dir, nsys, interrupted, calloc(steps, sizeof(nsysp_summary)),
-                    calloc(steps, sizeof(series_run)), 0};
+    run_state st = {&a, dir, nsys, interrupted, {interrupted, a.timeout_s},
+                    calloc(steps, sizeof(nsysp_summary)), calloc(steps, sizeof(series_run)), 0};
     if (!st.summaries || !st.done)
         abort();
     size_t step = 0;

@@ -1,58 +1,395 @@
 #include "subprocess.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-int run_logged(const char *const argv[], const char *log, const char *env_name,
-               const char *env_value, volatile sig_atomic_t *interrupted)
+/* How long a session has to end after SIGINT/SIGTERM before SIGKILL. */
+#define GRACE_S 3.0
+/* SIGKILL ends anything not stuck in the kernel; past this the keeper
+ * stops trying rather than hang itself. */
+#define KILL_GIVE_UP_S 10.0
+/* How often the waits look at the processes, the clock and the cancel flag. */
+enum { POLL_MS = 20 };
+
+/* The keeper's signals. It is told when to stop, so signals that would
+ * end it (and leave the session without its keeper) are ignored; SIGCHLD
+ * must not be, or its children would not wait to be reaped. The program
+ * gets the dispositions back that we had. */
+static const struct {
+    int sig;
+    void (*action)(int);
+} KEEPER_SIGNALS[] = {{SIGINT, SIG_IGN},  {SIGTERM, SIG_IGN}, {SIGHUP, SIG_IGN},
+                      {SIGQUIT, SIG_IGN}, {SIGPIPE, SIG_IGN}, {SIGCHLD, SIG_DFL}};
+enum { N_KEEPER_SIGNALS = sizeof KEEPER_SIGNALS / sizeof *KEEPER_SIGNALS };
+
+static double now_s(void)
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        sigset_t none; /* the web server blocks Ctrl-C in its threads; the child must not */
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        if (interrupted)
-            setpgid(0, 0);
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        if (env_name)
-            setenv(env_name, env_value, 1);
-        execvp(argv[0], (char *const *)argv);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    if (pid < 0)
-        return 127;
-    if (interrupted)
-        setpgid(pid, pid); /* either side may run first */
-    int status = 0;
-    bool passed_on = false;
-    /* The handler of Ctrl-C interrupts the wait: pass it on, then wait
-     * until the child is done. */
-    for (;;) {
-        if (interrupted && *interrupted && !passed_on) {
-            kill(-pid, SIGINT);
-            passed_on = true;
-        }
-        if (waitpid(pid, &status, 0) == pid)
-            break;
-        if (errno != EINTR)
-            return 127;
-    }
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec t = {0, ms * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static int exit_code(int status)
+{
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
+}
+
+/* In a forked child: becomes argv[0], its output appended to log. */
+static void exec_logged(const char *const argv[], const char *log, const char *env_name,
+                        const char *env_value)
+{
+    sigset_t none; /* the web server blocks Ctrl-C in its threads; the child must not */
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+    if (env_name)
+        setenv(env_name, env_value, 1);
+    execvp(argv[0], (char *const *)argv);
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(RUN_NOT_RUN);
+}
+
+/* Without limits: the child in our process group, waited for. */
+static int run_plain(const char *const argv[], const char *log, const char *env_name,
+                     const char *env_value)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        exec_logged(argv, log, env_name, env_value);
+    if (pid < 0)
+        return RUN_NOT_RUN;
+    int status = 0;
+    while (waitpid(pid, &status, 0) != pid)
+        if (errno != EINTR)
+            return RUN_NOT_RUN;
+    return exit_code(status);
+}
+
+/* ---- The keeper: a forked copy of us that owns one session. ---- */
+
+typedef struct session {
+    pid_t leader; /* the program; its pid is its process group */
+    bool ended;
+    int status;   /* the leader's wait status, once ended */
+} session;
+
+typedef struct proc_link {
+    pid_t pid, ppid;
+} proc_link;
+
+static int by_pid(const void *a, const void *b)
+{
+    pid_t x = ((const proc_link *)a)->pid, y = ((const proc_link *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+/* The parent of process pid from /proc/PID/stat; 0 when it is gone. */
+static pid_t read_parent(const char *pid)
+{
+    char path[300], stat[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    stat[n > 0 ? n : 0] = '\0';
+    /* "pid (comm) state ppid ...": comm may hold blanks and parentheses */
+    const char *after_comm = strrchr(stat, ')');
+    int ppid = 0;
+    if (!after_comm || sscanf(after_comm + 1, " %*c %d", &ppid) != 1)
+        return 0;
+    return (pid_t)ppid;
+}
+
+/* Every process with its parent, sorted by pid; NULL when /proc cannot be
+ * read. */
+static proc_link *read_process_links(size_t *n)
+{
+    *n = 0;
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return NULL;
+    size_t cap = 1024;
+    proc_link *links = malloc(cap * sizeof *links);
+    for (struct dirent *e; links && (e = readdir(proc));) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        pid_t ppid = read_parent(e->d_name);
+        if (ppid == 0)
+            continue;
+        if (*n == cap) {
+            proc_link *grown = realloc(links, 2 * cap * sizeof *links);
+            if (!grown)
+                break;
+            links = grown;
+            cap *= 2;
+        }
+        links[(*n)++] = (proc_link){(pid_t)atoi(e->d_name), ppid};
+    }
+    closedir(proc);
+    if (links)
+        qsort(links, *n, sizeof *links, by_pid);
+    return links;
+}
+
+static pid_t parent_of(const proc_link *links, size_t n, pid_t pid)
+{
+    proc_link key = {pid, 0};
+    const proc_link *found = bsearch(&key, links, n, sizeof *links, by_pid);
+    return found ? found->ppid : 0;
+}
+
+static bool descends_from(const proc_link *links, size_t n, pid_t pid, pid_t ancestor)
+{
+    for (int hop = 0; hop < 512 && pid > 1; hop++) {
+        pid = parent_of(links, n, pid);
+        if (pid == ancestor)
+            return true;
+    }
+    return false;
+}
+
+/* sig to the whole session: the program's process group, and every
+ * process below the keeper, which includes whatever left that group
+ * (orphans are adopted by the keeper, a subreaper). */
+static void signal_session(const session *s, int sig)
+{
+    kill(-s->leader, sig);
+    size_t n;
+    proc_link *links = read_process_links(&n);
+    pid_t self = getpid();
+    for (size_t i = 0; i < n; i++)
+        if (descends_from(links, n, links[i].pid, self))
+            kill(links[i].pid, sig);
+    free(links);
+}
+
+/* Reaps whatever has ended (noting the leader's status); returns whether
+ * any process below the keeper is left. */
+static bool reap(session *s)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid == s->leader) {
+            s->ended = true;
+            s->status = status;
+        }
+        if (pid > 0)
+            continue;
+        return !(pid < 0 && errno == ECHILD);
+    }
+}
+
+/* first_signal to the program's process group, as a terminal would send
+ * it (nsys then ends its session itself), up to GRACE_S for the program to
+ * end, then SIGKILL to all of the session until nothing of it is left. */
+static void end_session(session *s, int first_signal)
+{
+    kill(-s->leader, first_signal);
+    double grace_end = now_s() + GRACE_S;
+    while (reap(s) && !s->ended && now_s() < grace_end)
+        sleep_ms(POLL_MS);
+    double give_up = now_s() + KILL_GIVE_UP_S;
+    while (reap(s) && now_s() < give_up) {
+        signal_session(s, SIGKILL);
+        sleep_ms(POLL_MS / 4);
+    }
+}
+
+/* Waits up to ms for the parent's word: the signal to end the session
+ * with; end of file (the parent is gone) means SIGTERM. 0: no word yet. */
+static int stop_request(int fd, int ms)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, ms) <= 0)
+        return 0;
+    unsigned char sig;
+    ssize_t n = read(fd, &sig, 1);
+    if (n == 1)
+        return sig;
+    if (n < 0 && errno == EINTR)
+        return 0;
+    return SIGTERM;
+}
+
+/* The keeper runs no program, so nothing of ours closes on exec: it lets
+ * go of our files, or a web server's sockets would stay open as long as
+ * the session. */
+static void close_files_but(int keep)
+{
+    DIR *fds = opendir("/proc/self/fd");
+    if (!fds)
+        return;
+    for (struct dirent *e; (e = readdir(fds));) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != keep && fd != dirfd(fds))
+            close(fd);
+    }
+    closedir(fds);
+}
+
+/* In the forked keeper: starts the program in a process group of its own,
+ * adopts what escapes it, and ends the whole session when the parent says
+ * so on stop_fd. Exits with the program's exit code when it ends. */
+static void keep_session(int stop_fd, const char *const argv[], const char *log,
+                         const char *env_name, const char *env_value)
+{
+    struct sigaction ours[N_KEEPER_SIGNALS];
+    for (int i = 0; i < N_KEEPER_SIGNALS; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = KEEPER_SIGNALS[i].action;
+        sigaction(KEEPER_SIGNALS[i].sig, &sa, &ours[i]);
+    }
+    close_files_but(stop_fd);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    session s = {fork(), false, 0};
+    if (s.leader == 0) {
+        setpgid(0, 0);
+        for (int i = 0; i < N_KEEPER_SIGNALS; i++)
+            sigaction(KEEPER_SIGNALS[i].sig, &ours[i], NULL);
+        exec_logged(argv, log, env_name, env_value);
+    }
+    if (s.leader < 0)
+        _exit(RUN_NOT_RUN);
+    setpgid(s.leader, s.leader); /* either side may run first */
+    for (;;) {
+        reap(&s);
+        /* What a program that ended leaves (nsys's daemon lingers a few
+         * seconds) is let be, as without a keeper. */
+        if (s.ended)
+            _exit(exit_code(s.status));
+        int sig = stop_request(stop_fd, POLL_MS);
+        if (sig) {
+            end_session(&s, sig);
+            _exit(s.ended ? exit_code(s.status) : 128 + sig);
+        }
+    }
+}
+
+/* RUN_CANCELLED or RUN_TIMED_OUT when the session is to stop, else 0. */
+static int stop_reason(const run_limits *limits, double deadline)
+{
+    if (limits->cancel && *limits->cancel)
+        return RUN_CANCELLED;
+    if (deadline > 0 && now_s() >= deadline)
+        return RUN_TIMED_OUT;
+    return 0;
+}
+
+/* Polls the keeper: a blocking wait would not notice a cancel flag set by
+ * another thread. */
+static int wait_for_keeper(pid_t keeper, int stop_fd, const run_limits *limits)
+{
+    double deadline = limits->timeout_s > 0 ? now_s() + limits->timeout_s : 0;
+    int stopped = 0;
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(keeper, &status, WNOHANG);
+        if (pid == keeper)
+            return stopped ? stopped : exit_code(status);
+        if (pid < 0 && errno != EINTR)
+            return RUN_NOT_RUN;
+        if (!stopped && (stopped = stop_reason(limits, deadline)) != 0) {
+            /* cancel: what Ctrl-C would have sent */
+            unsigned char sig = stopped == RUN_CANCELLED ? SIGINT : SIGTERM;
+            /* MSG_NOSIGNAL: a keeper that has just exited must not kill us */
+            send(stop_fd, &sig, 1, MSG_NOSIGNAL);
+        }
+        sleep_ms(POLL_MS);
+    }
+}
+
+/* Says in the log why its output stops short. */
+static void note_stop(const char *log, int rc, const run_limits *limits)
+{
+    char why[128];
+    run_failure(rc, limits, why, sizeof why);
+    FILE *f = fopen(log, "a");
+    if (!f)
+        return;
+    fprintf(f, "nsys-perfetto: %s: stopped it and everything it started\n", why);
+    fclose(f);
+}
+
+static int run_in_session(const char *const argv[], const char *log, const char *env_name,
+                          const char *env_value, const run_limits *limits)
+{
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+        return RUN_NOT_RUN;
+    pid_t keeper = fork();
+    if (keeper == 0) {
+        close(ends[0]);
+        keep_session(ends[1], argv, log, env_name, env_value);
+    }
+    close(ends[1]);
+    int rc = keeper < 0 ? RUN_NOT_RUN : wait_for_keeper(keeper, ends[0], limits);
+    close(ends[0]);
+    if (rc == RUN_TIMED_OUT || rc == RUN_CANCELLED)
+        note_stop(log, rc, limits);
+    return rc;
+}
+
+int run_logged(const char *const argv[], const char *log, const char *env_name,
+               const char *env_value, const run_limits *limits)
+{
+    if (limits && limits->cancel && *limits->cancel)
+        return RUN_CANCELLED;
+    fflush(NULL);
+    if (!limits)
+        return run_plain(argv, log, env_name, env_value);
+    return run_in_session(argv, log, env_name, env_value, limits);
+}
+
+void format_duration(double seconds, char *out, size_t size)
+{
+    if (seconds >= 3600 && fmod(seconds, 3600) == 0)
+        snprintf(out, size, "%.10gh", seconds / 3600);
+    else if (seconds >= 60 && fmod(seconds, 60) == 0)
+        snprintf(out, size, "%.10gm", seconds / 60);
+    else
+        snprintf(out, size, "%.10gs", seconds);
+}
+
+void run_failure(int rc, const run_limits *limits, char *out, size_t size)
+{
+    if (rc == RUN_TIMED_OUT) {
+        char duration[64];
+        format_duration(limits ? limits->timeout_s : 0, duration, sizeof duration);
+        snprintf(out, size, "timed out after %s", duration);
+    } else if (rc == RUN_CANCELLED) {
+        snprintf(out, size, "interrupted");
+    } else {
+        snprintf(out, size, "exited with status %d", rc);
+    }
 }
 
 void last_line(const char *file, char *out, unsigned size)

@@ -63,8 +63,11 @@ nsysp_status web_convert(const char *dir, const web_job *job, volatile sig_atomi
     int rc = NSYSP_OK;
     if (strcmp(job->input, "input.sqlite") != 0) {
         progress(ctx, "exporting", 0);
-        rc = export_nsys_report(input, sqlite, sizeof sqlite, tmpdir, sizeof tmpdir, error,
-                                sizeof error);
+        /* Cancelled (the server stops, or the job's time is up): nsys export
+         * is stopped with everything it started. */
+        run_limits limits = {.cancel = cancel};
+        rc = export_nsys_report_limited(input, sqlite, sizeof sqlite, tmpdir, sizeof tmpdir,
+                                        error, sizeof error, &limits);
     }
     web_parsed_options parsed;
     if (rc == NSYSP_OK && web_options_parse(&job->options, &parsed, error, sizeof error) < 0)
