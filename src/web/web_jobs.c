@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../cli/subprocess.h"
+
 enum { QUEUE_MAX = 256, WORKERS_MAX = 16 };
 
 typedef struct slot {
@@ -67,9 +69,10 @@ static void on_progress(void *ctx, const char *state, double fraction)
 /* The job ran past the time limit: it fails, with a result that says so. */
 static void fail_timed_out(web_jobs *jobs, const web_job *job)
 {
-    char message[256];
-    snprintf(message, sizeof message, "the conversion took longer than this server allows "
-             "(--job-timeout %us) and was stopped", jobs->timeout_s);
+    char limit[32], message[512];
+    format_duration(jobs->timeout_s, limit, sizeof limit);
+    snprintf(message, sizeof message, "%s: the conversion took longer than this server allows "
+             "(--job-timeout %s) and was stopped", job->name, limit);
     web_convert_fail(jobs->dir, job, message, jobs->timeout_s);
 }
 

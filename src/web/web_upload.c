@@ -157,6 +157,21 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
     return MHD_YES;
 }
 
+/* Whether the Content-Type's boundary parameter is 1 to 70 characters, as
+ * RFC 2046 has it (quoted or not). */
+static bool boundary_valid(const char *type)
+{
+    static const char KEY[] = "boundary=";
+    const char *p = type;
+    while (*p && strncasecmp(p, KEY, sizeof KEY - 1) != 0)
+        p++;
+    if (!*p)
+        return false;
+    p += sizeof KEY - 1;
+    size_t n = *p == '"' ? strcspn(++p, "\"") : strcspn(p, "; \t");
+    return n >= 1 && n <= 70;
+}
+
 /* Checks what the headers say, before any of the body is read; 0 or an
  * HTTP status with the reason in u->error. */
 static unsigned check_headers(upload *u, struct MHD_Connection *c)
@@ -165,6 +180,11 @@ static unsigned check_headers(upload *u, struct MHD_Connection *c)
     if (!type || strncasecmp(type, "multipart/form-data", 19) != 0) {
         snprintf(u->error, sizeof u->error, "expected a multipart/form-data upload");
         return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
+    }
+    if (!boundary_valid(type)) {
+        snprintf(u->error, sizeof u->error, "the multipart boundary is missing, empty or longer "
+                                            "than 70 characters (RFC 2046)");
+        return MHD_HTTP_BAD_REQUEST;
     }
     const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
     unsigned long long declared = length ? strtoull(length, NULL, 10) : 0;
