@@ -56,7 +56,10 @@ typedef struct nsysp_options {
     const char *const *nvtx_domains;
     size_t n_nvtx_domains;
     /* Keep only NVTX ranges and marks whose name matches this POSIX extended
-     * regular expression (NULL keeps all). */
+     * regular expression (NULL keeps all). Refused (NSYSP_ERR_USAGE) where
+     * glibc's cost could run away: back-references (\1, not POSIX
+     * ERE), over 1024 bytes, a {n,m} count over 255, or over 1024
+     * characters once its repeats are written out. */
     const char *nvtx_filter;
     /* Filters. Rows they leave out are counted as skipped ("filtered out").
      * sources: names as nsysp_source_name() lists them (NULL: all).
@@ -195,12 +198,18 @@ typedef struct nsysp_summary {
 } nsysp_summary;
 
 /* Summarizes one report; match (NULL for all) is a POSIX extended regular
- * expression the names must match. */
+ * expression the names must match, refused as options.nvtx_filter is. */
 nsysp_status nsysp_summarize(const char *input_path, const char *match, nsysp_summary *summary);
 /* The same with n_match expressions; a name is kept when it matches any. */
 nsysp_status nsysp_summarize_matching(const char *input_path, const char *const *match,
                                       size_t n_match, nsysp_summary *summary);
 void nsysp_summary_free(nsysp_summary *summary);
+/* Summaries take no options, so their cancel flag is the process's: once
+ * *cancel (when not NULL) is set non-zero, e.g. by a signal handler, every
+ * summary under way stops and returns NSYSP_ERR_INTERRUPTED. Set it before
+ * summaries start (it is read without a lock); NULL, the default, never
+ * cancels. */
+void nsysp_summary_set_cancel(volatile sig_atomic_t *cancel);
 
 #ifdef __cplusplus
 }

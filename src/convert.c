@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "nsys_perfetto.h"
+#include "common/regex_limits.h"
 #include "common/xalloc.h"
 #include "nsys/nsys_db.h"
 #include "perfetto/pw_output.h"
@@ -189,6 +190,19 @@ static int64_t first_start(report *r)
     return first ? feed_start(first) : NSYS_NULL;
 }
 
+/* Whether the caller asked the conversion to stop (opt->cancel). */
+static bool cancelled(const nsysp_options *opt)
+{
+    return opt->cancel && *opt->cancel;
+}
+
+static int interrupted(buf *err, const char *input)
+{
+    buf_clear(err);
+    buf_printf(err, "%s: interrupted", input);
+    return NSYSP_ERR_INTERRUPTED;
+}
+
 static int run_feeds(report *r)
 {
     int status = NSYSP_OK;
@@ -198,15 +212,13 @@ static int run_feeds(report *r)
     int64_t first = f ? feed_start(f) : 0;
     double span = r->c.report_end > first ? (double)r->c.report_end - (double)first : 1;
     for (; f != NULL; f = next_feed(r)) {
-        if ((++rows & 0xFFF) == 0) {
-            if (r->opt->cancel && *r->opt->cancel) {
-                buf_printf(r->err, "%s: interrupted", r->input);
-                return NSYSP_ERR_INTERRUPTED;
-            }
-            if (r->opt->progress && (rows & 0xFFFF) == 0) {
-                double done = ((double)feed_start(f) - (double)first) / span;
-                r->opt->progress(r->opt->progress_ctx, done < 0 ? 0 : done > 1 ? 1 : done);
-            }
+        /* Every row: one row may cost a while (a filter's regexec on a long
+         * name), and the flag costs a load. */
+        if (cancelled(r->opt))
+            return interrupted(r->err, r->input);
+        if (r->opt->progress && (++rows & 0xFFFF) == 0) {
+            double done = ((double)feed_start(f) - (double)first) / span;
+            r->opt->progress(r->opt->progress_ctx, done < 0 ? 0 : done > 1 ? 1 : done);
         }
         int64_t start = feed_start(f);
         r->c.state = f->state;
@@ -375,7 +387,8 @@ static void note_unread_table(void *ctx, const char *table)
     size_t i = r->res->n_unread++;
     snprintf(r->res->unread[i].name, sizeof r->res->unread[i].name, "%s", table);
     r->res->unread[i].rows = -1;
-    if (!r->opt->count_unread_tables)
+    /* count(*) is one SQLite step, which its progress handler cannot stop. */
+    if (!r->opt->count_unread_tables || cancelled(r->opt))
         return;
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", r->res->unread[i].name);
@@ -398,16 +411,15 @@ static int check_output_is_not_input(conversion *cv, const char *input)
     return NSYSP_OK;
 }
 
-/* --nvtx-filter: compiled once; matched in C, never pasted into SQL. */
+/* --nvtx-filter: compiled once, within bounds on its cost
+ * (regex_limits.h); matched in C, never pasted into SQL. */
 static int compile_filters(conversion *cv)
 {
     if (!cv->opt->nvtx_filter)
         return NSYSP_OK;
-    int rc = regcomp(&cv->nvtx_filter, cv->opt->nvtx_filter, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char why[256];
-        regerror(rc, &cv->nvtx_filter, why, sizeof why);
-        buf_printf(&cv->err, "--nvtx-filter '%s': %s", cv->opt->nvtx_filter, why);
+    char why[256];
+    if (regex_compile(&cv->nvtx_filter, cv->opt->nvtx_filter, why, sizeof why) < 0) {
+        buf_printf(&cv->err, "--nvtx-filter: %s", why);
         return NSYSP_ERR_USAGE;
     }
     cv->has_nvtx_filter = true;
@@ -570,6 +582,7 @@ static int write_events(conversion *cv)
     pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level, &cv->err);
     if (!out)
         return NSYSP_ERR_OUTPUT;
+    pw_output_set_cancel(out, cv->opt->cancel);
     cv->writer = pw_writer_new(out);
     uint64_t next_uuid = 1;
     for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
@@ -637,6 +650,9 @@ static int convert(conversion *cv, const char *const *inputs)
         discard_events(cv);
         status = early ? link_early_work(cv) : NSYSP_OK;
     }
+    /* A signal after the last row still stops it: nothing is committed. */
+    if (status == NSYSP_OK && cancelled(cv->opt))
+        status = interrupted(&cv->err, inputs[0]);
     return status;
 }
 
@@ -666,8 +682,8 @@ static int finish(conversion *cv, int status)
                        strerror(pw_writer_error(cv->writer)));
         pw_output_totals totals = {0};
         if (pw_writer_finish(cv->writer, status == NSYSP_OK, &cv->err, &totals) < 0 &&
-            status == NSYSP_OK)
-            status = NSYSP_ERR_OUTPUT;
+            status == NSYSP_OK) /* the output checks the flag last, before its rename */
+            status = cancelled(cv->opt) ? NSYSP_ERR_INTERRUPTED : NSYSP_ERR_OUTPUT;
         cv->res->bytes_uncompressed = totals.bytes_in;
         cv->res->bytes_written = totals.bytes_out;
     }

@@ -2,12 +2,14 @@
  * aggregates (one GROUP BY per category), for comparing runs without
  * opening a trace. */
 #include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nsys_perfetto.h"
 #include "common/hmap.h"
+#include "common/regex_limits.h"
 #include "common/xalloc.h"
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_enums.h"
@@ -24,6 +26,14 @@ typedef struct summary_build {
     size_t n, cap;
     buf err;
 } summary_build;
+
+/* See nsysp_summary_set_cancel. */
+static volatile sig_atomic_t *summary_cancel;
+
+void nsysp_summary_set_cancel(volatile sig_atomic_t *cancel)
+{
+    summary_cancel = cancel;
+}
 
 static bool kept(const summary_build *b, const char *name)
 {
@@ -194,15 +204,14 @@ static int by_category_then_total(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
+/* Each --match within bounds on its cost (regex_limits.h). */
 static int compile_matches(summary_build *b, const char *const *match, size_t n_match)
 {
     b->match = xcalloc(n_match ? n_match : 1, sizeof *b->match);
     for (; b->n_match < n_match; b->n_match++) {
-        int rc = regcomp(&b->match[b->n_match], match[b->n_match], REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[256];
-            regerror(rc, &b->match[b->n_match], why, sizeof why);
-            buf_printf(&b->err, "--match '%s': %s", match[b->n_match], why);
+        char why[256];
+        if (regex_compile(&b->match[b->n_match], match[b->n_match], why, sizeof why) < 0) {
+            buf_printf(&b->err, "--match: %s", why);
             return NSYSP_ERR_USAGE;
         }
     }
@@ -218,8 +227,14 @@ nsysp_status nsysp_summarize_matching(const char *input, const char *const *matc
     int status = compile_matches(&b, match, n_match);
     if (status == NSYSP_OK)
         b.db = nsys_db_open(input, &b.err, &status);
+    if (b.db)
+        nsys_db_set_cancel(b.db, summary_cancel);
     if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK)
         status = summarize(&b);
+    if (status == NSYSP_OK && summary_cancel && *summary_cancel) { /* after the last query */
+        buf_printf(&b.err, "%s: interrupted", input);
+        status = NSYSP_ERR_INTERRUPTED;
+    }
     if (status == NSYSP_OK) {
         if (b.n) /* a report without any of these has no rows at all */
             qsort(b.rows, b.n, sizeof *b.rows, by_category_then_total);

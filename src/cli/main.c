@@ -18,6 +18,7 @@
 #include "report_dir.h"
 #include "serve.h"
 #include "series.h"
+#include "sql_cli.h"
 #include "summary_cli.h"
 #include "web/web_main.h"
 
@@ -38,6 +39,7 @@ static void usage(FILE *to)
           "       nsys-perfetto summary [--match REGEX]... [--csv] [--label L]... REPORT|DIR...\n"
           "       nsys-perfetto series -p VALUE... [OPTIONS] -- COMMAND [ARGS...]\n"
           "       nsys-perfetto serve [--port N] [--bind ADDR] [--dir DIR] ... (see serve --help)\n"
+          "       nsys-perfetto sql [--list] [MODULE...]   (the nsys PerfettoSQL package as one script)\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
           "Perfetto trace for ui.perfetto.dev and trace_processor. A .nsys-rep or .qdrep\n"
           "report is exported with nsys (on PATH, or $NSYS) first. Several reports merge\n"
@@ -154,9 +156,11 @@ static int convert_inputs(const char *const *given, size_t n_inputs, const nsysp
         inputs[i] = given[i];
         if (!is_nsys_report(inputs[i]))
             continue;
+        /* SIGTERM reaches us alone: nsys export is stopped with its session. */
         char why[1200];
-        rc = export_nsys_report(inputs[i], exported[i], sizeof exported[i], tmpdirs[i],
-                                sizeof tmpdirs[i], why, sizeof why);
+        run_limits limits = {.cancel = &interrupted};
+        rc = export_nsys_report_limited(inputs[i], exported[i], sizeof exported[i], tmpdirs[i],
+                                        sizeof tmpdirs[i], why, sizeof why, &limits);
         if (rc != NSYSP_OK)
             fprintf(stderr, "nsys-perfetto: %s\n", why);
         if (rc == NSYSP_OK) {
@@ -242,10 +246,16 @@ static void catch_signals(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "summary") == 0)
+    if (argc > 1 && strcmp(argv[1], "summary") == 0) {
+        /* Not for series: it summarizes the runs that finished after Ctrl-C. */
+        catch_signals();
+        nsysp_summary_set_cancel(&interrupted);
         return summary_main(argc - 1, argv + 1);
+    }
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return serve_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "sql") == 0)
+        return sql_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "series") == 0) {
         catch_signals();
         return series_main(argc - 1, argv + 1, &interrupted);
@@ -329,9 +339,15 @@ int main(int argc, char **argv)
             }
             domains[n_domains++] = optarg;
             break;
-        case OPT_NVTX_FILTER:
+        case OPT_NVTX_FILTER: {
+            char why[256];
+            if (parse_regex(optarg, why, sizeof why) < 0) {
+                fprintf(stderr, "nsys-perfetto: --nvtx-filter: %s\n", why);
+                return NSYSP_ERR_USAGE;
+            }
             opt.nvtx_filter = optarg;
             break;
+        }
         case OPT_TIME_RANGE:
             if (parse_time_range(optarg, &opt) < 0) {
                 fprintf(stderr, "nsys-perfetto: --time-range: expected START:END with units "

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/regex_limits.h"
+
 const char *source_names(void)
 {
     static char names[1024];
@@ -48,6 +50,22 @@ int parse_percentage(const char *text, double *pct)
     if (end == text || *end || !(v >= 0 && v <= 100))
         return -1;
     *pct = v;
+    return 0;
+}
+
+int parse_duration(const char *text, double *seconds)
+{
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    char *unit;
+    double n = strtod(text, &unit);
+    double scale = strcmp(unit, "") == 0 || strcmp(unit, "s") == 0 ? 1
+                   : strcmp(unit, "m") == 0                         ? 60
+                   : strcmp(unit, "h") == 0                         ? 3600
+                                                                    : -1;
+    if (scale < 0 || !(n * scale < 1e9)) /* also refuses inf and nan */
+        return -1;
+    *seconds = n * scale;
     return 0;
 }
 
@@ -106,4 +124,13 @@ int parse_sources(char *list, const char **names, size_t max, const char **bad)
         names[n++] = name;
     }
     return (int)n;
+}
+
+int parse_regex(const char *text, char *why, size_t size)
+{
+    regex_t re;
+    if (regex_compile(&re, text, why, size) < 0)
+        return -1;
+    regfree(&re);
+    return 0;
 }

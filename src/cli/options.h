@@ -20,8 +20,18 @@ bool is_http_url(const char *text);
 /* A percentage 0-100; returns 0 or -1. */
 int parse_percentage(const char *text, double *pct);
 
+/* "90s", "30m", "2h" or plain seconds (fractions allowed) into seconds, for
+ * series --timeout and serve --job-timeout; 0 or -1. */
+int parse_duration(const char *text, double *seconds);
+
 /* "START:END" with units ns, us, ms or s into opt's time range; 0 or -1. */
 int parse_time_range(const char *text, nsysp_options *opt);
+
+/* A regular expression as --nvtx-filter and --match take it: POSIX
+ * extended, within the library's bounds on its cost (no back-references,
+ * see common/regex_limits.h). Returns 0, or -1 with a one-line reason in
+ * why. */
+int parse_regex(const char *text, char *why, size_t size);
 
 /* Splits a comma-separated list of source names in place into names[];
  * returns how many, or -1 naming the unknown one in *bad. */

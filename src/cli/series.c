@@ -12,6 +12,7 @@
 #include "nsys_export.h"
 #include "nsys_perfetto.h"
 #include "nsys_profile.h"
+#include "options.h"
 #include "series_output.h"
 
 /* What nsys traces by default, plus NVTX, OS runtime, cuBLAS and cuDNN. */
@@ -74,22 +75,6 @@ static int usage_error(const char *what, const char *arg)
     return NSYSP_ERR_USAGE;
 }
 
-/* "90s", "30m", "2h" or plain seconds into seconds; -1 when it is none. */
-static double parse_duration(const char *text)
-{
-    if (text[0] < '0' || text[0] > '9')
-        return -1;
-    char *unit;
-    double n = strtod(text, &unit);
-    double scale = strcmp(unit, "") == 0 || strcmp(unit, "s") == 0 ? 1
-                   : strcmp(unit, "m") == 0                         ? 60
-                   : strcmp(unit, "h") == 0                         ? 3600
-                                                                    : -1;
-    if (scale < 0 || !(n * scale < 1e9)) /* also refuses inf and nan */
-        return -1;
-    return n * scale;
-}
-
 /* Options are parsed by hand: -p takes every word up to the next option. */
 static int parse(int argc, char **argv, series_args *a)
 {
@@ -121,8 +106,7 @@ static int parse(int argc, char **argv, series_args *a)
                 return usage_error("--runs: expected 1-1000", argv[i]);
             a->runs = (int)n;
         } else if (strcmp(opt, "--timeout") == 0) {
-            a->timeout_s = parse_duration(argv[++i]);
-            if (a->timeout_s < 0)
+            if (parse_duration(argv[++i], &a->timeout_s) < 0)
                 return usage_error("--timeout: expected a duration like 90s, 30m, 2h or 0",
                                    argv[i]);
         } else if (strcmp(opt, "--gpu") == 0) {

@@ -272,6 +272,63 @@ static int32_t stream_rank(int tag, int64_t stream)
     return (int32_t)(stream * 4 + (tag == KEY_GRAPH) + 2 * (tag == KEY_SYNC));
 }
 
+/* Appends "key: value\n" to out (size bytes, NUL-terminated), when it fits
+ * whole. */
+static void describe_str(char *out, size_t size, const char *key, const char *value)
+{
+    size_t len = strlen(out);
+    if (!value || strchr(value, '\n'))
+        return;
+    int n = snprintf(out + len, size - len, "%s: %s\n", key, value);
+    if (n < 0 || (size_t)n >= size - len)
+        out[len] = '\0';
+}
+
+/* INT64_MIN: absent (the reader's NSYS_NULL). */
+static void describe_int(char *out, size_t size, const char *key, int64_t value)
+{
+    if (value == INT64_MIN)
+        return;
+    char digits[24];
+    snprintf(digits, sizeof digits, "%lld", (long long)value);
+    describe_str(out, size, key, digits);
+}
+
+/* A GPU group's description: what the report says of the device, one
+ * "key: value" line each, read by the nsys SQL package (src/sql/nsys/gpus.sql)
+ * and shown by the UI as the group's help text. */
+static void gpu_description(const model *m, int64_t device, const nsys_gpu *gpu,
+                            const char *nvtx_name, char *out, size_t size)
+{
+    out[0] = '\0';
+    describe_int(out, size, "device", device);
+    if (gpu) {
+        describe_str(out, size, "name", gpu->name);
+        describe_str(out, size, "bus location", gpu->bus);
+        describe_str(out, size, "uuid", gpu->uuid);
+        describe_str(out, size, "chip", gpu->chip);
+        for (int i = 0; i < NSYS_GPU_N_PROPERTIES; i++)
+            describe_int(out, size, nsys_gpu_property_key(i), gpu->props[i]);
+    }
+    describe_str(out, size, "nvtx name", nvtx_name);
+    describe_str(out, size, "report", m->report_label);
+}
+
+/* A GPU row's description: the device, process, context and stream it
+ * holds the work of (the Synchronization row: no context, no stream). */
+static void gpu_row_description(const model *m, int64_t device, int64_t global_pid,
+                                int64_t context, int64_t stream, bool no_stream, char *out,
+                                size_t size)
+{
+    out[0] = '\0';
+    describe_int(out, size, "device", device);
+    describe_int(out, size, "pid", model_pid(m, global_pid));
+    if (!no_stream) {
+        describe_int(out, size, "context", context);
+        describe_int(out, size, "stream", stream);
+    }
+}
+
 static track *gpu_track(model *m, int64_t device)
 {
     track_key key = {KEY_GPU, {device}};
@@ -290,9 +347,12 @@ static track *gpu_track(model *m, int64_t device)
         n += snprintf(name + n, sizeof name - (size_t)n, " (%s)", gpu->bus);
     if (m->report_label && n > 0 && (size_t)n < sizeof name)
         snprintf(name + n, sizeof name - (size_t)n, " \xC2\xB7 %s", m->report_label);
+    char description[2048];
+    gpu_description(m, device, gpu, nvtx_name, description, sizeof description);
     pw_track desc = {
         .kind = PW_TRACK_PLAIN,
         .name = name,
+        .description = description,
         .child_order = PW_ORDER_EXPLICIT,
         /* Device order at the top level, where explicit ranks are honoured
          * by newer UIs and names sort the same way elsewhere. */
@@ -384,6 +444,10 @@ static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid,
      * clock skew) and goes to another lane. */
     row = slicer_row(&m->slices, gpu_process_track(m, device, global_pid), name, false, true,
                      rank);
+    char description[256];
+    gpu_row_description(m, device, global_pid, context, stream, no_stream, description,
+                        sizeof description);
+    slicer_row_describe(row, description);
     row->hidden = device_hidden(m, device) || pid_hidden(m, global_pid);
     remember_row(m, &key, row);
     return row;

@@ -66,6 +66,7 @@ void slicer_free(slicer *s)
         free(r->idle);
         free(r->name);
         free(r->merge_key);
+        free(r->description);
         free(r);
         r = next;
     }
@@ -93,6 +94,12 @@ slice_row *slicer_row(slicer *s, track *parent, const char *name, bool nest, boo
     r->next_alloc = s->rows;
     s->rows = r;
     return r;
+}
+
+void slicer_row_describe(slice_row *r, const char *description)
+{
+    free(r->description);
+    r->description = description ? xstrdup(description) : NULL;
 }
 
 /* ---- The heap of pending ENDs ------------------------------------------ */
@@ -190,6 +197,7 @@ static lane *new_lane(slicer *s, slice_row *r)
         .kind = PW_TRACK_PLAIN,
         .name = r->name,
         .merge_key = r->merge_key,
+        .description = r->description,
         .has_rank = r->has_rank,
         .rank = r->rank,
         .batch = r->batch,

@@ -29,6 +29,7 @@ typedef struct slice_row {
     track *parent;
     char *name;              /* name of every lane track */
     char *merge_key;
+    char *description;       /* of every lane track, or NULL */
     bool nest;               /* nested slices may share a lane */
     bool hidden;             /* left out by a filter: slices are dropped */
     bool has_rank;
@@ -75,6 +76,9 @@ uint64_t slicer_batch_of_name(const char *name);
 /* A new row under parent. rank (when has_rank) orders it among siblings. */
 slice_row *slicer_row(slicer *s, track *parent, const char *name, bool nest, bool has_rank,
                       int32_t rank);
+
+/* Sets the description of r's lane tracks (before its first slice). */
+void slicer_row_describe(slice_row *r, const char *description);
 
 /* Writes the ENDs due at or before ts. */
 int slicer_advance(slicer *s, int64_t ts);

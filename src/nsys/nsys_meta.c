@@ -110,15 +110,32 @@ typedef struct gpu_row {
     int64_t device_id;   /* "deviceId" before */
     const char *name;
     const char *bus;
+    const char *uuid;
+    const char *chip;
+    int64_t props[NSYS_GPU_N_PROPERTIES];
 } gpu_row;
 
+#define GPU_PROP_COLUMN(id, key, column) NSYS_COL(gpu_row, props[NSYS_GPU_##id], column, NSYS_INT),
 static const nsys_column GPU_COLUMNS[] = {
     NSYS_COL(gpu_row, id, "id", NSYS_INT),
     NSYS_COL(gpu_row, device_id, "deviceId", NSYS_INT),
     NSYS_COL(gpu_row, name, "name", NSYS_TEXT),
     NSYS_COL(gpu_row, bus, "busLocation", NSYS_TEXT),
+    NSYS_COL(gpu_row, uuid, "uuid", NSYS_TEXT),
+    NSYS_COL(gpu_row, chip, "chipName", NSYS_TEXT),
+    NSYS_GPU_PROPERTIES(GPU_PROP_COLUMN)
 };
-static const nsys_table GPU_TABLE = {"TARGET_INFO_GPU", GPU_COLUMNS, 4, NSYS_UNORDERED};
+#undef GPU_PROP_COLUMN
+static const nsys_table GPU_TABLE = {"TARGET_INFO_GPU", GPU_COLUMNS,
+                                     sizeof GPU_COLUMNS / sizeof GPU_COLUMNS[0], NSYS_UNORDERED};
+
+const char *nsys_gpu_property_key(int i)
+{
+#define GPU_PROP_KEY(id, key, column) key,
+    static const char *const KEYS[] = {NSYS_GPU_PROPERTIES(GPU_PROP_KEY)};
+#undef GPU_PROP_KEY
+    return i >= 0 && i < NSYS_GPU_N_PROPERTIES ? KEYS[i] : NULL;
+}
 
 static void on_gpu(nsys_meta *m, const void *r, const nsys_strings *s)
 {
@@ -137,6 +154,9 @@ static void on_gpu(nsys_meta *m, const void *r, const nsys_strings *s)
     g->id = id;
     g->name = row->name && *row->name ? keep_name(m, row->name) : NULL;
     g->bus = row->bus && *row->bus ? keep_name(m, row->bus) : NULL;
+    g->uuid = row->uuid && *row->uuid ? keep_name(m, row->uuid) : NULL;
+    g->chip = row->chip && *row->chip ? keep_name(m, row->chip) : NULL;
+    memcpy(g->props, row->props, sizeof g->props);
 }
 
 /* ---- TARGET_INFO_CUDA_STREAM -------------------------------------------- */

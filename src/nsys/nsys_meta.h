@@ -11,10 +11,41 @@
 #include "nsys_db.h"
 #include "nsys_strings.h"
 
+/* The integer properties of TARGET_INFO_GPU the trace describes a GPU
+ * with (its group's description): key in the trace, column in the report. */
+#define NSYS_GPU_PROPERTIES(X)                                   \
+    X(SM_COUNT, "sm count", "smCount")                           \
+    X(TOTAL_MEMORY, "total memory", "totalMemory")               \
+    X(MEMORY_BANDWIDTH, "memory bandwidth", "memoryBandwidth")   \
+    X(CLOCK_RATE, "clock rate", "clockRate")                     \
+    X(L2_CACHE_SIZE, "l2 cache size", "l2CacheSize")             \
+    X(COMPUTE_MAJOR, "compute major", "computeMajor")            \
+    X(COMPUTE_MINOR, "compute minor", "computeMinor")            \
+    X(IS_DISCRETE, "is discrete", "isDiscrete")                  \
+    X(THREADS_PER_WARP, "threads per warp", "threadsPerWarp")    \
+    X(MAX_THREADS_PER_BLOCK, "max threads per block", "maxThreadsPerBlock") \
+    X(MAX_WARPS_PER_SM, "max warps per sm", "maxWarpsPerSm")     \
+    X(MAX_BLOCKS_PER_SM, "max blocks per sm", "maxBlocksPerSm")  \
+    X(MAX_REGISTERS_PER_BLOCK, "max registers per block", "maxRegistersPerBlock") \
+    X(MAX_REGISTERS_PER_SM, "max registers per sm", "maxRegistersPerSm") \
+    X(MAX_SHMEM_PER_BLOCK, "max shared memory per block", "maxShmemPerBlock") \
+    X(MAX_SHMEM_PER_SM, "max shared memory per sm", "maxShmemPerSm") \
+    X(ASYNC_ENGINES, "async engines", "asyncEngines")
+
+#define NSYS_GPU_PROP_ENUM(id, key, column) NSYS_GPU_##id,
+enum { NSYS_GPU_PROPERTIES(NSYS_GPU_PROP_ENUM) NSYS_GPU_N_PROPERTIES };
+#undef NSYS_GPU_PROP_ENUM
+
+/* The key of property i in the trace ("sm count"). */
+const char *nsys_gpu_property_key(int i);
+
 typedef struct nsys_gpu {
     int64_t id;              /* CUDA device id, as kernels' deviceId */
     const char *name;        /* "NVIDIA H100 80GB HBM3", or NULL */
     const char *bus;         /* "0000:1b:00.0", or NULL */
+    const char *uuid;        /* or NULL */
+    const char *chip;        /* chipName ("GH100"), or NULL */
+    int64_t props[NSYS_GPU_N_PROPERTIES]; /* NSYS_NULL (INT64_MIN) when absent */
 } nsys_gpu;
 
 /* ENUM_CUPTI_STREAM_TYPE */

@@ -48,6 +48,7 @@ struct pw_output {
     pthread_mutex_t lock;
     pthread_cond_t work, room;
     int err;                 /* sticky errno of the first failure (under lock) */
+    volatile sig_atomic_t *cancel; /* see pw_output_set_cancel; may be NULL */
 };
 
 static int write_all(pw_output *out, const uint8_t *p, size_t n)
@@ -251,6 +252,11 @@ static void release(pw_output *out)
     free(out);
 }
 
+void pw_output_set_cancel(pw_output *out, volatile sig_atomic_t *cancel)
+{
+    out->cancel = cancel;
+}
+
 int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals)
 {
     finish_stream(out);
@@ -259,14 +265,20 @@ int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals)
     if (!out->err && close(out->fd) < 0)
         out->err = errno;
     out->fd = -1;
+    /* After the fsync, which may take long on a slow disk. */
+    if (!out->err && out->tmp_path && out->cancel && *out->cancel)
+        out->err = ECANCELED;
     if (!out->err && out->tmp_path && rename(out->tmp_path, out->path) < 0)
         out->err = errno;
     if (totals) {
         totals->bytes_in = out->bytes_in;
         totals->bytes_out = out->bytes_out;
     }
-    if (out->err) {
+    if (out->err == ECANCELED)
+        buf_printf(err, "%s: interrupted", out->path);
+    else if (out->err)
         buf_printf(err, "%s: cannot write output: %s", out->path, strerror(out->err));
+    if (out->err) {
         if (out->tmp_path)
             unlink(out->tmp_path);
         release(out);

@@ -4,6 +4,7 @@
 #ifndef NSYSP_PERFETTO_PW_OUTPUT_H
 #define NSYSP_PERFETTO_PW_OUTPUT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,11 @@ typedef struct pw_output pw_output;
 /* level: deflate level 1..9 for gzip (libdeflate's levels), 0 for raw output.
  * On failure returns NULL and writes a message into err. */
 pw_output *pw_output_open(const char *path, int level, buf *err);
+
+/* Makes pw_output_commit fail, as "interrupted", when *cancel (if not NULL)
+ * is set once the file is complete: the rename is the last moment a
+ * conversion can still be stopped. */
+void pw_output_set_cancel(pw_output *out, volatile sig_atomic_t *cancel);
 
 /* Returns 0, or -1 after which the output is failed (see pw_output_commit). */
 int pw_output_write(pw_output *out, const void *data, size_t n);

@@ -1,6 +1,7 @@
 /* CUPTI_ACTIVITY_KIND_KERNEL: kernels on the row of their (device, process,
  * context, stream), named by the short, demangled or mangled name. */
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu_op.h"
 
@@ -142,7 +143,14 @@ static int emit(conv *c, const void *r)
         args[n++] = arg_const_str("launch type", launch);
     n = gpu_op_args(&row->op, args, n);
 
-    pw_event ev = {.name = kernel_name(c, row), .name_is_constant = true, .category = "kernel",
+    const char *name = kernel_name(c, row);
+    /* With --kernel-names demangled or mangled, the short name the slice
+     * no longer shows (nsys stats reports group by it). */
+    const char *short_name = nsys_string(c->strings, row->short_name);
+    if (short_name && *short_name && strcmp(short_name, name) != 0)
+        args[n++] = arg_const_str("short name", short_name);
+
+    pw_event ev = {.name = name, .name_is_constant = true, .category = "kernel",
                    .args = args, .n_args = n};
     return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev);
 }

@@ -125,7 +125,7 @@ static int emit(conv *c, const void *r)
         return SOURCE_SKIPPED(NSYSP_SKIP_FILTERED);
     int64_t domain = row->domain == NSYS_NULL ? 0 : row->domain;
 
-    pw_arg args[8];
+    pw_arg args[10];
     size_t n = 0;
     args[n++] = arg_str("domain", domain_name ? domain_name : "default");
     if (row->category != NSYS_NULL && row->category != 0) {
@@ -143,13 +143,20 @@ static int emit(conv *c, const void *r)
         args[n++] = (pw_arg){.name = "unterminated", .type = PW_ARG_BOOL, .v.b = true};
     if (row->end_global_tid != NSYS_NULL && row->end_global_tid != row->global_tid)
         args[n++] = arg_int("end thread", nsys_tid_of(row->end_global_tid));
+    bool start_end = row->event_type == NVTX_START_END || row->event_type == NVTXT_START_END;
+    /* Start/end ranges sit on a process row: their thread is an arg. Marks
+     * are flagged, since an instant reads back like an empty range. */
+    if (start_end && !is_mark)
+        args[n++] = arg_int("tid", model_tid(&c->model, row->global_tid));
+    if (is_mark)
+        args[n++] = (pw_arg){.name = "mark", .type = PW_ARG_BOOL, .v.b = true};
 
     pw_event ev = {.name = name, .category = "nvtx", .args = args, .n_args = n};
     int rc;
     if (is_mark) {
         slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_NVTX, domain_name);
         rc = model_instant(&c->model, dest, row->start, &ev);
-    } else if (row->event_type == NVTX_START_END || row->event_type == NVTXT_START_END) {
+    } else if (start_end) {
         slice_row *dest = model_process_row(&c->model, gpid, "NVTX start/end", domain_name);
         rc = model_slice(&c->model, dest, row->start, end, &ev);
     } else {

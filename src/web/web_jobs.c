@@ -21,7 +21,7 @@ typedef struct slot {
 
 struct web_jobs {
     char dir[4096];
-    unsigned timeout_s;       /* a conversion's time limit; 0 for none */
+    double timeout_s;       /* a conversion's time limit; 0 for none */
     pthread_mutex_t lock;
     pthread_cond_t wake, tick;
     slot slots[QUEUE_MAX]; /* queued and running jobs, in arrival order */
@@ -158,7 +158,7 @@ static void *watch(void *arg)
     return NULL;
 }
 
-web_jobs *web_jobs_start(const char *dir, unsigned workers, unsigned timeout_s)
+web_jobs *web_jobs_start(const char *dir, unsigned workers, double timeout_s)
 {
     web_jobs *jobs = calloc(1, sizeof *jobs);
     if (!jobs)

@@ -13,7 +13,7 @@ typedef struct web_jobs web_jobs;
  * only, for the request fuzzer); a conversion running longer than
  * timeout_s seconds (0: no limit) is stopped and fails with a result that
  * says so, its worker free for the next. NULL on failure. */
-web_jobs *web_jobs_start(const char *dir, unsigned workers, unsigned timeout_s);
+web_jobs *web_jobs_start(const char *dir, unsigned workers, double timeout_s);
 
 /* Queues job (copied); 0, or -1 when the queue is full or stopping. */
 int web_jobs_submit(web_jobs *jobs, const web_job *job);

@@ -80,24 +80,6 @@ static int parse_size(const char *text, unsigned long long *bytes)
     return 0;
 }
 
-/* "90s", "30m", "1h" or plain seconds -> seconds; 0 or -1. */
-static int parse_duration(const char *text, unsigned *seconds)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(text, &end, 10);
-    if (end == text || errno || text[0] == '-')
-        return -1;
-    unsigned long scale = !*end || strcmp(end, "s") == 0 ? 1
-                          : strcmp(end, "m") == 0        ? 60
-                          : strcmp(end, "h") == 0        ? 3600
-                                                         : 0;
-    if (!scale || v > 0xFFFFFFFFul / scale)
-        return -1;
-    *seconds = (unsigned)(v * scale);
-    return 0;
-}
-
 /* Room for every connection and file: the soft limit of open files is often
  * 1024, the hard one much higher. */
 static void raise_file_limit(void)
@@ -163,7 +145,7 @@ int serve_main(int argc, char **argv)
     const char *bind = "127.0.0.1", *ui = DEFAULT_UI;
     char dir[4096] = "";
     unsigned long long max_upload = 0, disk_reserve = DEFAULT_DISK_RESERVE;
-    unsigned job_timeout = DEFAULT_JOB_TIMEOUT_S;
+    double job_timeout = DEFAULT_JOB_TIMEOUT_S;
     const char *allowed[WEB_ALLOWED_HOSTS_MAX];
     size_t n_allowed = 0;
     long port = DEFAULT_PORT, workers = default_workers();

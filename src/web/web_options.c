@@ -82,7 +82,11 @@ int web_options_parse(const web_options *o, web_parsed_options *p, char *err, si
     }
     opt->nvtx_domains = p->domains;
     opt->n_nvtx_domains = split_list(t->nvtx_domains, p->domains, WEB_LIST_MAX);
-    char *filter = trim(t->nvtx_filter);
+    char *filter = trim(t->nvtx_filter), why[256];
+    if (*filter && parse_regex(filter, why, sizeof why) < 0) {
+        snprintf(err, err_size, "NVTX filter: %s", why);
+        return -1;
+    }
     opt->nvtx_filter = *filter ? filter : NULL;
     char *range = trim(t->time_range);
     if (*range && parse_time_range(range, opt) < 0) {
