@@ -88,7 +88,8 @@ static int newest_first(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* Reports whose upload is complete (they have a name), newest first. */
+/* The server's reports whose upload is complete (they have a name), newest
+ * first. */
 static listed *list_reports(const char *dir, size_t *n)
 {
     *n = 0;
@@ -101,7 +102,7 @@ static listed *list_reports(const char *dir, size_t *n)
     char path[4096];
     while ((e = readdir(d)) != NULL) {
         struct stat st;
-        if (!report_id_valid(e->d_name) ||
+        if (!report_id_valid(e->d_name) || !report_has(dir, e->d_name, REPORT_MARK) ||
             report_path(path, sizeof path, dir, e->d_name, REPORT_NAME) < 0 ||
             stat(path, &st) != 0)
             continue;

@@ -176,11 +176,18 @@ static void enter(client *c, phase p, uint64_t body_bytes)
     pthread_mutex_unlock(&c->owner->lock);
 }
 
-void web_clients_headers_in(struct MHD_Connection *connection, bool with_body)
+void web_clients_headers_in(struct MHD_Connection *connection)
 {
     client *c = client_of(connection);
     if (c)
-        enter(c, with_body ? RECEIVING_BODY : ANSWERING, 0);
+        enter(c, RECEIVING_BODY, 0);
+}
+
+void web_clients_answering(struct MHD_Connection *connection)
+{
+    client *c = client_of(connection);
+    if (c)
+        enter(c, ANSWERING, 0);
 }
 
 void web_clients_body_in(struct MHD_Connection *connection, size_t bytes)

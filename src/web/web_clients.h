@@ -38,12 +38,15 @@ void web_clients_stop(web_clients *clients);
 void web_clients_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                         enum MHD_ConnectionNotificationCode code);
 
-/* The request's headers are in; with_body for an upload, whose progress is
- * then watched. */
-void web_clients_headers_in(struct MHD_Connection *c, bool with_body);
+/* The request's headers are in: until it is answered, its body (if any)
+ * must keep coming. */
+void web_clients_headers_in(struct MHD_Connection *c);
 
 /* Bytes of the request's body arrived. */
 void web_clients_body_in(struct MHD_Connection *c, size_t bytes);
+
+/* The server answers: the client's pace is its own (the idle timeout). */
+void web_clients_answering(struct MHD_Connection *c);
 
 /* The request was answered: the connection waits for the next one's
  * headers (keep-alive). */

@@ -37,29 +37,12 @@ static bool report_route(const char *url, char id[64], const char **rest)
     return true;
 }
 
-static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *url,
-                             const char *method, const char *version, const char *data,
-                             size_t *size, void **state)
+/* Answers a request whose headers and body are in (uploads: web_upload). */
+static enum MHD_Result answer(web_server *srv, struct MHD_Connection *c, const char *url,
+                              const char *method)
 {
-    (void)version;
-    web_server *srv = cls;
-    if (!*state) { /* the headers are in: first the checks of who asks */
-        unsigned status;
-        const char *why;
-        if (!web_guard_allows(&srv->guard, method,
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site"),
-                              &status, &why))
-            return web_reply_error(c, status, why);
-        web_clients_headers_in(c, strcmp(method, MHD_HTTP_METHOD_POST) == 0);
-    } else {
-        web_clients_body_in(c, *size);
-    }
     bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
                strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-    if (strcmp(url, API_REPORTS) == 0 && strcmp(method, MHD_HTTP_METHOD_POST) == 0)
-        return web_upload(srv, c, state, data, size);
     if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0)
         return get ? web_api_page(srv, c)
                    : web_reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
@@ -82,11 +65,51 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
     return web_reply_error(c, MHD_HTTP_NOT_FOUND, "not found");
 }
 
+/* The state of a request that is not an upload, between libmicrohttpd's
+ * first call (headers in) and the one that answers: an answer queued on
+ * the first call makes libmicrohttpd 0.9.75 close the connection, so
+ * keep-alive and pipelined requests need the answer on a later call. */
+static char answer_pending;
+
+static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *url,
+                             const char *method, const char *version, const char *data,
+                             size_t *size, void **state)
+{
+    (void)version;
+    web_server *srv = cls;
+    bool upload = strcmp(url, API_REPORTS) == 0 && strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    if (!*state) { /* the headers are in: first the checks of who asks */
+        unsigned status;
+        const char *why;
+        if (!web_guard_allows(&srv->guard, method,
+                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
+                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site"),
+                              &status, &why))
+            return web_reply_error(c, status, why);
+        web_clients_headers_in(c);
+        if (upload)
+            return web_upload(srv, c, state, data, size);
+        *state = &answer_pending;
+        return MHD_YES;
+    }
+    web_clients_body_in(c, *size);
+    if (*size == 0)
+        web_clients_answering(c);
+    if (*state != &answer_pending)
+        return web_upload(srv, c, state, data, size);
+    if (*size) { /* a body nobody asked for: read and dropped */
+        *size = 0;
+        return MHD_YES;
+    }
+    return answer(srv, c, url, method);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
                          enum MHD_RequestTerminationCode why)
 {
     (void)cls, (void)why;
-    if (*state) /* only uploads keep a state */
+    if (*state && *state != &answer_pending) /* an upload's */
         web_upload_end(*state);
     *state = NULL;
     web_clients_request_done(c);

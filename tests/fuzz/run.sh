@@ -4,17 +4,18 @@
 #   tests/fuzz/run.sh [SECONDS]
 #
 # Configures a separate build directory (build-fuzz/ beside build/, or
-# $NSYSP_FUZZ_BUILD) with clang, builds fuzz_convert and fuzz_rows
-# (libFuzzer + ASan + UBSan), generates the seeds (make_seeds.sh), then runs
-# fuzz_convert and fuzz_rows one after the other, each for SECONDS, with
-# -timeout=10 -rss_limit_mb=2048. The corpora grow in
+# $NSYSP_FUZZ_BUILD) with clang, builds fuzz_convert, fuzz_rows and
+# fuzz_serve (libFuzzer + ASan + UBSan), generates the seeds (make_seeds.sh,
+# serve_seeds.py), then runs them one after the other, each for SECONDS,
+# with -timeout=10 -rss_limit_mb=2048 (fuzz_serve: with the dictionary
+# tests/fuzz/serve.dict). The corpora grow in
 # build-fuzz/corpus/<target>/ and are reused by the next run; crash, leak,
 # timeout and OOM inputs land in build-fuzz/findings/<target>/. It prints,
 # per target, the executions, exec/s, coverage and every finding, and exits
 # 1 if any target found something.
 #
 # Environment: NSYSP_FUZZ_BUILD (build directory), NSYSP_FUZZ_TARGETS
-# (default "fuzz_convert fuzz_rows"), NSYSP_FUZZ_JOBS (parallel fuzzing
+# (default "fuzz_convert fuzz_rows fuzz_serve"), NSYSP_FUZZ_JOBS (parallel fuzzing
 # processes per target, default 1), NSYSP_FUZZ_ARGS (extra libFuzzer flags),
 # NSYSP_FUZZ_SKIP_KNOWN=1 (set the known, still open findings aside: the
 # UBSan suppressions of tests/fuzz/known-ub.supp, plus the harness checks
@@ -27,7 +28,7 @@ set -eu
 SECONDS_EACH=${1:-60}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${NSYSP_FUZZ_BUILD:-$ROOT/build-fuzz}
-TARGETS=${NSYSP_FUZZ_TARGETS:-fuzz_convert fuzz_rows}
+TARGETS=${NSYSP_FUZZ_TARGETS:-fuzz_convert fuzz_rows fuzz_serve}
 JOBS=${NSYSP_FUZZ_JOBS:-1}
 
 if ! command -v clang >/dev/null 2>&1; then
@@ -73,6 +74,9 @@ for t in $TARGETS; do
     # -len_control=0: libFuzzer would otherwise keep inputs to one or two
     # edits for a long while (fuzz_rows runs tens of inputs a second).
     fuzz_rows) seeds="$BUILD/seeds/rows"; extra="-max_len=1028 -len_control=0" ;;
+    # What clients send to the server: up to 64 KiB (the server's upload
+    # limit in fuzz_serve is 16 KiB), HTTP and multipart tokens.
+    fuzz_serve) seeds="$BUILD/seeds/serve"; extra="-max_len=65536 -dict=$ROOT/tests/fuzz/serve.dict" ;;
     *) echo "run.sh: unknown target $t" >&2; exit 2 ;;
     esac
     echo "== $t: ${SECONDS_EACH}s, log $log"
