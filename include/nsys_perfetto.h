@@ -75,6 +75,11 @@ typedef struct nsysp_options {
     /* Several reports (nsysp_convert_many) are aligned on their session
      * starts in UTC; with align_start they all start at zero instead. */
     int align_start;
+    /* Several reports: report i's processes and GPUs are labelled
+     * report_labels[i] ("before", "after") instead of its host or file
+     * name, for i < n_report_labels where the label is not NULL or empty. */
+    const char *const *report_labels;
+    size_t n_report_labels;
     /* Called now and then with how far the conversion is (0..1), e.g. to
      * draw a progress display; NULL for none. */
     void (*progress)(void *ctx, double fraction);

@@ -491,10 +491,14 @@ static void stop_events(report *r, nsysp_result *res)
     r->model_ready = false;
 }
 
-/* What tells merged reports apart: the host that captured it, else the
- * file name. */
-static void report_label(const report *r, char *out, size_t size)
+/* What tells merged reports apart: the label given for it, else the host
+ * that captured it, else the file name. */
+static void report_label(const report *r, const char *given, char *out, size_t size)
 {
+    if (given && *given) {
+        snprintf(out, size, "%s", given);
+        return;
+    }
     const char *host = nsys_db_meta(r->db, "EXPORT_HOST");
     const char *slash = strrchr(r->input, '/');
     snprintf(out, size, "%s", host && *host ? host : slash ? slash + 1 : r->input);
@@ -546,7 +550,8 @@ static int convert_report(conversion *cv, size_t index, int64_t shift, uint64_t 
         /* Pids and tids of report k live in their own range, so that equal
          * pids from different hosts never collide. */
         char label[128];
-        report_label(r, label, sizeof label);
+        report_label(r, index < cv->opt->n_report_labels ? cv->opt->report_labels[index] : NULL,
+                     label, sizeof label);
         model_set_report(&r->c.model, (int32_t)index, label);
     }
     model_set_shift(&r->c.model, r->align + shift);

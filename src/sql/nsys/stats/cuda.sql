@@ -1,0 +1,785 @@
+-- nsys.stats.cuda: the CUDA reports of `nsys stats`, report for report, over
+-- the typed tables of nsys.cuda. Each table is named nsys_ + the report's nsys
+-- 2023+ name (2022.4 name in brackets) and holds the same rows and numbers:
+--
+--   nsys_cuda_api_sum          (cudaapisum)     CUDA API calls per name
+--   nsys_cuda_api_gpu_sum      (apigpusum)      CUDA API calls, kernels and memory operations
+--   nsys_cuda_gpu_kern_sum     (gpukernsum)     kernels per name, grid and block
+--   nsys_cuda_gpu_mem_time_sum (gpumemtimesum)  memory operations per kind, by time
+--   nsys_cuda_gpu_mem_size_sum (gpumemsizesum)  memory operations per kind, by size (MB)
+--   nsys_cuda_gpu_sum          (gpusum)         kernels and memory operations
+--   nsys_cuda_gpu_trace        (gputrace)       every kernel, memcpy and memset
+--   nsys_cuda_kern_exec_sum    (kernexecsum)    launch, queue and kernel time per
+--                                               thread, device, call and kernel
+--
+-- Columns are in nsys's order, named after its CSV header in snake case
+-- ('Time (%)' -> time_pct, 'Total Time (ns)' -> total_time_ns, ...). As in
+-- nsys: percentages, averages, medians and standard deviations are rounded to
+-- one decimal as nsys 2022.4 rounds them (_nsys_stats_round); the median of an
+-- even count is the mean of the two middle values; the standard deviation is
+-- the sample one (n - 1), 0 for a single value. Sizes in MB are bytes / 1e6,
+-- not rounded: nsys prints them with 3 decimals. Kernel names are the
+-- demangled names; the *_by_name table functions take 'base' for the short
+-- names (nsys's :base option). See docs/sql.md.
+
+INCLUDE PERFETTO MODULE nsys.cuda;
+INCLUDE PERFETTO MODULE nsys.stats.common;
+
+-- A CUDA API name as nsys reports it: the full name less a '_vNNNN' version
+-- suffix (the 6 characters from the last-but-five being '_v').
+CREATE PERFETTO FUNCTION _nsys_cuda_api_name(full_name STRING)
+RETURNS STRING AS
+SELECT iif(substr($full_name, -6, 2) = '_v', substr($full_name, 1, length($full_name) - 6), $full_name);
+
+-- nsys's name of a memcpy ('[CUDA memcpy HtoD]') from its copy kind label.
+CREATE PERFETTO FUNCTION _nsys_cuda_memcpy_op(copy_kind STRING)
+RETURNS STRING AS
+SELECT CASE $copy_kind
+  WHEN 'Unknown' THEN '[CUDA memcpy Unknown]'
+  WHEN 'Host-to-Device' THEN '[CUDA memcpy HtoD]'
+  WHEN 'Device-to-Host' THEN '[CUDA memcpy DtoH]'
+  WHEN 'Host-to-Array' THEN '[CUDA memcpy HtoA]'
+  WHEN 'Array-to-Host' THEN '[CUDA memcpy AtoH]'
+  WHEN 'Array-to-Array' THEN '[CUDA memcpy AtoA]'
+  WHEN 'Array-to-Device' THEN '[CUDA memcpy AtoD]'
+  WHEN 'Device-to-Array' THEN '[CUDA memcpy DtoA]'
+  WHEN 'Device-to-Device' THEN '[CUDA memcpy DtoD]'
+  WHEN 'Host-to-Host' THEN '[CUDA memcpy HtoH]'
+  WHEN 'Peer-to-Peer' THEN '[CUDA memcpy PtoP]'
+  WHEN 'Unified Host-to-Device' THEN '[CUDA Unified Memory memcpy HtoD]'
+  WHEN 'Unified Device-to-Host' THEN '[CUDA Unified Memory memcpy DtoH]'
+  WHEN 'Unified Device-to-Device' THEN '[CUDA Unified Memory memcpy DtoD]'
+  ELSE NULL
+END;
+
+-- A kernel's name for the reports: 'base' gives the short name, anything else
+-- ('demangled', nsys's default) the demangled name.
+CREATE PERFETTO FUNCTION _nsys_cuda_kernel_name(
+  -- 'base' or 'demangled'.
+  name_kind STRING,
+  -- Short name.
+  short_name STRING,
+  -- Demangled name.
+  demangled_name STRING
+)
+RETURNS STRING AS
+SELECT iif($name_kind = 'base', $short_name, coalesce($demangled_name, $short_name));
+
+-- Memory operations as nsys's memory reports see them: every memcpy of a
+-- known copy kind and every memset.
+CREATE PERFETTO TABLE _nsys_cuda_memops(
+  -- '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
+  operation STRING,
+  -- Duration, ns.
+  dur LONG,
+  -- Bytes.
+  bytes LONG
+) AS
+SELECT _nsys_cuda_memcpy_op(copy_kind) AS operation, dur, bytes
+FROM nsys_memcpys
+WHERE _nsys_cuda_memcpy_op(copy_kind) IS NOT NULL
+UNION ALL
+SELECT '[CUDA memset]' AS operation, dur, bytes
+FROM nsys_memsets;
+
+-- CUDA API Summary (nsys stats cuda_api_sum; 2022.4: cudaapisum): the CUDA
+-- runtime and driver calls per name, longest total first. time_pct is the
+-- share of the total time of all calls listed.
+CREATE PERFETTO TABLE nsys_cuda_api_sum(
+  -- Share of the summed time of all calls, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of calls.
+  num_calls LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Name, less a '_vNNNN' version suffix (calls are grouped by full name).
+  name STRING
+) AS
+WITH
+  s AS (
+    SELECT * FROM _nsys_stats_summary!((SELECT full_name AS grp, dur AS val FROM nsys_cuda_api_calls))
+  ),
+  t AS (SELECT sum(total) AS total FROM s)
+SELECT
+  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
+  s.total AS total_time_ns,
+  s.num AS num_calls,
+  _nsys_stats_round(s.mean, 1) AS avg_ns,
+  _nsys_stats_round(s.med, 1) AS med_ns,
+  s.mn AS min_ns,
+  s.mx AS max_ns,
+  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
+  _nsys_cuda_api_name(s.grp) AS name
+FROM s, t
+ORDER BY s.total DESC, s.grp;
+
+-- CUDA GPU Kernel Summary with a choice of kernel names (nsys stats
+-- cuda_gpu_kern_sum[:base]; 2022.4: gpukernsum): kernels per name, grid and
+-- block, longest total first.
+CREATE PERFETTO FUNCTION nsys_cuda_gpu_kern_sum_by_name(
+  -- 'demangled' (nsys's default) or 'base' (short names).
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Share of the summed time of all kernels, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of kernels.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Grid dimensions, printf('%4d %4d %4d').
+  gridxyz STRING,
+  -- Block dimensions, printf('%4d %4d %4d').
+  blockxyz STRING,
+  -- Kernel name.
+  name STRING
+) AS
+WITH
+  k AS (
+    SELECT
+      _nsys_cuda_kernel_name($name_kind, short_name, demangled_name) AS kname,
+      printf('%4d %4d %4d', grid_x, grid_y, grid_z) AS grid,
+      printf('%4d %4d %4d', block_x, block_y, block_z) AS block,
+      dur
+    FROM nsys_kernels
+  ),
+  grps AS (
+    SELECT row_number() OVER (ORDER BY kname, grid, block) AS grp, kname, grid, block
+    FROM (SELECT DISTINCT kname, grid, block FROM k)
+  ),
+  s AS (
+    SELECT * FROM _nsys_stats_summary!((
+      SELECT g.grp, k.dur AS val
+      FROM k JOIN grps g ON g.kname IS k.kname AND g.grid IS k.grid AND g.block IS k.block
+    ))
+  ),
+  t AS (SELECT sum(total) AS total FROM s)
+SELECT
+  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
+  s.total AS total_time_ns,
+  s.num AS instances,
+  _nsys_stats_round(s.mean, 1) AS avg_ns,
+  _nsys_stats_round(s.med, 1) AS med_ns,
+  s.mn AS min_ns,
+  s.mx AS max_ns,
+  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
+  g.grid AS gridxyz,
+  g.block AS blockxyz,
+  g.kname AS name
+FROM s JOIN grps g USING (grp), t
+ORDER BY s.total DESC, g.grp;
+
+-- CUDA GPU Kernel Summary (nsys stats cuda_gpu_kern_sum; 2022.4: gpukernsum):
+-- kernels per demangled name, grid and block, longest total first.
+CREATE PERFETTO TABLE nsys_cuda_gpu_kern_sum(
+  -- Share of the summed time of all kernels, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of kernels.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Grid dimensions, printf('%4d %4d %4d').
+  gridxyz STRING,
+  -- Block dimensions, printf('%4d %4d %4d').
+  blockxyz STRING,
+  -- Demangled kernel name.
+  name STRING
+) AS
+SELECT * FROM nsys_cuda_gpu_kern_sum_by_name('demangled');
+
+-- GPU Memory Operations Summary by time (nsys stats cuda_gpu_mem_time_sum;
+-- 2022.4: gpumemtimesum): memcpys per copy kind and memsets, longest first.
+CREATE PERFETTO TABLE nsys_cuda_gpu_mem_time_sum(
+  -- Share of the summed time of all memory operations, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of operations.
+  count LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
+  operation STRING
+) AS
+WITH
+  s AS (SELECT * FROM _nsys_stats_summary!((SELECT operation AS grp, dur AS val FROM _nsys_cuda_memops))),
+  t AS (SELECT sum(total) AS total FROM s)
+SELECT
+  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
+  s.total AS total_time_ns,
+  s.num AS count,
+  _nsys_stats_round(s.mean, 1) AS avg_ns,
+  _nsys_stats_round(s.med, 1) AS med_ns,
+  s.mn AS min_ns,
+  s.mx AS max_ns,
+  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
+  s.grp AS operation
+FROM s, t
+ORDER BY s.total DESC, s.grp;
+
+-- GPU Memory Operations Summary by size (nsys stats cuda_gpu_mem_size_sum;
+-- 2022.4: gpumemsizesum): memcpys per copy kind and memsets, most bytes first.
+-- Sizes are MB (bytes / 1e6), unrounded: nsys prints them with 3 decimals.
+CREATE PERFETTO TABLE nsys_cuda_gpu_mem_size_sum(
+  -- Summed size, MB.
+  total_mb DOUBLE,
+  -- Number of operations.
+  count LONG,
+  -- Mean size, MB.
+  avg_mb DOUBLE,
+  -- Median size, MB.
+  med_mb DOUBLE,
+  -- Smallest, MB.
+  min_mb DOUBLE,
+  -- Largest, MB.
+  max_mb DOUBLE,
+  -- Sample standard deviation, MB.
+  stddev_mb DOUBLE,
+  -- '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
+  operation STRING
+) AS
+WITH s AS (SELECT * FROM _nsys_stats_summary!((SELECT operation AS grp, bytes AS val FROM _nsys_cuda_memops)))
+SELECT
+  s.total / 1e6 AS total_mb,
+  s.num AS count,
+  s.mean / 1e6 AS avg_mb,
+  s.med / 1e6 AS med_mb,
+  s.mn / 1e6 AS min_mb,
+  s.mx / 1e6 AS max_mb,
+  s.stddev / 1e6 AS stddev_mb,
+  s.grp AS operation
+FROM s
+ORDER BY s.total DESC, s.grp;
+
+-- GPU operations, as nsys's GPU summaries see them: kernels (by name kind),
+-- memcpys of a known copy kind and memsets.
+CREATE PERFETTO FUNCTION _nsys_cuda_gpu_items(
+  -- 'demangled' or 'base'.
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Kernel name or memory operation.
+  name STRING,
+  -- 'CUDA_KERNEL' or 'MEMORY_OPER'.
+  category STRING,
+  -- Duration, ns.
+  dur LONG
+) AS
+SELECT _nsys_cuda_kernel_name($name_kind, short_name, demangled_name) AS name, 'CUDA_KERNEL' AS category, dur
+FROM nsys_kernels
+UNION ALL
+SELECT operation AS name, 'MEMORY_OPER' AS category, dur
+FROM _nsys_cuda_memops;
+
+-- CUDA GPU Summary with a choice of kernel names (nsys stats
+-- cuda_gpu_sum[:base]; 2022.4: gpusum): kernels per name and memory
+-- operations per kind, longest total first.
+CREATE PERFETTO FUNCTION nsys_cuda_gpu_sum_by_name(
+  -- 'demangled' (nsys's default) or 'base' (short names).
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Share of the summed time of all rows, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of operations.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- 'CUDA_KERNEL' or 'MEMORY_OPER'.
+  category STRING,
+  -- Kernel name or memory operation.
+  operation STRING
+) AS
+WITH
+  items AS (SELECT * FROM _nsys_cuda_gpu_items($name_kind)),
+  grps AS (
+    SELECT row_number() OVER (ORDER BY name) AS grp, name, category
+    FROM (SELECT name, max(category) AS category FROM items GROUP BY name)
+  ),
+  s AS (
+    SELECT * FROM _nsys_stats_summary!((
+      SELECT g.grp, i.dur AS val FROM items i JOIN grps g ON g.name IS i.name
+    ))
+  ),
+  t AS (SELECT sum(total) AS total FROM s)
+SELECT
+  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
+  s.total AS total_time_ns,
+  s.num AS instances,
+  _nsys_stats_round(s.mean, 1) AS avg_ns,
+  _nsys_stats_round(s.med, 1) AS med_ns,
+  s.mn AS min_ns,
+  s.mx AS max_ns,
+  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
+  g.category,
+  g.name AS operation
+FROM s JOIN grps g USING (grp), t
+ORDER BY s.total DESC, g.grp;
+
+-- CUDA GPU Summary (nsys stats cuda_gpu_sum; 2022.4: gpusum): kernels per
+-- demangled name and memory operations per kind, longest total first.
+CREATE PERFETTO TABLE nsys_cuda_gpu_sum(
+  -- Share of the summed time of all rows, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of operations.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- 'CUDA_KERNEL' or 'MEMORY_OPER'.
+  category STRING,
+  -- Kernel name or memory operation.
+  operation STRING
+) AS
+SELECT * FROM nsys_cuda_gpu_sum_by_name('demangled');
+
+-- CUDA API and GPU Summary with a choice of kernel names (nsys stats
+-- cuda_api_gpu_sum[:base]; 2022.4: apigpusum): CUDA calls per name (versions
+-- merged), kernels per name and memory operations per kind, longest first.
+CREATE PERFETTO FUNCTION nsys_cuda_api_gpu_sum_by_name(
+  -- 'demangled' (nsys's default) or 'base' (short names).
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Share of the summed time of all rows, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of calls or operations.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- 'CUDA_API', 'CUDA_KERNEL' or 'MEMORY_OPER'.
+  category STRING,
+  -- Call name, kernel name or memory operation.
+  operation STRING
+) AS
+WITH
+  items AS (
+    SELECT _nsys_cuda_api_name(full_name) AS name, 'CUDA_API' AS category, dur
+    FROM nsys_cuda_api_calls
+    UNION ALL
+    SELECT * FROM _nsys_cuda_gpu_items($name_kind)
+  ),
+  grps AS (
+    SELECT row_number() OVER (ORDER BY name) AS grp, name, category
+    FROM (SELECT name, max(category) AS category FROM items GROUP BY name)
+  ),
+  s AS (
+    SELECT * FROM _nsys_stats_summary!((
+      SELECT g.grp, i.dur AS val FROM items i JOIN grps g ON g.name IS i.name
+    ))
+  ),
+  t AS (SELECT sum(total) AS total FROM s)
+SELECT
+  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
+  s.total AS total_time_ns,
+  s.num AS instances,
+  _nsys_stats_round(s.mean, 1) AS avg_ns,
+  _nsys_stats_round(s.med, 1) AS med_ns,
+  s.mn AS min_ns,
+  s.mx AS max_ns,
+  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
+  g.category,
+  g.name AS operation
+FROM s JOIN grps g USING (grp), t
+ORDER BY s.total DESC, g.grp;
+
+-- CUDA API and GPU Summary (nsys stats cuda_api_gpu_sum; 2022.4: apigpusum).
+CREATE PERFETTO TABLE nsys_cuda_api_gpu_sum(
+  -- Share of the summed time of all rows, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of calls or operations.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- 'CUDA_API', 'CUDA_KERNEL' or 'MEMORY_OPER'.
+  category STRING,
+  -- Call name, kernel name or memory operation.
+  operation STRING
+) AS
+SELECT * FROM nsys_cuda_api_gpu_sum_by_name('demangled');
+
+-- CUDA GPU Trace (nsys stats cuda_gpu_trace; 2022.4: gputrace): every kernel,
+-- memcpy and memset in start order. Columns that do not apply are NULL
+-- (nsys prints None or nothing).
+CREATE PERFETTO TABLE nsys_cuda_gpu_trace(
+  -- Start, ns.
+  start_ns LONG,
+  -- Duration, ns.
+  duration_ns LONG,
+  -- Correlation id.
+  corrid LONG,
+  -- Grid X (kernels).
+  grdx LONG,
+  -- Grid Y.
+  grdy LONG,
+  -- Grid Z.
+  grdz LONG,
+  -- Block X.
+  blkx LONG,
+  -- Block Y.
+  blky LONG,
+  -- Block Z.
+  blkz LONG,
+  -- Registers per thread.
+  reg_trd LONG,
+  -- Static shared memory, MB (bytes / 1e6).
+  stcsmem_mb DOUBLE,
+  -- Dynamic shared memory, MB.
+  dymsmem_mb DOUBLE,
+  -- Bytes copied or set, MB (memcpys, memsets).
+  bytes_mb DOUBLE,
+  -- Throughput, MB/s: bytes * (1e9 / duration, integer division) / 1e6, as nsys.
+  throughput_mbps DOUBLE,
+  -- Source memory kind (memcpys), memory kind (memsets).
+  srcmemkd STRING,
+  -- Destination memory kind (memcpys).
+  dstmemkd STRING,
+  -- 'GPU name (device id)'.
+  device STRING,
+  -- Context id.
+  ctx LONG,
+  -- Stream id.
+  strm LONG,
+  -- Demangled kernel name, '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
+  name STRING,
+  -- The slice (nsys_kernels.id, nsys_memcpys.id or nsys_memsets.id); not in nsys.
+  id LONG
+) AS
+WITH
+  gpu AS (SELECT device, min(name) AS name FROM nsys_gpus GROUP BY device),
+  ops AS (
+    SELECT
+      id, ts, dur, correlation_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+      registers_per_thread, static_shared_memory / 1e6 AS ssm, dynamic_shared_memory / 1e6 AS dsm,
+      NULL AS bytes, NULL AS src, NULL AS dst, device, context, stream,
+      coalesce(demangled_name, short_name) AS name
+    FROM nsys_kernels
+    UNION ALL
+    SELECT
+      id, ts, dur, correlation_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+      bytes, src_kind, dst_kind, device, context, stream, _nsys_cuda_memcpy_op(copy_kind)
+    FROM nsys_memcpys
+    UNION ALL
+    SELECT
+      id, ts, dur, correlation_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+      bytes, memory_kind, NULL, device, context, stream, '[CUDA memset]'
+    FROM nsys_memsets
+  )
+SELECT
+  o.ts AS start_ns,
+  o.dur AS duration_ns,
+  o.correlation_id AS corrid,
+  o.grid_x AS grdx,
+  o.grid_y AS grdy,
+  o.grid_z AS grdz,
+  o.block_x AS blkx,
+  o.block_y AS blky,
+  o.block_z AS blkz,
+  o.registers_per_thread AS reg_trd,
+  o.ssm AS stcsmem_mb,
+  o.dsm AS dymsmem_mb,
+  o.bytes / 1e6 AS bytes_mb,
+  (o.bytes * (1000000000 / o.dur)) / 1e6 AS throughput_mbps,
+  o.src AS srcmemkd,
+  o.dst AS dstmemkd,
+  printf('%s (%d)', coalesce(gpu.name, ''), o.device) AS device,
+  o.context AS ctx,
+  o.stream AS strm,
+  o.name,
+  o.id
+FROM ops o
+LEFT JOIN gpu USING (device)
+ORDER BY o.ts, o.id;
+
+-- Kernel launches with their call: the rows of nsys's kernel launch and
+-- execution reports (kernels whose launching call is in the trace).
+CREATE PERFETTO FUNCTION _nsys_cuda_kern_exec(
+  -- 'demangled' or 'base'.
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Process id.
+  pid LONG,
+  -- Thread id of the launching call.
+  tid LONG,
+  -- Device.
+  device LONG,
+  -- Call name (version suffix removed).
+  api_name STRING,
+  -- Kernel name.
+  kernel_name STRING,
+  -- Call duration, ns.
+  api_dur LONG,
+  -- Call end to kernel start, ns; NULL when the kernel starts before the call ends.
+  queue_dur LONG,
+  -- Kernel duration, ns.
+  kernel_dur LONG,
+  -- Call start to the later of call end and kernel end, ns.
+  total_dur LONG
+) AS
+SELECT
+  k.pid,
+  c.tid,
+  k.device,
+  _nsys_cuda_api_name(c.full_name) AS api_name,
+  _nsys_cuda_kernel_name($name_kind, k.short_name, k.demangled_name) AS kernel_name,
+  c.dur AS api_dur,
+  iif(k.ts - (c.ts + c.dur) >= 0, k.ts - (c.ts + c.dur), NULL) AS queue_dur,
+  k.dur AS kernel_dur,
+  max(c.ts + c.dur, k.ts + k.dur) - c.ts AS total_dur
+FROM nsys_kernels k
+JOIN nsys_cuda_api_calls c ON c.id = k.api_call_id;
+
+-- CUDA Kernel Launch & Exec Time Summary with a choice of kernel names (nsys
+-- stats cuda_kern_exec_sum[:base]; 2022.4: kernexecsum).
+CREATE PERFETTO FUNCTION nsys_cuda_kern_exec_sum_by_name(
+  -- 'demangled' (nsys's default) or 'base' (short names).
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Process id of the launching call.
+  pid LONG,
+  -- Thread id of the launching call.
+  tid LONG,
+  -- Device the kernel ran on.
+  devid LONG,
+  -- Number of kernels.
+  count LONG,
+  -- Number of kernels starting after their call ended (with a queue time).
+  qcount LONG,
+  -- Total time (call start to the later of call end and kernel end): mean, ns.
+  tavg_ns DOUBLE,
+  -- Total time: median, ns.
+  tmed_ns DOUBLE,
+  -- Total time: min, ns.
+  tmin_ns LONG,
+  -- Total time: max, ns.
+  tmax_ns LONG,
+  -- Total time: sample standard deviation, ns.
+  tstddev_ns DOUBLE,
+  -- API (call) time: mean, ns.
+  aavg_ns DOUBLE,
+  -- API time: median, ns.
+  amed_ns DOUBLE,
+  -- API time: min, ns.
+  amin_ns LONG,
+  -- API time: max, ns.
+  amax_ns LONG,
+  -- API time: sample standard deviation, ns.
+  astddev_ns DOUBLE,
+  -- Queue time (call end to kernel start, when positive): mean, ns.
+  qavg_ns DOUBLE,
+  -- Queue time: median, ns.
+  qmed_ns DOUBLE,
+  -- Queue time: min, ns.
+  qmin_ns LONG,
+  -- Queue time: max, ns.
+  qmax_ns LONG,
+  -- Queue time: sample standard deviation, ns (0 without queue times).
+  qstddev_ns DOUBLE,
+  -- Kernel time: mean, ns.
+  kavg_ns DOUBLE,
+  -- Kernel time: median, ns.
+  kmed_ns DOUBLE,
+  -- Kernel time: min, ns.
+  kmin_ns LONG,
+  -- Kernel time: max, ns.
+  kmax_ns LONG,
+  -- Kernel time: sample standard deviation, ns.
+  kstddev_ns DOUBLE,
+  -- Launching call ('cudaLaunchKernel').
+  api_name STRING,
+  -- Kernel name.
+  kernel_name STRING
+) AS
+WITH
+  e AS (SELECT * FROM _nsys_cuda_kern_exec($name_kind)),
+  grps AS (
+    SELECT row_number() OVER (ORDER BY pid, tid, device, api_name, kernel_name) AS grp,
+           pid, tid, device, api_name, kernel_name
+    FROM (SELECT DISTINCT pid, tid, device, api_name, kernel_name FROM e)
+  ),
+  eg AS (
+    SELECT g.grp, e.api_dur, e.queue_dur, e.kernel_dur, e.total_dur
+    FROM e JOIN grps g
+      ON g.pid IS e.pid AND g.tid IS e.tid AND g.device IS e.device
+      AND g.api_name IS e.api_name AND g.kernel_name IS e.kernel_name
+  ),
+  st AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, total_dur AS val FROM eg))),
+  sa AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, api_dur AS val FROM eg))),
+  sq AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, queue_dur AS val FROM eg))),
+  sk AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, kernel_dur AS val FROM eg)))
+SELECT
+  g.pid,
+  g.tid,
+  g.device AS devid,
+  st.num AS count,
+  coalesce(sq.num, 0) AS qcount,
+  _nsys_stats_round(st.mean, 1) AS tavg_ns,
+  _nsys_stats_round(st.med, 1) AS tmed_ns,
+  st.mn AS tmin_ns,
+  st.mx AS tmax_ns,
+  _nsys_stats_round(st.stddev, 1) AS tstddev_ns,
+  _nsys_stats_round(sa.mean, 1) AS aavg_ns,
+  _nsys_stats_round(sa.med, 1) AS amed_ns,
+  sa.mn AS amin_ns,
+  sa.mx AS amax_ns,
+  _nsys_stats_round(sa.stddev, 1) AS astddev_ns,
+  _nsys_stats_round(sq.mean, 1) AS qavg_ns,
+  _nsys_stats_round(sq.med, 1) AS qmed_ns,
+  sq.mn AS qmin_ns,
+  sq.mx AS qmax_ns,
+  _nsys_stats_round(coalesce(sq.stddev, 0.0), 1) AS qstddev_ns,
+  _nsys_stats_round(sk.mean, 1) AS kavg_ns,
+  _nsys_stats_round(sk.med, 1) AS kmed_ns,
+  sk.mn AS kmin_ns,
+  sk.mx AS kmax_ns,
+  _nsys_stats_round(sk.stddev, 1) AS kstddev_ns,
+  g.api_name,
+  g.kernel_name
+FROM grps g
+JOIN st USING (grp)
+JOIN sa USING (grp)
+JOIN sk USING (grp)
+LEFT JOIN sq USING (grp)
+ORDER BY st.mean DESC, g.grp;
+
+-- CUDA Kernel Launch & Exec Time Summary (nsys stats cuda_kern_exec_sum;
+-- 2022.4: kernexecsum): per process, thread, device, launching call and
+-- kernel: the call's time (A), the queue time from the call's end to the
+-- kernel's start (Q, when positive), the kernel's time (K) and the total (T),
+-- highest mean total first.
+CREATE PERFETTO TABLE nsys_cuda_kern_exec_sum(
+  -- Process id of the launching call.
+  pid LONG,
+  -- Thread id of the launching call.
+  tid LONG,
+  -- Device the kernel ran on.
+  devid LONG,
+  -- Number of kernels.
+  count LONG,
+  -- Number of kernels with a queue time.
+  qcount LONG,
+  -- Total time: mean, ns.
+  tavg_ns DOUBLE,
+  -- Total time: median, ns.
+  tmed_ns DOUBLE,
+  -- Total time: min, ns.
+  tmin_ns LONG,
+  -- Total time: max, ns.
+  tmax_ns LONG,
+  -- Total time: sample standard deviation, ns.
+  tstddev_ns DOUBLE,
+  -- API time: mean, ns.
+  aavg_ns DOUBLE,
+  -- API time: median, ns.
+  amed_ns DOUBLE,
+  -- API time: min, ns.
+  amin_ns LONG,
+  -- API time: max, ns.
+  amax_ns LONG,
+  -- API time: sample standard deviation, ns.
+  astddev_ns DOUBLE,
+  -- Queue time: mean, ns.
+  qavg_ns DOUBLE,
+  -- Queue time: median, ns.
+  qmed_ns DOUBLE,
+  -- Queue time: min, ns.
+  qmin_ns LONG,
+  -- Queue time: max, ns.
+  qmax_ns LONG,
+  -- Queue time: sample standard deviation, ns.
+  qstddev_ns DOUBLE,
+  -- Kernel time: mean, ns.
+  kavg_ns DOUBLE,
+  -- Kernel time: median, ns.
+  kmed_ns DOUBLE,
+  -- Kernel time: min, ns.
+  kmin_ns LONG,
+  -- Kernel time: max, ns.
+  kmax_ns LONG,
+  -- Kernel time: sample standard deviation, ns.
+  kstddev_ns DOUBLE,
+  -- Launching call.
+  api_name STRING,
+  -- Demangled kernel name.
+  kernel_name STRING
+) AS
+SELECT * FROM nsys_cuda_kern_exec_sum_by_name('demangled');
