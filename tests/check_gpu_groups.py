@@ -8,7 +8,9 @@ What a GPU engineer sees in a GPU group, read back in the UI's order
    (many exports stamp sync rows with device 0): no GPU group holds only
    synchronization, and every sync row is in the group of its context's
    device (check_report.py compares every row with SQL).
-2. The work comes first: streams in id order, each followed by its graph
+2. The work comes first, under the GPU utilization counter (the union of
+   the GPU's kernels, memcpys and memsets, as nsys-ui's collapsed CUDA HW
+   row): streams in id order, each followed by its graph
    and sync rows, then the Synchronization row, NVTX rows, page faults,
    Memory in use, and last the nested "GPU metrics" group, which holds
    every GPU metric counter. Every child of a GPU group has an explicit
@@ -35,7 +37,7 @@ sys.path.insert(0, HERE)
 STREAM = re.compile(r'(?:^Stream (\d+)|\(Stream (\d+)\))')
 PID_LABEL = re.compile(r' \[(\d+)\]$')
 # Top to bottom in a GPU group (or a process's group in it).
-ORDER = ['stream', 'synchronization', 'nvtx', 'page faults', 'memory', 'metrics']
+ORDER = ['utilization', 'stream', 'synchronization', 'nvtx', 'page faults', 'memory', 'metrics']
 
 
 def tree(dump_text):
@@ -60,6 +62,8 @@ def category(node):
         return 'metrics'
     if node['children']:
         return 'stream'  # a process's group: its streams first
+    if name == 'GPU utilization':
+        return 'utilization'
     if name.startswith('Synchronization'):
         return 'synchronization'
     if name.startswith('NVTX'):
@@ -92,7 +96,7 @@ def check_group(group, where, problems):
     for k in kids:
         if k['rank'] is None:
             problems.append(f'{where}: {k["name"]!r} has no rank')
-        if k['kind'] == 'counter' and category(k) not in ('memory', 'metrics'):
+        if k['kind'] == 'counter' and category(k) not in ('utilization', 'memory', 'metrics'):
             problems.append(f'{where}: counter {k["name"]!r} among the rows')
         if category(k) is None:
             problems.append(f'{where}: unexpected row {k["name"]!r}')

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/xalloc.h"
+#include "gpu_utilization.h"
 
 #include "../nsys/nsys_ids.h"
 
@@ -43,11 +44,13 @@ void model_init(model *m, pw_seq *seq, const nsys_meta *meta, const nsys_context
     /* With one CUDA process a stream id is unambiguous on its GPU; with
      * several, rows say whose stream they are. */
     m->label_streams_with_process = meta->cuda_processes > 1;
+    gpu_utilization_init(m);
 }
 
 void model_free(model *m)
 {
     model_free_cpus(m);
+    gpu_utilization_free(m);
     free(m->report_label);
     slicer_free(&m->slices);
     tracks_free(&m->tracks);
@@ -260,8 +263,14 @@ slice_row *model_process_row(model *m, int64_t global_pid, const char *name, con
 #define RANK_LAST_STREAM (INT32_MAX - 16)
 #define RANK_SYNCHRONIZATION (INT32_MAX - 12)
 
+/* GPU utilization sits above everything else, streams and process
+ * groups (ranked from 0) included. */
+#define RANK_UTILIZATION (-1)
+
 static int32_t place_rank(gpu_place place)
 {
+    if (place == GPU_PLACE_UTILIZATION)
+        return RANK_UTILIZATION;
     return INT32_MAX - 8 + 2 * (int32_t)place;
 }
 
@@ -402,6 +411,11 @@ static const char *stream_kind_label(nsys_stream_kind kind)
 /* CUPTI's "no stream" (event syncs wait on an event, not a stream). */
 #define CUPTI_INVALID_ID 4294967295LL
 
+int64_t model_gpu_device(const model *m, int64_t device, int64_t global_pid, int64_t context)
+{
+    return nsys_context_device(m->contexts, global_pid, context, device);
+}
+
 /* A row of the GPU group: a stream's work, its synchronization, or the
  * process's Synchronization row. A row lands on the device its context
  * runs on, not the row's deviceId (nsys_contexts.h); syncs on a stream
@@ -410,7 +424,7 @@ static const char *stream_kind_label(nsys_stream_kind kind)
 static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid, int64_t context,
                           int64_t stream)
 {
-    device = nsys_context_device(m->contexts, global_pid, context, device);
+    device = model_gpu_device(m, device, global_pid, context);
     if (tag == KEY_SYNC && !nsys_stream_ran_work(m->contexts, global_pid, context, stream))
         stream = CUPTI_INVALID_ID;
     bool no_stream = stream == CUPTI_INVALID_ID;

@@ -41,6 +41,7 @@ typedef enum thread_row_kind {
 } thread_row_kind;
 
 typedef struct cpu_state cpu_state;
+struct gpu_utilization;
 
 typedef struct model {
     track_tree tracks;
@@ -58,6 +59,7 @@ typedef struct model {
     int32_t id_base;         /* added to pids and tids of merged reports */
     char *report_label;      /* merged reports: "· host" in process/GPU names */
     int32_t only_pid;        /* --pid: other processes hidden; 0 for all */
+    struct gpu_utilization *utilization; /* busy stretches per device (gpu_utilization.h) */
 } model;
 
 /* contexts may be NULL: rows then go by their own deviceId. */
@@ -96,12 +98,18 @@ typedef enum gpu_place {
     GPU_PLACE_PAGE_FAULTS,   /* unified-memory faults on the GPU */
     GPU_PLACE_MEMORY,        /* "Memory in use", device then processes */
     GPU_PLACE_METRICS,       /* in the nested "GPU metrics" group */
+    GPU_PLACE_UTILIZATION,   /* "GPU utilization": first in the group, above the
+                                streams, as nsys-ui's CUDA HW row (gpu_utilization.h) */
 } gpu_place;
 
 /* A row of a GPU's group for work that is not a stream's (NVTX ranges
  * projected onto the GPU, page faults), one per device, name and label. */
 slice_row *model_gpu_row(model *m, int64_t device, gpu_place place, const char *name,
                          const char *label);
+
+/* The device whose group holds the rows of work of (global_pid, context)
+ * reported on device: the device its context runs on. */
+int64_t model_gpu_device(const model *m, int64_t device, int64_t global_pid, int64_t context);
 
 /* The row of a CUDA stream inside its GPU's group. Stream ids are unique
  * only within a context of a process, so all four parts form the key. */

@@ -162,21 +162,25 @@ static int write_end(slicer *s, const pending_end *e)
 int slicer_advance(slicer *s, int64_t ts)
 {
     while (s->n_heap && s->heap[0].end <= ts) {
+        if (s->due && s->due(s->due_ctx, s->heap[0].end) < 0)
+            return -1;
         pending_end e = heap_pop(s);
         if (write_end(s, &e) < 0)
             return -1;
     }
-    return 0;
+    return s->due ? s->due(s->due_ctx, ts) : 0;
 }
 
 int slicer_finish(slicer *s)
 {
     while (s->n_heap) {
+        if (s->due && s->due(s->due_ctx, s->heap[0].end) < 0)
+            return -1;
         pending_end e = heap_pop(s);
         if (write_end(s, &e) < 0)
             return -1;
     }
-    return 0;
+    return s->due ? s->due(s->due_ctx, INT64_MAX) : 0;
 }
 
 /* ---- Lanes -------------------------------------------------------------- */

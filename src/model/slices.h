@@ -63,6 +63,12 @@ typedef struct slicer {
     slice_row *rows;
     uint64_t events;         /* TrackEvents written */
     uint64_t max_lanes;      /* widest row, for stats */
+    /* Events of another writer that fall due as time passes (the GPU
+     * utilization counters, gpu_utilization.h): called with a time t, it
+     * writes its events before t; the slicer calls it before each END it
+     * writes and when it advances, so the sequence stays in time order. */
+    int (*due)(void *ctx, int64_t before);
+    void *due_ctx;
 } slicer;
 
 void slicer_init(slicer *s, track_tree *tracks);

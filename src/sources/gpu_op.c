@@ -1,5 +1,7 @@
 #include "gpu_op.h"
 
+#include "../model/gpu_utilization.h"
+
 int gpu_op_check(const gpu_op *op)
 {
     int check = source_check_interval(op->start, op->end);
@@ -50,6 +52,10 @@ int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev)
         if (n > 0 && op->start < call_start)
             flow = flows_of_early_gpu_op(&c->flows, gpid, op->correlation_id, n);
     }
+    /* Kernels, memcpys and memsets make the GPU utilization counter. */
+    if (row == GPU_ROW_STREAM && !dest->hidden &&
+        model_gpu_work(&c->model, op->device, gpid, context, op->start, op->end) < 0)
+        return SOURCE_FAILED;
     if (flow) {
         ev->flow_ids = &flow;
         ev->n_flow_ids = 1;
