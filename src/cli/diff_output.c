@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/json.h"
 #include "diff_model.h"
 
 /* ---- Values in words --------------------------------------------------- */
@@ -338,22 +339,6 @@ static void print_csv(FILE *to, const diff_result *r, const char *value, bool he
 }
 
 /* ---- JSON ------------------------------------------------------------ */
-
-static void json_string(FILE *to, const char *s)
-{
-    fputc('"', to);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(to, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", to);
-        else if (*p < 0x20)
-            fprintf(to, "\\u%04x", *p);
-        else
-            fputc(*p, to);
-    }
-    fputc('"', to);
-}
 
 static void json_pct(FILE *to, double p)
 {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../cli/nsys_export.h"
+#include "web_compare.h"
 #include "web_result.h"
 
 typedef struct progress_relay {
@@ -85,7 +86,8 @@ nsysp_status web_convert(const char *dir, const web_job *job, volatile sig_atomi
     }
     if (rc == NSYSP_OK) {
         progress(ctx, "summarizing", 1);
-        if (nsysp_summarize(sqlite, NULL, &summary) == NSYSP_OK)
+        if (nsysp_summarize(sqlite, NULL, &summary) == NSYSP_OK &&
+            web_summary_write(dir, job->id, &summary) == 0)
             c.summary = &summary;
     }
     if (tmpdir[0])

@@ -146,9 +146,10 @@ int report_read(const char *dir, const char *id, const char *file, char *out, si
  * of web_reports.h, report_write's temporary copies, the trace's. */
 static bool is_report_file(const char *name)
 {
-    static const char *const FILES[] = {REPORT_UPLOAD, REPORT_NAME,   REPORT_TRACE,
-                                        REPORT_RESULT, REPORT_ERROR,  REPORT_MARK,
-                                        "input.sqlite", "input.nsys-rep", "input.qdrep"};
+    static const char *const FILES[] = {REPORT_UPLOAD,  REPORT_NAME,  REPORT_TRACE,
+                                        REPORT_RESULT,  REPORT_ERROR, REPORT_MARK,
+                                        REPORT_SUMMARY, "input.sqlite", "input.nsys-rep",
+                                        "input.qdrep"};
     static const char TRACE_TEMP[] = "." REPORT_TRACE ".tmp-";
     for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
         size_t n = strlen(FILES[i]);

@@ -5,6 +5,7 @@
  *   DIR/ID/name                   the client's file name, only ever shown
  *   DIR/ID/trace.perfetto-trace   the trace
  *   DIR/ID/result.json            summary, accounting, or the error
+ *   DIR/ID/summary.tsv            the whole summary, for comparisons
  *   DIR/ID/error                  the one-line error of a failed conversion
  *   DIR/ID/.nsys-perfetto-report  made first: the server's mark on what is its own
  *   DIR/.nsys-perfetto-serve.lock held by the server using DIR (one per DIR)
@@ -22,6 +23,7 @@ enum { REPORT_ID_LEN = 16 };
 #define REPORT_NAME "name"
 #define REPORT_TRACE "trace.perfetto-trace"
 #define REPORT_RESULT "result.json"
+#define REPORT_SUMMARY "summary.tsv"
 #define REPORT_ERROR "error"
 #define REPORT_MARK ".nsys-perfetto-report"
 #define REPORTS_LOCK ".nsys-perfetto-serve.lock"

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "web_api.h"
+#include "web_compare.h"
 #include "web_http.h"
 #include "web_reports.h"
 #include "web_upload.h"
@@ -48,6 +49,8 @@ static enum MHD_Result answer(web_server *srv, struct MHD_Connection *c, const c
                    : web_reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
     if (strcmp(url, "/api/config") == 0 && get)
         return web_api_config(srv, c);
+    if (strcmp(url, "/api/compare") == 0 && get)
+        return web_api_compare(srv, c);
     if (strcmp(url, API_REPORTS) == 0 && get)
         return web_api_list(srv, c);
     char id[64] = "";

@@ -5,7 +5,8 @@
  *   POST /api/reports             upload a report (multipart), converted in the background
  *   GET  /api/reports/ID          its state, or its summary and accounting
  *   GET  /api/reports/ID/trace    its trace
- *   DELETE /api/reports/ID        remove it */
+ *   DELETE /api/reports/ID        remove it
+ *   GET  /api/compare?before=ID&after=ID   the two side by side (diff's JSON) */
 #ifndef NSYSP_WEB_SERVER_H
 #define NSYSP_WEB_SERVER_H
 

@@ -12,7 +12,7 @@
 
 #include "../common/utf8.h"
 #include "web_convert.h"
-#include "web_json.h"
+#include "../common/json.h"
 #include "web_options.h"
 #include "web_reports.h"
 

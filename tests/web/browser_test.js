@@ -3,7 +3,9 @@
 // uploaded and converted; the summary table shows the CLI's summary; the
 // downloaded trace is the server's trace and passes pftrace-check; Open in
 // Perfetto hands the whole trace, byte for byte, to a stand-in Perfetto UI
-// served here that speaks the UI's postMessage protocol. Saves a screenshot.
+// served here that speaks the UI's postMessage protocol; the report uploaded
+// twice and compared with itself passes with nothing changed. Saves a
+// screenshot.
 //   node browser_test.js NSYS_PERFETTO REPORT.sqlite PFTRACE_CHECK WORKDIR
 'use strict';
 const {spawn, execFileSync} = require('child_process');
@@ -144,6 +146,22 @@ async function main() {
       expect(got.params.origin === url.replace(/\/$/, ''), 'sent from the page: ' + got.params.origin);
     }
     expect(popup.url() === uiUrl, 'opened --perfetto-ui: ' + popup.url());
+
+    // Compare: the same report uploaded again, both ticked, Compare: nsys-perfetto
+    // diff's verdict for identical reports (pass, nothing changed).
+    await page.bringToFront();
+    await page.setInputFiles('#file', report);
+    await page.waitForFunction(() => document.querySelectorAll('.report[data-state="done"]').length === 2,
+                               null, {timeout: 120000});
+    const ids = await page.$$eval('.report[data-state="done"]', boxes => boxes.map(b => b.dataset.id));
+    for (const done of ids) await page.check('.report[data-id="' + done + '"] input.compare');
+    await page.click('#compare-run');
+    const verdict = await page.waitForSelector('#compare .verdict', {timeout: 30000});
+    const text = await verdict.innerText();
+    expect(/Verdict: pass/.test(text) && !/regression|improvement|added|removed/.test(text),
+           'comparing a report with itself: ' + text);
+    const changed = await page.$$('#compare table.compare-rows tbody tr');
+    expect(changed.length === 0, 'no changed rows between identical reports: ' + changed.length);
   } finally {
     await browser.close();
     ui.close();

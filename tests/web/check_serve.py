@@ -4,7 +4,7 @@ to its own trace and summary (checked against the report's SQL); refusals
 with a 4xx and no file left behind (a 2 GB upload past --max-upload, one
 past it while streaming, a truncated multipart, a multipart without its end,
 bad ids, a huge header, not multipart, bad options); a conversion that fails
-shows one line naming the uploaded file; delete; Ctrl-C mid-upload removes
+shows one line naming the uploaded file; two reports compared; delete; Ctrl-C mid-upload removes
 the partial upload; the reports survive a restart. After every bad request
 the server still answers. With NSYS_REP (made by the .nsys-rep test when
 nsys is here), a .nsys-rep upload is exported with the server's nsys.
@@ -343,6 +343,27 @@ if NSYS_REP and os.path.exists(NSYS_REP) and shutil.which("nsys"):
     ids.append(reply.get("id"))
 else:
     print("note: no .nsys-rep or no nsys; .nsys-rep upload not checked")
+
+# Compare two reports (nsys-perfetto diff's JSON): a report with itself
+# changes nothing; two different reports name their kernels' changes, and
+# the totals are those of the reports' own summaries.
+status, data = request("GET", f"/api/compare?before={ids[0]}&after={ids[0]}")
+same = json.loads(data) if status == 200 else {}
+expect(status == 200 and same.get("verdict") == "pass" and same["rows"] and
+       all(r["status"] == "unchanged" for r in same["rows"]), f"compare with itself: {status}")
+status, data = request("GET", f"/api/compare?before={ids[0]}&after={ids[1]}&gate=5")
+diff = json.loads(data) if status == 200 else {"rows": []}
+kernels0 = {r["name"]: r["total_ns"] for r in wait_done(ids[0])["summary"]["rows"]
+            if r["category"] == "kernel"}
+checked = [r for r in diff["rows"] if r["category"] == "kernel" and r["name"] in kernels0]
+expect(status == 200 and diff.get("verdict") in ("pass", "fail") and checked and
+       all(r["before"]["total_ns"] == kernels0[r["name"]] for r in checked),
+       f"compare two reports: {status} {len(checked)} kernel rows checked")
+for query, want in ((f"before={ids[0]}", 400), (f"before={ids[0]}&after=zz", 400),
+                    (f"before={ids[0]}&after=0123456789abcdef", 404),
+                    (f"before={ids[0]}&after={ids[1]}&gate=-3", 400)):
+    status, _ = request("GET", f"/api/compare?{query}")
+    expect(status == want, f"compare ?{query}: {status}, expected {want}")
 
 # Delete.
 status, _ = request("DELETE", f"/api/reports/{ids[0]}")

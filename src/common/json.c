@@ -1,8 +1,8 @@
-#include "web_json.h"
+#include "json.h"
 
 #include <string.h>
 
-#include "../common/utf8.h"
+#include "utf8.h"
 
 void json_string(FILE *out, const char *s)
 {

@@ -1,6 +1,6 @@
 /* Writing JSON text with stdio. */
-#ifndef NSYSP_WEB_JSON_H
-#define NSYSP_WEB_JSON_H
+#ifndef NSYSP_COMMON_JSON_H
+#define NSYSP_COMMON_JSON_H
 
 #include <stdio.h>
 
