@@ -300,13 +300,17 @@ static void compare_focus(const diff_side *before, const diff_side *after, const
         total = 0;
         for (size_t k = 0; k < s->n_runs; k++) {
             const diff_run *run = &s->runs[k];
+            if (!run->n_focus) { /* the range is not in this run (focus_ns is NULL) */
+                medians[side][k] = -1;
+                continue;
+            }
             memcpy(all + total, run->focus_ns, run->n_focus * sizeof *all);
             total += run->n_focus;
-            int64_t *copy = malloc((run->n_focus ? run->n_focus : 1) * sizeof *copy);
+            int64_t *copy = malloc(run->n_focus * sizeof *copy);
             if (!copy)
                 abort();
             memcpy(copy, run->focus_ns, run->n_focus * sizeof *copy);
-            medians[side][k] = run->n_focus ? median(copy, run->n_focus) : -1;
+            medians[side][k] = median(copy, run->n_focus);
             free(copy);
         }
         /* The ranges of per-run medians; the median and p90 of all instances. */
