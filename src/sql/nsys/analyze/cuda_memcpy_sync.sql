@@ -1,0 +1,110 @@
+-- nsys.analyze.cuda_memcpy_sync: `nsys analyze` rule cuda-sync-memcpy
+-- (nsys 2022.4), "Synchronous Memcpy": copies launched by synchronous
+-- cudaMemcpy* calls (no Async in the name) that block the host, leaving out
+-- host-to-device copies of 64,000 bytes or less and copies within one device;
+-- longest first. See docs/sql.md.
+
+INCLUDE PERFETTO MODULE nsys.cuda;
+INCLUDE PERFETTO MODULE nsys.analyze.filter;
+
+-- The rule with its options: rows= (negative: all), start=, end= (trace
+-- time, ns) and nvtx= ('text' or 'text@domain'), each NULL when not given.
+--
+-- As nsys 2022.4 does, a copy is matched with the CUDA calls of the same
+-- correlation id in any process (one row per match; correlation ids repeat
+-- across processes), and start=/end=/nvtx= filter the copies, not the
+-- calls. Longest first, equal durations earliest first.
+CREATE PERFETTO FUNCTION nsys_cuda_memcpy_sync(
+  -- rows= (nsys default 50; negative: no limit).
+  rows LONG,
+  -- start= in trace time (ns), or NULL.
+  start_ns LONG,
+  -- end= in trace time (ns), or NULL.
+  end_ns LONG,
+  -- nvtx=, or NULL.
+  nvtx STRING
+)
+RETURNS TABLE(
+  -- Duration (ns): the copy's duration on the GPU.
+  duration_ns LONG,
+  -- Start (ns): the copy's start on the GPU (trace time).
+  start_ns LONG,
+  -- Src Kind ('Pageable', 'Pinned', 'Device', ...).
+  src_kind STRING,
+  -- Dst Kind.
+  dst_kind STRING,
+  -- Bytes (MB): bytes / 1e6, as nsys prints by default (csv:mem=B prints bytes).
+  bytes_mb DOUBLE,
+  -- PID.
+  pid LONG,
+  -- Device ID.
+  device_id LONG,
+  -- Context ID.
+  context_id LONG,
+  -- Stream ID.
+  stream_id LONG,
+  -- API Name: the call's full versioned name ('cudaMemcpy_v3020').
+  api_name STRING,
+  -- Bytes copied.
+  bytes LONG,
+  -- The copy's slice id (nsys_memcpys.id).
+  memcpy_id LONG,
+  -- The matched call's slice id (nsys_cuda_api_calls.id).
+  api_call_id LONG
+) AS
+SELECT
+  m.dur AS duration_ns,
+  m.ts AS start_ns,
+  m.src_kind,
+  m.dst_kind,
+  m.bytes / 1e6 AS bytes_mb,
+  m.pid,
+  m.device AS device_id,
+  m.context AS context_id,
+  m.stream AS stream_id,
+  c.full_name AS api_name,
+  m.bytes,
+  m.id AS memcpy_id,
+  c.id AS api_call_id
+FROM _nsys_analyze_window($start_ns, $end_ns, $nvtx) w
+CROSS JOIN nsys_memcpys m
+JOIN nsys_cuda_api_calls c
+  ON c.correlation_id = m.correlation_id
+  AND c.full_name LIKE 'cudaMemcpy%'
+  AND c.full_name NOT LIKE '%Async%'
+WHERE NOT (m.bytes <= 64000 AND m.copy_kind = 'Host-to-Device')
+  AND NOT (m.src_device IS NOT NULL AND m.src_device = m.dst_device)
+  AND _nsys_analyze_keep!(w, m.ts, m.dur, m.pid, NULL)
+ORDER BY m.dur DESC, m.ts, m.id, c.id
+LIMIT $rows;
+
+-- The rule with nsys's defaults (rows=50, no start=, end= or nvtx=).
+CREATE PERFETTO VIEW nsys_cuda_memcpy_sync_default(
+  -- Duration (ns).
+  duration_ns LONG,
+  -- Start (ns), trace time.
+  start_ns LONG,
+  -- Src Kind.
+  src_kind STRING,
+  -- Dst Kind.
+  dst_kind STRING,
+  -- Bytes (MB).
+  bytes_mb DOUBLE,
+  -- PID.
+  pid LONG,
+  -- Device ID.
+  device_id LONG,
+  -- Context ID.
+  context_id LONG,
+  -- Stream ID.
+  stream_id LONG,
+  -- API Name.
+  api_name STRING,
+  -- Bytes.
+  bytes LONG,
+  -- The copy's slice id.
+  memcpy_id LONG,
+  -- The call's slice id.
+  api_call_id LONG
+) AS
+SELECT * FROM nsys_cuda_memcpy_sync(50, NULL, NULL, NULL);

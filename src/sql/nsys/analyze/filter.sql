@@ -1,0 +1,111 @@
+-- nsys.analyze.filter: the options every `nsys analyze` rule shares
+-- (start=, end=, nvtx=), as the rules of nsys 2022.4 apply them, and the GPU
+-- work the GPU rules look at. Internal: the rule modules (nsys.analyze.*)
+-- include it. See docs/sql.md.
+--
+-- nsys keeps the rows of a table that overlap [start, end):
+--   start in [S, E), or end in [S, E), or start < S and end >= E;
+-- with nvtx=TEXT[@DOMAIN], S and E default to the first such range (by start),
+-- and rows are also restricted to its thread (tables with a thread: CUDA API
+-- calls) or its process (GPU work), or to its process alone when the range's
+-- tid equals its pid (nsys takes those for start/end ranges).
+
+INCLUDE PERFETTO MODULE nsys.cuda;
+INCLUDE PERFETTO MODULE nsys.nvtx;
+
+-- The selection the options make: one row, or none when nsys would refuse
+-- them (the NVTX range does not exist; start after end).
+CREATE PERFETTO FUNCTION _nsys_analyze_window(
+  -- start= (trace time, ns), or NULL.
+  start_ns LONG,
+  -- end= (trace time, ns), or NULL.
+  end_ns LONG,
+  -- nvtx= ('text' for the default domain, 'text@domain' otherwise), or NULL.
+  nvtx STRING
+)
+RETURNS TABLE(
+  -- 1 when rows are filtered at all.
+  filtered LONG,
+  -- Window start (S).
+  win_start LONG,
+  -- Window end (E).
+  win_end LONG,
+  -- Process the NVTX range restricts to, or NULL.
+  pid LONG,
+  -- Thread the NVTX range restricts to, or NULL.
+  tid LONG,
+  -- 1 when calls are restricted to the thread (else to the process).
+  by_thread LONG
+) AS
+WITH
+  r AS (
+    SELECT ts, dur, pid, tid
+    FROM nsys_nvtx_ranges
+    WHERE $nvtx IS NOT NULL
+      AND name || iif(domain = 'default' OR domain GLOB 'domain [0-9]*', '', '@' || domain) = $nvtx
+    ORDER BY ts, id
+    LIMIT 1
+  ),
+  w AS (
+    SELECT 0 AS filtered, NULL AS win_start, NULL AS win_end, NULL AS pid, NULL AS tid, 0 AS by_thread
+    WHERE $start_ns IS NULL AND $end_ns IS NULL AND $nvtx IS NULL
+    UNION ALL
+    SELECT 1, coalesce($start_ns, 0), coalesce($end_ns, 9223372036854775807), NULL, NULL, 0
+    WHERE $nvtx IS NULL AND ($start_ns IS NOT NULL OR $end_ns IS NOT NULL)
+    UNION ALL
+    SELECT 1, coalesce($start_ns, r.ts), coalesce($end_ns, r.ts + r.dur), r.pid, r.tid, r.pid != r.tid
+    FROM r
+  )
+SELECT filtered, win_start, win_end, pid, tid, by_thread
+FROM w
+WHERE filtered = 0 OR win_start <= win_end;
+
+-- Whether a row (start ts, duration dur, process pid, thread tid or NULL for
+-- GPU work) is kept by the selection w (a row of _nsys_analyze_window).
+CREATE PERFETTO MACRO _nsys_analyze_keep(
+  w Expr, ts Expr, dur Expr, pid Expr, tid Expr
+)
+RETURNS Expr AS
+(
+  $w.filtered = 0
+  OR (
+    (
+      ($ts >= $w.win_start AND $ts < $w.win_end)
+      OR ($ts + $dur >= $w.win_start AND $ts + $dur < $w.win_end)
+      OR ($ts < $w.win_start AND $ts + $dur >= $w.win_end)
+    )
+    AND (
+      $w.pid IS NULL
+      OR ($pid = $w.pid AND ($tid IS NULL OR $w.by_thread = 0 OR $tid = $w.tid))
+    )
+  )
+);
+
+-- The GPU work the GPU rules look at: kernels, memcpys and memsets that
+-- start after time 0, kept by the start=/end=/nvtx= selection.
+CREATE PERFETTO FUNCTION _nsys_analyze_gpu_ops(
+  -- start= in trace time (ns), or NULL.
+  start_ns LONG,
+  -- end= in trace time (ns), or NULL.
+  end_ns LONG,
+  -- nvtx=, or NULL.
+  nvtx STRING
+)
+RETURNS TABLE(
+  -- Slice id.
+  id LONG,
+  -- Start.
+  ts LONG,
+  -- End.
+  end_ts LONG,
+  -- Process id.
+  pid LONG,
+  -- Device.
+  device LONG,
+  -- Context.
+  context LONG
+) AS
+SELECT o.id, o.ts, o.ts + o.dur AS end_ts, o.pid, o.device, o.context
+FROM _nsys_analyze_window($start_ns, $end_ns, $nvtx) w
+CROSS JOIN nsys_gpu_ops o
+WHERE o.ts > 0 AND _nsys_analyze_keep!(w, o.ts, o.dur, o.pid, NULL);

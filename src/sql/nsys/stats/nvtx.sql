@@ -1,0 +1,683 @@
+-- nsys.stats.nvtx: the NVTX reports of `nsys stats`, report for report, over
+-- the typed tables of nsys.nvtx and nsys.cuda. Each table is named nsys_ +
+-- the report's nsys 2023+ name (2022.4 name in brackets):
+--
+--   nsys_nvtx_sum             (nvtxsum)      ranges per name and style
+--   nsys_nvtx_pushpop_sum     (nvtxppsum)    push/pop ranges per name
+--   nsys_nvtx_startend_sum    (nvtxsesum)    start/end ranges per name
+--   nsys_nvtx_gpu_proj_trace  (nvtxgpuproj)  every range projected onto the GPU
+--   nsys_nvtx_gpu_proj_sum    (2023+ only)   the projections per name and style
+--   nsys_nvtx_kern_sum        (nvtxkernsum)  kernels per enclosing range, thread
+--                                            and kernel name
+--
+-- As nsys 2022.4: a range is named `domain:name` in a named domain, `name`
+-- in the default domain or in a domain the report never named; a range
+-- still open at the end of the report ends at the last NVTX timestamp; a
+-- range contains a GPU operation when the CUDA call that launched it runs
+-- entirely inside the range, on the thread that started the range
+-- (projections and kernel sums leave out start/end ranges ended on another
+-- thread). Columns are in nsys's order, named after its CSV header in snake
+-- case; averages, medians, percentages and standard deviations are rounded
+-- to one decimal as nsys rounds them. See docs/sql.md.
+
+INCLUDE PERFETTO MODULE nsys.nvtx;
+INCLUDE PERFETTO MODULE nsys.cuda;
+INCLUDE PERFETTO MODULE nsys.stats.common;
+INCLUDE PERFETTO MODULE intervals.intersect;
+
+-- The name nsys's NVTX reports give a range: 'domain:name' in a named
+-- domain; the name alone in the default domain and in domains without a
+-- name (the converter calls those 'default' and 'domain N').
+CREATE PERFETTO FUNCTION _nsys_nvtx_tag(
+  -- Domain as nsys_nvtx_ranges has it.
+  domain STRING,
+  -- Range name.
+  name STRING
+)
+RETURNS STRING AS
+SELECT
+  iif(
+    $domain IS NULL OR $domain = 'default' OR $domain GLOB 'domain [0-9]*',
+    $name,
+    $domain || ':' || $name
+  );
+
+-- The last NVTX timestamp of the trace (start of every range and mark, end
+-- of every range that ended): where nsys ends a range still open.
+CREATE PERFETTO TABLE _nsys_nvtx_last_ts(
+  -- The timestamp, ns.
+  ts LONG
+) AS
+SELECT max(
+  (SELECT max(ts) FROM nsys_nvtx_ranges),
+  coalesce((SELECT max(ts + dur) FROM nsys_nvtx_ranges WHERE NOT unterminated), 0),
+  coalesce((SELECT max(ts) FROM nsys_nvtx_marks), 0)
+) AS ts;
+
+-- Every NVTX range as nsys's reports see it.
+CREATE PERFETTO TABLE _nsys_nvtx_stats_range(
+  -- The range's slice id (nsys_nvtx_ranges.id).
+  id LONG,
+  -- Start, ns.
+  ts LONG,
+  -- Duration, ns (open ranges: to the last NVTX timestamp).
+  dur LONG,
+  -- End, ns.
+  end_ts LONG,
+  -- 'domain:name' or 'name'.
+  tag STRING,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- The thread that started it.
+  utid LONG,
+  -- Its thread id.
+  tid LONG,
+  -- Its process id.
+  pid LONG,
+  -- 1 when it started and ended on the same thread (projections use only these).
+  same_thread BOOL
+) AS
+SELECT
+  r.id,
+  r.ts,
+  iif(r.unterminated, (SELECT ts FROM _nsys_nvtx_last_ts) - r.ts, r.dur) AS dur,
+  iif(r.unterminated, (SELECT ts FROM _nsys_nvtx_last_ts), r.ts + r.dur) AS end_ts,
+  _nsys_nvtx_tag(r.domain, r.name) AS tag,
+  iif(r.kind = 'push/pop', 'PushPop', 'StartEnd') AS style,
+  r.utid,
+  r.tid,
+  r.pid,
+  r.end_tid IS NULL AS same_thread
+FROM nsys_nvtx_ranges r
+ORDER BY r.id;
+
+CREATE PERFETTO INDEX _nsys_nvtx_stats_range_by_id ON _nsys_nvtx_stats_range(id);
+
+-- A range summary per name (and style) of the ranges in `src` (columns tag,
+-- style, dur): the columns of nsys's NVTX summaries.
+CREATE PERFETTO MACRO _nsys_nvtx_range_summary(src TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    _k AS (SELECT quote(tag) || ',' || style AS grp, tag, style, dur FROM $src),
+    _n AS (SELECT DISTINCT grp, tag, style FROM _k),
+    _s AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, dur AS val FROM _k))),
+    _t AS (SELECT sum(total) AS total FROM _s)
+  SELECT
+    _nsys_stats_round(_s.total * 100.0 / _t.total, 1) AS time_pct,
+    _s.total AS total_time_ns,
+    _s.num AS instances,
+    _nsys_stats_round(_s.mean, 1) AS avg_ns,
+    _nsys_stats_round(_s.med, 1) AS med_ns,
+    _s.mn AS min_ns,
+    _s.mx AS max_ns,
+    _nsys_stats_round(_s.stddev, 1) AS stddev_ns,
+    _n.style AS style,
+    _n.tag AS range
+  FROM _s JOIN _n USING (grp), _t
+  ORDER BY _s.total DESC, _n.tag, _n.style
+);
+
+-- NVTX Range Summary (nsys stats nvtx_sum; 2022.4: nvtxsum): push/pop and
+-- start/end ranges per name and style, longest total first. time_pct is
+-- the share of the summed time of all ranges listed.
+CREATE PERFETTO TABLE nsys_nvtx_sum(
+  -- Share of the summed time of all ranges, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of ranges.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Range name ('domain:name' in a named domain).
+  range STRING
+) AS
+SELECT * FROM _nsys_nvtx_range_summary!(_nsys_nvtx_stats_range);
+
+-- NVTX Push/Pop Range Summary (nsys stats nvtx_pushpop_sum; 2022.4:
+-- nvtxppsum): push/pop ranges per name, longest total first.
+CREATE PERFETTO TABLE nsys_nvtx_pushpop_sum(
+  -- Share of the summed time of all push/pop ranges, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of ranges.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Range name.
+  range STRING
+) AS
+SELECT time_pct, total_time_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, range
+FROM _nsys_nvtx_range_summary!((SELECT * FROM _nsys_nvtx_stats_range WHERE style = 'PushPop'));
+
+-- NVTX Start/End Range Summary (nsys stats nvtx_startend_sum; 2022.4:
+-- nvtxsesum): start/end ranges per name, longest total first.
+CREATE PERFETTO TABLE nsys_nvtx_startend_sum(
+  -- Share of the summed time of all start/end ranges, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of ranges.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Range name.
+  range STRING
+) AS
+SELECT time_pct, total_time_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, range
+FROM _nsys_nvtx_range_summary!((SELECT * FROM _nsys_nvtx_stats_range WHERE style = 'StartEnd'));
+
+-- x rounded to the nearest 32-bit float (ties to even), as C's (float)x.
+CREATE PERFETTO FUNCTION _nsys_f32(
+  -- The value.
+  x DOUBLE
+)
+RETURNS DOUBLE AS
+SELECT
+  CASE
+    WHEN $x IS NULL OR $x = 0 THEN $x
+    ELSE (
+      SELECT iif($x < 0, -1.0, 1.0) * ulp * (
+          floor(abs($x) / ulp)
+          + (abs($x) / ulp - floor(abs($x) / ulp) > 0.5
+             OR (abs($x) / ulp - floor(abs($x) / ulp) = 0.5
+                 AND floor(abs($x) / ulp) - 2 * floor(floor(abs($x) / ulp) / 2) = 1))
+        )
+      FROM (
+        SELECT pow(2, e - 23) AS ulp
+        FROM (
+          SELECT
+            CASE
+              WHEN pow(2, e0) > abs($x) THEN e0 - 1
+              WHEN pow(2, e0 + 1) <= abs($x) THEN e0 + 1
+              ELSE e0
+            END AS e
+          FROM (SELECT floor(log2(abs($x))) AS e0)
+        )
+      )
+    )
+  END;
+
+-- The lower bound SQLite's R*Tree module stores for x (32-bit, never above
+-- x): nsys's projection finds enclosing ranges through such an index.
+CREATE PERFETTO FUNCTION _nsys_rtree_down(
+  -- The value.
+  x DOUBLE
+)
+RETURNS DOUBLE AS
+SELECT
+  iif(_nsys_f32($x) > $x,
+      _nsys_f32($x * iif($x < 0, 1.0 + 1.0 / 8388608.0, 1.0 - 1.0 / 8388608.0)),
+      _nsys_f32($x));
+
+-- The upper bound SQLite's R*Tree module stores for x (32-bit, never below
+-- x). It is not monotonic: a value can be stored above a larger one's bound.
+CREATE PERFETTO FUNCTION _nsys_rtree_up(
+  -- The value.
+  x DOUBLE
+)
+RETURNS DOUBLE AS
+SELECT
+  iif(_nsys_f32($x) < $x,
+      _nsys_f32($x * iif($x < 0, 1.0 - 1.0 / 8388608.0, 1.0 + 1.0 / 8388608.0)),
+      _nsys_f32($x));
+
+-- The ranges the projections and kernel sums use: those that ended on the
+-- thread that started them. Each interval is widened by 1 ns for
+-- _interval_intersect (half-open), which finds the candidate pairs; the
+-- exact, closed containment is tested after.
+CREATE PERFETTO TABLE _nsys_nvtx_proj_range(
+  -- Range slice id.
+  id LONG,
+  -- Start, ns.
+  ts LONG,
+  -- Duration + 1, ns.
+  dur LONG,
+  -- End, ns (nsys's).
+  end_ts LONG,
+  -- Start as nsys's R*Tree index stores it (32-bit, rounded down).
+  start_down DOUBLE,
+  -- End as the index stores it (32-bit, rounded up).
+  end_up DOUBLE,
+  -- Thread.
+  utid LONG
+) AS
+SELECT id, ts, end_ts - ts + 1 AS dur, end_ts, _nsys_rtree_down(ts * 1.0) AS start_down,
+       _nsys_rtree_up(end_ts * 1.0) AS end_up, utid
+FROM _nsys_nvtx_stats_range
+WHERE same_thread AND utid IS NOT NULL
+ORDER BY id;
+
+CREATE PERFETTO INDEX _nsys_nvtx_proj_range_by_id ON _nsys_nvtx_proj_range(id);
+
+-- Each range's parent as nsys's projection defines it: of the other ranges
+-- of the thread that contain it, the one that fits tightest (least start
+-- gap + end gap); on a tie the one with the lowest id. nsys finds the
+-- ranges that contain another through an R*Tree index of 32-bit bounds and
+-- compares those bounds too: a range ending a few hundred ns after another
+-- (at 10 s into the report) may not contain it there, and neither here.
+CREATE PERFETTO TABLE _nsys_nvtx_proj_parent(
+  -- Range slice id.
+  id LONG,
+  -- Parent range slice id.
+  parent_id LONG
+) AS
+WITH
+  pairs AS (
+    SELECT ii.id_0 AS child_id, ii.id_1 AS parent_id
+    FROM _interval_intersect!((_nsys_nvtx_proj_range, _nsys_nvtx_proj_range), (utid)) ii
+    WHERE ii.id_0 != ii.id_1
+  ),
+  fits AS (
+    SELECT
+      p.child_id AS id,
+      p.parent_id,
+      (c.ts - pr.ts) + (pr.end_ts - c.end_ts) AS gap
+    FROM pairs p
+    JOIN _nsys_nvtx_proj_range c ON c.id = p.child_id
+    JOIN _nsys_nvtx_proj_range pr ON pr.id = p.parent_id
+    WHERE pr.ts <= c.ts AND pr.end_ts >= c.end_ts
+      AND pr.start_down <= c.start_down AND pr.end_up >= c.end_up
+  ),
+  ranked AS (
+    SELECT id, parent_id, row_number() OVER (PARTITION BY id ORDER BY gap, parent_id) AS rn
+    FROM fits
+  )
+SELECT r.id, k.parent_id
+FROM _nsys_nvtx_proj_range r
+LEFT JOIN ranked k ON k.id = r.id AND k.rn = 1
+ORDER BY r.id;
+
+CREATE PERFETTO INDEX _nsys_nvtx_proj_parent_by_id ON _nsys_nvtx_proj_parent(id);
+
+-- The tree of those ranges: level (0 at a root) and the ids from the root
+-- (':1:5:9'), found by walking up the parents. Ranges that are each
+-- other's tightest fit (same start and end) never reach a root: nsys
+-- leaves their level and stack empty, and so does this table.
+CREATE PERFETTO TABLE _nsys_nvtx_proj_tree(
+  -- Range slice id.
+  id LONG,
+  -- Parent range slice id.
+  parent_id LONG,
+  -- Level, 0 at a root.
+  lvl LONG,
+  -- ':root:...:id'.
+  range_stack STRING
+) AS
+WITH RECURSIVE up(id, cur, lvl, range_stack) AS (
+  SELECT id, parent_id, 0, ':' || id FROM _nsys_nvtx_proj_parent
+  UNION ALL
+  SELECT up.id, p.parent_id, up.lvl + 1, ':' || p.id || up.range_stack
+  FROM up JOIN _nsys_nvtx_proj_parent p ON p.id = up.cur
+  WHERE instr(up.range_stack || ':', ':' || p.id || ':') = 0
+),
+rooted AS (SELECT id, lvl, range_stack FROM up WHERE cur IS NULL)
+SELECT p.id, p.parent_id, r.lvl, r.range_stack
+FROM _nsys_nvtx_proj_parent p
+LEFT JOIN rooted r USING (id)
+ORDER BY p.id;
+
+CREATE PERFETTO INDEX _nsys_nvtx_proj_tree_by_id ON _nsys_nvtx_proj_tree(id);
+
+-- CUDA calls with their interval widened by 1 ns (see _nsys_nvtx_proj_range).
+CREATE PERFETTO TABLE _nsys_nvtx_call(
+  -- Call slice id.
+  id LONG,
+  -- Start, ns.
+  ts LONG,
+  -- Duration + 1, ns.
+  dur LONG,
+  -- End, ns.
+  end_ts LONG,
+  -- Thread.
+  utid LONG
+) AS
+SELECT id, ts, dur + 1 AS dur, ts + dur AS end_ts, utid
+FROM nsys_cuda_api_calls
+WHERE utid IS NOT NULL AND (gpu_ops > 0 OR kernels > 0)
+ORDER BY id;
+
+CREATE PERFETTO INDEX _nsys_nvtx_call_by_id ON _nsys_nvtx_call(id);
+
+-- Each CUDA call that launched GPU work, with every range (of those above)
+-- that contains it on its thread.
+CREATE PERFETTO TABLE _nsys_nvtx_call_range(
+  -- Call slice id.
+  call_id LONG,
+  -- Range slice id.
+  range_id LONG
+) AS
+SELECT ii.id_0 AS call_id, ii.id_1 AS range_id
+FROM _interval_intersect!((_nsys_nvtx_call, _nsys_nvtx_proj_range), (utid)) ii
+JOIN _nsys_nvtx_call c ON c.id = ii.id_0
+JOIN _nsys_nvtx_proj_range r ON r.id = ii.id_1
+WHERE r.ts <= c.ts AND r.end_ts >= c.end_ts
+ORDER BY call_id;
+
+CREATE PERFETTO INDEX _nsys_nvtx_call_range_by_call ON _nsys_nvtx_call_range(call_id);
+
+-- NVTX Range Projection (nsys stats nvtx_gpu_proj_trace; 2022.4:
+-- nvtxgpuproj): every range that contains GPU work, projected onto the GPU:
+-- from the start of the first kernel, memcpy or memset launched inside it to
+-- the end of the last one, in projected start order. range_id, parent_id
+-- and range_stack are the ranges' slice ids (nsys's are its row ids).
+CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_trace(
+  -- Range name ('domain:name' in a named domain).
+  name STRING,
+  -- Start of the first GPU operation, ns.
+  projected_start_ns LONG,
+  -- To the end of the last one, ns.
+  projected_duration_ns LONG,
+  -- The range's start, ns.
+  orig_start_ns LONG,
+  -- The range's duration, ns.
+  orig_duration_ns LONG,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Process id.
+  pid LONG,
+  -- Thread id.
+  tid LONG,
+  -- CUDA calls inside the range that launched GPU work.
+  numgpuops LONG,
+  -- Level in the thread's range tree (0: outermost).
+  lvl LONG,
+  -- Projected ranges whose parent it is.
+  numchild LONG,
+  -- The range's slice id.
+  rangeid LONG,
+  -- The parent range's slice id (NULL at the top).
+  parentid LONG,
+  -- The slice ids from the top range down to it: ':12:40:41'.
+  rangestack STRING
+) AS
+WITH
+  proj AS (
+    SELECT
+      cr.range_id AS id,
+      min(o.ts) AS proj_start,
+      max(o.ts + o.dur) AS proj_end,
+      count(DISTINCT cr.call_id) AS ops
+    FROM _nsys_nvtx_call_range cr
+    JOIN nsys_gpu_ops o ON o.api_call_id = cr.call_id
+    GROUP BY cr.range_id
+  ),
+  children AS (
+    SELECT t.parent_id AS id, count(*) AS n
+    FROM proj JOIN _nsys_nvtx_proj_tree t USING (id)
+    WHERE t.parent_id IS NOT NULL
+    GROUP BY t.parent_id
+  )
+SELECT
+  r.tag AS name,
+  p.proj_start AS projected_start_ns,
+  p.proj_end - p.proj_start AS projected_duration_ns,
+  r.ts AS orig_start_ns,
+  r.dur AS orig_duration_ns,
+  r.style,
+  r.pid,
+  r.tid,
+  p.ops AS numgpuops,
+  t.lvl,
+  coalesce(c.n, 0) AS numchild,
+  r.id AS rangeid,
+  t.parent_id AS parentid,
+  t.range_stack AS rangestack
+FROM proj p
+JOIN _nsys_nvtx_stats_range r USING (id)
+JOIN _nsys_nvtx_proj_tree t USING (id)
+LEFT JOIN children c USING (id)
+ORDER BY projected_start_ns, projected_duration_ns DESC, rangeid;
+
+-- NVTX Range Projection Summary (nsys 2023+ nvtx_gpu_proj_sum; no 2022.4
+-- report): the projections of nsys_nvtx_gpu_proj_trace per name and style,
+-- longest total projected time first.
+CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_sum(
+  -- Range name.
+  range STRING,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Summed projected duration, ns.
+  total_proj_time_ns LONG,
+  -- Summed duration of the ranges themselves, ns.
+  total_range_time_ns LONG,
+  -- Number of projected ranges.
+  range_instances LONG,
+  -- Mean projected duration, ns, 1 decimal.
+  proj_avg_ns DOUBLE,
+  -- Median projected duration, ns, 1 decimal.
+  proj_med_ns DOUBLE,
+  -- Shortest projection, ns.
+  proj_min_ns LONG,
+  -- Longest projection, ns.
+  proj_max_ns LONG,
+  -- Sample standard deviation of the projected durations, ns, 1 decimal.
+  proj_stddev_ns DOUBLE,
+  -- Summed numgpuops.
+  total_gpu_ops LONG,
+  -- Mean numgpuops, 1 decimal.
+  avg_gpu_ops DOUBLE,
+  -- Mean level, 1 decimal.
+  avg_range_lvl DOUBLE,
+  -- Mean numchild, 1 decimal.
+  avg_num_child DOUBLE
+) AS
+WITH
+  k AS (
+    SELECT quote(name) || ',' || style AS grp, * FROM nsys_nvtx_gpu_proj_trace
+  ),
+  s AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, projected_duration_ns AS val FROM k))),
+  e AS (
+    SELECT
+      grp,
+      name,
+      style,
+      sum(orig_duration_ns) AS range_time,
+      sum(numgpuops) AS ops,
+      avg(numgpuops) AS avg_ops,
+      avg(lvl) AS avg_lvl,
+      avg(numchild) AS avg_child
+    FROM k
+    GROUP BY grp
+  )
+SELECT
+  e.name AS range,
+  e.style,
+  s.total AS total_proj_time_ns,
+  e.range_time AS total_range_time_ns,
+  s.num AS range_instances,
+  _nsys_stats_round(s.mean, 1) AS proj_avg_ns,
+  _nsys_stats_round(s.med, 1) AS proj_med_ns,
+  s.mn AS proj_min_ns,
+  s.mx AS proj_max_ns,
+  _nsys_stats_round(s.stddev, 1) AS proj_stddev_ns,
+  e.ops AS total_gpu_ops,
+  _nsys_stats_round(e.avg_ops, 1) AS avg_gpu_ops,
+  _nsys_stats_round(e.avg_lvl, 1) AS avg_range_lvl,
+  _nsys_stats_round(e.avg_child, 1) AS avg_num_child
+FROM s JOIN e USING (grp)
+ORDER BY s.total DESC, e.name, e.style;
+
+-- Every kernel with each range that contains its launch (one row per
+-- kernel and range; one row with no range for a kernel launched outside
+-- every range, or whose call is not in the report).
+CREATE PERFETTO TABLE _nsys_nvtx_kernel_range(
+  -- Kernel slice id.
+  kernel_id LONG,
+  -- Duration, ns.
+  dur LONG,
+  -- Short name.
+  short_name STRING,
+  -- Demangled name.
+  demangled_name STRING,
+  -- Process id of the launching call (NULL without one).
+  pid LONG,
+  -- Thread id of the launching call.
+  tid LONG,
+  -- Range slice id (NULL: none).
+  range_id LONG,
+  -- Range name.
+  tag STRING,
+  -- Range style.
+  style STRING
+) AS
+SELECT
+  k.id AS kernel_id,
+  k.dur,
+  k.short_name,
+  k.demangled_name,
+  c.pid,
+  c.tid,
+  cr.range_id,
+  r.tag,
+  r.style
+FROM nsys_kernels k
+LEFT JOIN nsys_cuda_api_calls c ON c.id = k.api_call_id
+LEFT JOIN _nsys_nvtx_call_range cr ON cr.call_id = k.api_call_id
+LEFT JOIN _nsys_nvtx_stats_range r ON r.id = cr.range_id;
+
+-- NVTX Range Kernel Summary with a choice of kernel names (nsys stats
+-- nvtx_kern_sum[:base]; 2022.4: nvtxkernsum): kernels per containing range
+-- name and style, launching process and thread, and kernel name; by range
+-- name, pid, tid, then longest total. A kernel counts once in each range
+-- that contains its launch (nested ranges of one name count it again in
+-- total_time_ns, not in kern_inst); kernels outside every range have an
+-- empty range.
+CREATE PERFETTO FUNCTION nsys_nvtx_kern_sum_by_name(
+  -- 'demangled' (nsys's default) or 'base' (short names).
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Range name.
+  nvtx_range STRING,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Process id of the launching thread.
+  pid LONG,
+  -- Its thread id.
+  tid LONG,
+  -- Ranges of this name containing these kernels.
+  nvtx_inst LONG,
+  -- Kernels.
+  kern_inst LONG,
+  -- Summed kernel duration (per range and kernel), ns.
+  total_time_ns LONG,
+  -- Mean kernel duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median kernel duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest kernel, ns.
+  min_ns LONG,
+  -- Longest kernel, ns.
+  max_ns LONG,
+  -- Sample standard deviation of kernel durations, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Kernel name (demangled, or short with 'base').
+  kernel_name STRING
+) AS
+WITH
+  kr AS (
+    SELECT
+      *,
+      iif($name_kind = 'base', coalesce(short_name, demangled_name), demangled_name) AS kname
+    FROM _nsys_nvtx_kernel_range
+    -- nsys reports nothing for a report without NVTX.
+    WHERE EXISTS (SELECT 1 FROM nsys_nvtx_ranges) OR EXISTS (SELECT 1 FROM nsys_nvtx_marks)
+  ),
+  k AS (
+    SELECT
+      quote(pid) || ',' || quote(tid) || ',' || quote(tag) || ',' || quote(style) || ','
+        || quote(kname) AS grp,
+      *
+    FROM kr
+  ),
+  s AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, dur AS val FROM k))),
+  e AS (
+    SELECT
+      grp,
+      tag,
+      style,
+      pid,
+      tid,
+      kname,
+      count(DISTINCT range_id) AS nvtx_inst,
+      count(DISTINCT kernel_id) AS kern_inst
+    FROM k
+    GROUP BY grp
+  )
+SELECT
+  e.tag AS nvtx_range,
+  e.style,
+  e.pid,
+  e.tid,
+  e.nvtx_inst,
+  e.kern_inst,
+  s.total AS total_time_ns,
+  _nsys_stats_round(s.mean, 1) AS avg_ns,
+  _nsys_stats_round(s.med, 1) AS med_ns,
+  s.mn AS min_ns,
+  s.mx AS max_ns,
+  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
+  e.kname AS kernel_name
+FROM s JOIN e USING (grp)
+ORDER BY e.tag, e.pid, e.tid, s.total DESC, e.kname;
+
+-- NVTX Range Kernel Summary (nsys stats nvtx_kern_sum; 2022.4: nvtxkernsum)
+-- with nsys's default, demangled kernel names: nsys_nvtx_kern_sum_by_name('demangled').
+CREATE PERFETTO TABLE nsys_nvtx_kern_sum(
+  -- Range name.
+  nvtx_range STRING,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Process id of the launching thread.
+  pid LONG,
+  -- Its thread id.
+  tid LONG,
+  -- Ranges of this name containing these kernels.
+  nvtx_inst LONG,
+  -- Kernels.
+  kern_inst LONG,
+  -- Summed kernel duration (per range and kernel), ns.
+  total_time_ns LONG,
+  -- Mean kernel duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median kernel duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest kernel, ns.
+  min_ns LONG,
+  -- Longest kernel, ns.
+  max_ns LONG,
+  -- Sample standard deviation of kernel durations, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Demangled kernel name.
+  kernel_name STRING
+) AS
+SELECT * FROM nsys_nvtx_kern_sum_by_name('demangled');

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""check_sql_analyze.py NSYS_PERFETTO TRACE_PROCESSOR PACKAGE WORKDIR [--script CMD] [REPORT ...]
+
+The nsys.analyze modules (src/sql/nsys/analyze, docs/sql.md) against `nsys analyze` 2022.4, on
+every corpus report: for each report, the goldens of tests/analyze_golden (made by
+tests/analyze_golden.py with nsys itself) hold what nsys found for each rule, with its default
+options and with others (rows=, gap=, threshold=, chunks=, start=/end=, nvtx=). The report is
+converted (tests/sql_golden.py caches it in WORKDIR), every variant is run through
+trace_processor_shell and the package in one run, and each must equal nsys's rows: the same
+rows (matched by start, process and device or thread), integers exact, In-Use (%) at nsys's
+one decimal. The default variants are read through the *_default views, the others through
+the table functions. Where nsys found nothing or skipped the report, ours must be empty.
+
+Times: nsys prints the report's own timestamps; the trace's are shifted by a constant when the
+report has negative ones (README, "Exact data"). The test learns that constant from the
+anchor each golden records (the earliest CUDA runtime call) and the same call in the trace,
+and passes start=/end= and reads Start in the trace's time.
+
+--script CMD: also run the variants of one report (of those given, the one where nsys finds the
+most) through the script CMD prints (`nsys-perfetto sql analyze.<module>...`), pasted without
+--add-sql-package (the Perfetto UI's query page), and require the same answers.
+
+REPORT: corpus stems (default: every report with goldens), or paths of reports kept elsewhere
+whose goldens were made with `NSYSP_ANALYZE_GOLDEN_DIR=DIR tests/analyze_golden.py generate
+--reports PATH` (the same DIR in the environment here).
+
+Exits 77 when trace_processor_shell, the corpus or the goldens are missing.
+"""
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sql_golden as sg  # noqa: E402
+import analyze_golden as ag  # noqa: E402
+
+MODULES = ['nsys.analyze.cuda_api_sync', 'nsys.analyze.cuda_memcpy_async', 'nsys.analyze.cuda_memcpy_sync',
+           'nsys.analyze.cuda_memset_sync', 'nsys.analyze.gpu_gaps', 'nsys.analyze.gpu_time_util']
+
+# rule -> (table function, default view, its option arguments, the columns nsys prints, row key)
+RULES = {
+    'cuda-sync-api': ('nsys_cuda_api_sync', [],
+                      'duration_ns, {start} AS start_ns, pid, tid, api_name',
+                      ['Start (ns)', 'PID', 'TID']),
+    'cuda-async-memcpy': ('nsys_cuda_memcpy_async', [],
+                          'duration_ns, {start} AS start_ns, src_kind, dst_kind, bytes, pid, device_id, '
+                          'context_id, stream_id, api_name',
+                          ['Start (ns)', 'PID', 'Device ID', 'Stream ID']),
+    'cuda-sync-memcpy': ('nsys_cuda_memcpy_sync', [],
+                         'duration_ns, {start} AS start_ns, src_kind, dst_kind, bytes, pid, device_id, '
+                         'context_id, stream_id, api_name',
+                         ['Start (ns)', 'PID', 'Device ID', 'Stream ID']),
+    'cuda-sync-memset': ('nsys_cuda_memset_sync', [],
+                         'duration_ns, {start} AS start_ns, memory_kind, bytes, pid, device_id, context_id, '
+                         'stream_id, api_name',
+                         ['Start (ns)', 'PID', 'Device ID', 'Stream ID']),
+    'gpu-starv': ('nsys_gpu_gaps', [('gap', 500)],
+                  'row_num, duration_ns, {start} AS start_ns, pid, device_id, context_id',
+                  ['Start (ns)', 'PID', 'Device ID']),
+    'gpu-low-util': ('nsys_gpu_time_util', [('threshold', 50), ('chunks', 30)],
+                     'row_num, in_use_pct, duration_ns, {start} AS start_ns, pid, device_id, context_id',
+                     ['Start (ns)', 'PID', 'Device ID']),
+}
+COLUMNS = {'Bytes (B)': 'bytes', 'Row#': 'row_num'}
+OFFSET = '(SELECT off FROM _nsysp_analyze_offset)'
+
+
+def sql_str(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+def offset_sql(anchor):
+    """The trace's time minus the report's: the anchor row found in the trace."""
+    if not anchor:
+        return 'CREATE PERFETTO TABLE _nsysp_analyze_offset AS SELECT 0 AS off;\nSELECT off FROM _nsysp_analyze_offset'
+    if anchor['table'] == 'runtime':
+        q = 'SELECT min(ts) FROM nsys_cuda_api_calls'
+    else:
+        q = 'SELECT min(ts) FROM nsys_gpu_ops WHERE ts > 0'
+    return (f"CREATE PERFETTO TABLE _nsysp_analyze_offset AS SELECT coalesce(({q}) - {anchor['start']}, 0) AS off;\n"
+            'SELECT off FROM _nsysp_analyze_offset')
+
+
+def variant_sql(variant, rule, options):
+    fn, rule_opts, cols, _ = RULES[rule]
+    cols = cols.format(start=f'start_ns - {OFFSET}')
+    opts = ag.parse_options(options)
+    if not options:
+        return f'SELECT {cols} FROM {fn}_default'
+    args = [str(int(opts.get(k, d))) for k, d in rule_opts]
+    args.append(str(int(opts.get('rows', 50))))
+    for k in ('start', 'end'):
+        args.append(f'{int(opts[k])} + {OFFSET}' if k in opts else 'NULL')
+    args.append(sql_str(opts['nvtx']) if 'nvtx' in opts else 'NULL')
+    return f"SELECT {cols} FROM {fn}({', '.join(args)})"
+
+
+def check_report(source, nsysp, work, tp, pkg, script=None, log=print):
+    """Differences (text) for one report (a corpus stem, a derived one, or a report's path);
+    also the number of variants compared per rule."""
+    stem = sg.stem_of(source)
+    d = ag.load(stem)
+    if d is None:
+        return [f'{stem}: no goldens in {ag.GOLDEN_DIR}'], {}
+    todo = [(v, e) for v, e in d['variants'].items() if e['golden'].kind in ('rows', 'digest', 'none')]
+    if not todo:
+        return [], {}
+    trace = sg.converted_trace(ag.report_sqlite(source, work), nsysp, work)
+    sqls = [offset_sql(d['anchor'])] + [variant_sql(v, e['rule'], e['options']) for v, e in todo]
+    if script is None:
+        results = sg.tp_queries(trace, sqls, MODULES, pkg, tp)
+    else:
+        results = pasted_queries(trace, sqls, script, tp)
+    off = results[0][0]['off'] if results[0] else 0
+    diffs, counts, parts = [], {}, []
+    for (v, e), rows in zip(todo, results[1:]):
+        g = e['golden']
+        diff = sg.compare(g, rows, RULES[e['rule']][3], COLUMNS, f'{stem}/{v}')
+        diffs += diff
+        counts[v] = counts.get(v, 0) + 1
+        if g.kind != 'none' or diff:
+            parts.append(f"{v} {'ok' if not diff else str(len(diff)) + ' diff'} ({g.count})")
+    n_none = sum(1 for v, e in todo if e['golden'].kind == 'none')
+    log(f'{stem}: shift {off} ns; ' + (', '.join(parts) or 'no findings') + f'; {n_none} empty as nsys')
+    return diffs, counts
+
+
+def pasted_queries(trace, sqls, script, tp):
+    """The queries after the script `script` prints, without --add-sql-package."""
+    text = subprocess.run(shlex.split(script) + [m[len('nsys.'):] for m in MODULES],
+                          capture_output=True, text=True, check=True).stdout
+    parts = [text]
+    for k, sql in enumerate(sqls):
+        parts.append(f"SELECT 'q{k}' AS __nsysp_marker__;\n{sql.strip().rstrip(';')};\n")
+    with tempfile.NamedTemporaryFile('w', suffix='.sql', delete=False) as f:
+        f.write(''.join(parts))
+        qfile = f.name
+    try:
+        p = subprocess.run([tp, '-q', qfile, trace], capture_output=True, text=True, timeout=900)
+    finally:
+        os.remove(qfile)
+    if p.returncode != 0:
+        raise RuntimeError(f'trace_processor_shell failed on the pasted script:\n{p.stderr[-3000:]}')
+    out = [[] for _ in sqls]
+    cur = None
+    for rows in sg._parse_tp_output(p.stdout):
+        if rows and list(rows[0]) == ['__nsysp_marker__']:
+            cur = int(rows[0]['__nsysp_marker__'][1:])
+        elif cur is not None:
+            out[cur] = rows
+    return out
+
+
+def main(argv):
+    script = None
+    if '--script' in argv:
+        i = argv.index('--script')
+        script = argv[i + 1]
+        argv = argv[:i] + argv[i + 2:]
+    if len(argv) < 4:
+        print(__doc__)
+        return 2
+    nsysp, tp, pkg, work = argv[:4]
+    stems = argv[4:] or ag.reports()
+    if not os.path.exists(tp):
+        print(f'skip: no trace_processor_shell at {tp}')
+        return 77
+    if not os.path.isdir(sg.CORPUS) or not sg.corpus_reports():
+        print(f'skip: no corpus at {sg.CORPUS}')
+        return 77
+    if not ag.reports():
+        print(f'skip: no goldens in {ag.GOLDEN_DIR}')
+        return 77
+    corpus = set(sg.corpus_reports())
+    t0 = time.time()
+    diffs, reports, per_variant, findings = [], 0, {}, {}
+    for stem in stems:
+        if os.sep not in stem and stem.partition('+')[0] not in corpus:
+            print(f'{stem}: not in the corpus, skipped')
+            continue
+        try:
+            d, counts = check_report(stem, nsysp, work, tp, pkg)
+            findings[stem] = sum(e['golden'].kind in ('rows', 'digest')
+                                 for e in ag.load(sg.stem_of(stem))['variants'].values())
+        except Exception as e:  # noqa: BLE001
+            d, counts = [f'{stem}: {e}'], {}
+        diffs += d
+        reports += 1
+        for v, n in counts.items():
+            per_variant[v] = per_variant.get(v, 0) + n
+    if script and findings:
+        # The report where nsys finds the most (every rule's table runs there).
+        best = max(findings, key=findings.get)
+        try:
+            d, _ = check_report(best, nsysp, work, tp, pkg, script,
+                                log=lambda s: print('pasted script: ' + s))
+            diffs += d
+        except Exception as e:  # noqa: BLE001
+            diffs.append(f'pasted script: {e}')
+    for d in diffs:
+        print('FAIL ' + d)
+    print(f'{reports} reports, {sum(per_variant.values())} rule runs compared in {time.time() - t0:.0f} s')
+    print('ok' if not diffs else f'{len(diffs)} differences')
+    return 1 if diffs else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
