@@ -1,6 +1,8 @@
+/* syscall(2) for getdents64, which _XOPEN_SOURCE alone does not declare. */
+#define _DEFAULT_SOURCE 1
+
 #include "subprocess.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -10,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,7 +94,13 @@ static int run_plain(const char *const argv[], const char *log, const char *env_
     return exit_code(status);
 }
 
-/* ---- The keeper: a forked copy of us that owns one session. ---- */
+/* ---- The keeper: a forked copy of us that owns one session. ----
+ *
+ * It is forked from a process that may run other threads (the web
+ * server), so until it has forked the program it must not allocate: a
+ * lock another thread held at the fork (the allocator's, ASan's) stays
+ * held in the copy forever. Everything below reads /proc with raw system
+ * calls into fixed buffers and formats and parses numbers by hand. */
 
 typedef struct session {
     pid_t leader; /* the program; its pid is its process group */
@@ -102,77 +112,79 @@ typedef struct proc_link {
     pid_t pid, ppid;
 } proc_link;
 
-static int by_pid(const void *a, const void *b)
+/* The processes of the machine, read afresh for each SIGKILL round; static,
+ * so in the keeper's own copy of our memory. */
+enum { PROCESSES_MAX = 1 << 16, SESSION_MAX = 4096 };
+static proc_link processes[PROCESSES_MAX];
+static pid_t in_session[SESSION_MAX];
+
+static bool all_digits(const char *s)
 {
-    pid_t x = ((const proc_link *)a)->pid, y = ((const proc_link *)b)->pid;
-    return (x > y) - (x < y);
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
 }
 
-/* The parent of process pid from /proc/PID/stat; 0 when it is gone. */
+static long parse_decimal(const char *s)
+{
+    long v = 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        v = v * 10 + (*s - '0');
+    return v;
+}
+
+/* The parent of process pid (its /proc name) from /proc/PID/stat; 0 when
+ * it is gone. */
 static pid_t read_parent(const char *pid)
 {
-    char path[300], stat[512];
-    snprintf(path, sizeof path, "/proc/%s/stat", pid);
-    int fd = open(path, O_RDONLY);
+    char path[64] = "/proc/", stat[512];
+    size_t n = strlen(path), len = strlen(pid);
+    if (len > sizeof path - n - sizeof "/stat")
+        return 0;
+    memcpy(path + n, pid, len);
+    memcpy(path + n + len, "/stat", sizeof "/stat");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    ssize_t n = read(fd, stat, sizeof stat - 1);
+    ssize_t got = read(fd, stat, sizeof stat - 1);
     close(fd);
-    stat[n > 0 ? n : 0] = '\0';
+    stat[got > 0 ? got : 0] = '\0';
     /* "pid (comm) state ppid ...": comm may hold blanks and parentheses */
-    const char *after_comm = strrchr(stat, ')');
-    int ppid = 0;
-    if (!after_comm || sscanf(after_comm + 1, " %*c %d", &ppid) != 1)
+    const char *p = strrchr(stat, ')');
+    if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
         return 0;
-    return (pid_t)ppid;
+    return (pid_t)parse_decimal(p + 4);
 }
 
-/* Every process with its parent, sorted by pid; NULL when /proc cannot be
- * read. */
-static proc_link *read_process_links(size_t *n)
+/* Every process with its parent into processes[]; how many. */
+static size_t read_process_links(void)
 {
-    *n = 0;
-    DIR *proc = opendir("/proc");
-    if (!proc)
-        return NULL;
-    size_t cap = 1024;
-    proc_link *links = malloc(cap * sizeof *links);
-    for (struct dirent *e; links && (e = readdir(proc));) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        pid_t ppid = read_parent(e->d_name);
-        if (ppid == 0)
-            continue;
-        if (*n == cap) {
-            proc_link *grown = realloc(links, 2 * cap * sizeof *links);
-            if (!grown)
-                break;
-            links = grown;
-            cap *= 2;
+    struct linux_dirent64 {
+        unsigned long long d_ino;
+        long long d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[];
+    };
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return 0;
+    size_t n = 0;
+    char buf[8192] __attribute__((aligned(8)));
+    long got;
+    while (n < PROCESSES_MAX && (got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
+        for (long at = 0; at < got && n < PROCESSES_MAX;) {
+            const struct linux_dirent64 *e = (const void *)(buf + at);
+            at += e->d_reclen;
+            pid_t ppid = all_digits(e->d_name) ? read_parent(e->d_name) : 0;
+            if (ppid > 0)
+                processes[n++] = (proc_link){(pid_t)parse_decimal(e->d_name), ppid};
         }
-        links[(*n)++] = (proc_link){(pid_t)atoi(e->d_name), ppid};
-    }
-    closedir(proc);
-    if (links)
-        qsort(links, *n, sizeof *links, by_pid);
-    return links;
-}
-
-static pid_t parent_of(const proc_link *links, size_t n, pid_t pid)
-{
-    proc_link key = {pid, 0};
-    const proc_link *found = bsearch(&key, links, n, sizeof *links, by_pid);
-    return found ? found->ppid : 0;
-}
-
-static bool descends_from(const proc_link *links, size_t n, pid_t pid, pid_t ancestor)
-{
-    for (int hop = 0; hop < 512 && pid > 1; hop++) {
-        pid = parent_of(links, n, pid);
-        if (pid == ancestor)
-            return true;
-    }
-    return false;
+    close(dir);
+    return n;
 }
 
 /* sig to the whole session: the program's process group, and every
@@ -181,13 +193,25 @@ static bool descends_from(const proc_link *links, size_t n, pid_t pid, pid_t anc
 static void signal_session(const session *s, int sig)
 {
     kill(-s->leader, sig);
-    size_t n;
-    proc_link *links = read_process_links(&n);
-    pid_t self = getpid();
-    for (size_t i = 0; i < n; i++)
-        if (descends_from(links, n, links[i].pid, self))
-            kill(links[i].pid, sig);
-    free(links);
+    size_t n = read_process_links(), members = 0;
+    in_session[members++] = getpid();
+    /* Marks descendants pass by pass: a process whose parent is marked. */
+    for (bool grew = true; grew && members < SESSION_MAX;) {
+        grew = false;
+        for (size_t i = 0; i < n && members < SESSION_MAX; i++) {
+            bool parent_in = false, already = false;
+            for (size_t k = 0; k < members; k++) {
+                parent_in |= in_session[k] == processes[i].ppid;
+                already |= in_session[k] == processes[i].pid;
+            }
+            if (parent_in && !already) {
+                in_session[members++] = processes[i].pid;
+                grew = true;
+            }
+        }
+    }
+    for (size_t k = 1; k < members; k++)
+        kill(in_session[k], sig);
 }
 
 /* Reaps whatever has ended (noting the leader's status); returns whether
@@ -241,18 +265,20 @@ static int stop_request(int fd, int ms)
 
 /* The keeper runs no program, so nothing of ours closes on exec: it lets
  * go of our files, or a web server's sockets would stay open as long as
- * the session. */
-static void close_files_but(int keep)
+ * the session. Returns keep's new number (3). */
+static int close_files_but(int keep)
 {
-    DIR *fds = opendir("/proc/self/fd");
-    if (!fds)
-        return;
-    for (struct dirent *e; (e = readdir(fds));) {
-        int fd = atoi(e->d_name);
-        if (fd > 2 && fd != keep && fd != dirfd(fds))
-            close(fd);
+    if (keep != 3) {
+        if (dup2(keep, 3) < 0)
+            return keep;
+        keep = 3;
     }
-    closedir(fds);
+    struct rlimit files;
+    int last = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < (1u << 20)
+                   ? (int)files.rlim_cur : 1 << 20;
+    for (int fd = 4; fd < last; fd++)
+        close(fd);
+    return keep;
 }
 
 /* In the forked keeper: starts the program in a process group of its own,
@@ -268,7 +294,7 @@ static void keep_session(int stop_fd, const char *const argv[], const char *log,
         sa.sa_handler = KEEPER_SIGNALS[i].action;
         sigaction(KEEPER_SIGNALS[i].sig, &sa, &ours[i]);
     }
-    close_files_but(stop_fd);
+    stop_fd = close_files_but(stop_fd);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     session s = {fork(), false, 0};
     if (s.leader == 0) {
@@ -308,7 +334,7 @@ static int stop_reason(const run_limits *limits, double deadline)
  * another thread. */
 static int wait_for_keeper(pid_t keeper, int stop_fd, const run_limits *limits)
 {
-    double deadline = limits->timeout_s > 0 ? now_s() + limits->timeout_s : 0;
+    double deadline = limits->timeout_s > 0 ? now_s() + limits->timeout_s : 0, stop_sent = 0;
     int stopped = 0;
     for (;;) {
         int status;
@@ -322,7 +348,12 @@ static int wait_for_keeper(pid_t keeper, int stop_fd, const run_limits *limits)
             unsigned char sig = stopped == RUN_CANCELLED ? SIGINT : SIGTERM;
             /* MSG_NOSIGNAL: a keeper that has just exited must not kill us */
             send(stop_fd, &sig, 1, MSG_NOSIGNAL);
+            stop_sent = now_s();
         }
+        /* A keeper that does not end its session in the time it has is
+         * itself stuck: the caller (a server's worker) must not be. */
+        if (stop_sent && now_s() > stop_sent + GRACE_S + KILL_GIVE_UP_S + 2)
+            kill(keeper, SIGKILL);
         sleep_ms(POLL_MS);
     }
 }
