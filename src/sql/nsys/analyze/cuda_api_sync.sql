@@ -48,18 +48,5 @@ ORDER BY c.dur DESC, c.ts, c.id
 LIMIT $rows;
 
 -- The rule with nsys's defaults (rows=50, no start=, end= or nvtx=).
-CREATE PERFETTO VIEW nsys_cuda_api_sync_default(
-  -- Duration (ns).
-  duration_ns LONG,
-  -- Start (ns), trace time.
-  start_ns LONG,
-  -- PID.
-  pid LONG,
-  -- TID.
-  tid LONG,
-  -- API Name.
-  api_name STRING,
-  -- The call's slice id.
-  api_call_id LONG
-) AS
+CREATE PERFETTO VIEW nsys_cuda_api_sync_default AS
 SELECT * FROM nsys_cuda_api_sync(50, NULL, NULL, NULL);

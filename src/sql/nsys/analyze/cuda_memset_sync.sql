@@ -74,30 +74,5 @@ ORDER BY m.dur DESC, m.ts, m.id, c.id
 LIMIT $rows;
 
 -- The rule with nsys's defaults (rows=50, no start=, end= or nvtx=).
-CREATE PERFETTO VIEW nsys_cuda_memset_sync_default(
-  -- Duration (ns).
-  duration_ns LONG,
-  -- Start (ns), trace time.
-  start_ns LONG,
-  -- Memory Kind.
-  memory_kind STRING,
-  -- Bytes (MB).
-  bytes_mb DOUBLE,
-  -- PID.
-  pid LONG,
-  -- Device ID.
-  device_id LONG,
-  -- Context ID.
-  context_id LONG,
-  -- Stream ID.
-  stream_id LONG,
-  -- API Name.
-  api_name STRING,
-  -- Bytes.
-  bytes LONG,
-  -- The memset's slice id.
-  memset_id LONG,
-  -- The call's slice id.
-  api_call_id LONG
-) AS
+CREATE PERFETTO VIEW nsys_cuda_memset_sync_default AS
 SELECT * FROM nsys_cuda_memset_sync(50, NULL, NULL, NULL);

@@ -73,20 +73,5 @@ ORDER BY row_num
 LIMIT $rows;
 
 -- The rule with nsys's defaults (gap=500, rows=50, no start=, end= or nvtx=).
-CREATE PERFETTO VIEW nsys_gpu_gaps_default(
-  -- Row#.
-  row_num LONG,
-  -- Duration (ns).
-  duration_ns LONG,
-  -- Start (ns), trace time.
-  start_ns LONG,
-  -- PID.
-  pid LONG,
-  -- Device ID.
-  device_id LONG,
-  -- Context ID.
-  context_id LONG,
-  -- The gap's end.
-  gap_end_ns LONG
-) AS
+CREATE PERFETTO VIEW nsys_gpu_gaps_default AS
 SELECT * FROM nsys_gpu_gaps(500, 50, NULL, NULL, NULL);

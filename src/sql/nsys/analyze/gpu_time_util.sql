@@ -179,20 +179,5 @@ LIMIT $rows;
 
 -- The rule with nsys's defaults (threshold=50, chunks=30, rows=50, no
 -- start=, end= or nvtx=).
-CREATE PERFETTO VIEW nsys_gpu_time_util_default(
-  -- Row#.
-  row_num LONG,
-  -- In-Use (%).
-  in_use_pct DOUBLE,
-  -- Duration (ns).
-  duration_ns LONG,
-  -- Start (ns), trace time.
-  start_ns LONG,
-  -- PID.
-  pid LONG,
-  -- Device ID.
-  device_id LONG,
-  -- Context ID.
-  context_id LONG
-) AS
+CREATE PERFETTO VIEW nsys_gpu_time_util_default AS
 SELECT * FROM nsys_gpu_time_util(50, 30, 50, NULL, NULL, NULL);

@@ -66,3 +66,26 @@ RETURNS TableOrSubquery AS
     iif(_g.num > 1, sqrt(_s.ss / (_g.num - 1)), 0.0) AS stddev
   FROM _g JOIN _m USING (grp) JOIN _s USING (grp)
 );
+
+-- _nsys_stats_summary over `src` (columns grp, val) as the columns of nsys's
+-- duration summaries: time_pct (share of the summed total of all groups),
+-- total_time_ns, num, then avg_ns, med_ns, stddev_ns rounded to 1 decimal
+-- (_nsys_stats_round) and min_ns, max_ns. Unordered.
+CREATE PERFETTO MACRO _nsys_stats_summary_ns(src TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    _ss AS (SELECT * FROM _nsys_stats_summary!($src)),
+    _st AS (SELECT sum(total) AS total FROM _ss)
+  SELECT
+    _ss.grp,
+    _nsys_stats_round(_ss.total * 100.0 / _st.total, 1) AS time_pct,
+    _ss.total AS total_time_ns,
+    _ss.num,
+    _nsys_stats_round(_ss.mean, 1) AS avg_ns,
+    _nsys_stats_round(_ss.med, 1) AS med_ns,
+    _ss.mn AS min_ns,
+    _ss.mx AS max_ns,
+    _nsys_stats_round(_ss.stddev, 1) AS stddev_ns
+  FROM _ss, _st
+);

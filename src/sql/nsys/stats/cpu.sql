@@ -26,22 +26,12 @@ RETURNS TableOrSubquery AS
 (
   WITH
     _k AS (SELECT grp, name, val FROM $src),
-    _n AS (SELECT grp, min(name) AS name FROM _k GROUP BY grp),
-    _s AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, val FROM _k))),
-    _t AS (SELECT sum(total) AS total FROM _s)
+    _n AS (SELECT grp, min(name) AS name FROM _k GROUP BY grp)
   SELECT
-    _nsys_stats_round(_s.total * 100.0 / _t.total, 1) AS time_pct,
-    _s.total AS total_time_ns,
-    _s.num AS num,
-    _nsys_stats_round(_s.mean, 1) AS avg_ns,
-    _nsys_stats_round(_s.med, 1) AS med_ns,
-    _s.mn AS min_ns,
-    _s.mx AS max_ns,
-    _nsys_stats_round(_s.stddev, 1) AS stddev_ns,
-    _n.name AS name,
-    _s.grp AS grp
-  FROM _s JOIN _n USING (grp), _t
-  ORDER BY _s.total DESC, _s.grp
+    _s.time_pct, _s.total_time_ns, _s.num, _s.avg_ns, _s.med_ns, _s.min_ns, _s.max_ns,
+    _s.stddev_ns, _n.name AS name, _s.grp AS grp
+  FROM _nsys_stats_summary_ns!((SELECT grp, val FROM _k)) _s JOIN _n USING (grp)
+  ORDER BY _s.total_time_ns DESC, _s.grp
 );
 
 -- OS Runtime Summary (nsys stats osrt_sum; 2022.4: osrtsum): the OS runtime
@@ -175,18 +165,9 @@ WITH
     FROM nsys_mpi_calls
   ),
   g AS (SELECT grp, source, name, count(*) AS instances FROM k GROUP BY grp),
-  s AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, val FROM k))),
-  t AS (SELECT sum(total) AS total FROM s)
+  s AS (SELECT * FROM _nsys_stats_summary_ns!((SELECT grp, val FROM k)))
 SELECT
-  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
-  s.total AS total_time_ns,
-  g.instances,
-  _nsys_stats_round(s.mean, 1) AS avg_ns,
-  _nsys_stats_round(s.med, 1) AS med_ns,
-  s.mn AS min_ns,
-  s.mx AS max_ns,
-  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
-  g.source,
-  g.name
-FROM g LEFT JOIN s USING (grp), t
-ORDER BY s.total DESC, g.grp;
+  s.time_pct, s.total_time_ns, g.instances, s.avg_ns, s.med_ns, s.min_ns, s.max_ns,
+  s.stddev_ns, g.source, g.name
+FROM g LEFT JOIN s USING (grp)
+ORDER BY s.total_time_ns DESC, g.grp;

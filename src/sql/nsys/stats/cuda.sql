@@ -105,23 +105,10 @@ CREATE PERFETTO TABLE nsys_cuda_api_sum(
   -- Name, less a '_vNNNN' version suffix (calls are grouped by full name).
   name STRING
 ) AS
-WITH
-  s AS (
-    SELECT * FROM _nsys_stats_summary!((SELECT full_name AS grp, dur AS val FROM nsys_cuda_api_calls))
-  ),
-  t AS (SELECT sum(total) AS total FROM s)
-SELECT
-  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
-  s.total AS total_time_ns,
-  s.num AS num_calls,
-  _nsys_stats_round(s.mean, 1) AS avg_ns,
-  _nsys_stats_round(s.med, 1) AS med_ns,
-  s.mn AS min_ns,
-  s.mx AS max_ns,
-  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
-  _nsys_cuda_api_name(s.grp) AS name
-FROM s, t
-ORDER BY s.total DESC, s.grp;
+SELECT time_pct, total_time_ns, num AS num_calls, avg_ns, med_ns, min_ns, max_ns, stddev_ns,
+       _nsys_cuda_api_name(grp) AS name
+FROM _nsys_stats_summary_ns!((SELECT full_name AS grp, dur AS val FROM nsys_cuda_api_calls))
+ORDER BY total_time_ns DESC, grp;
 
 -- CUDA GPU Kernel Summary with a choice of kernel names (nsys stats
 -- cuda_gpu_kern_sum[:base]; 2022.4: gpukernsum): kernels per name, grid and
@@ -168,53 +155,20 @@ WITH
     FROM (SELECT DISTINCT kname, grid, block FROM k)
   ),
   s AS (
-    SELECT * FROM _nsys_stats_summary!((
+    SELECT * FROM _nsys_stats_summary_ns!((
       SELECT g.grp, k.dur AS val
       FROM k JOIN grps g ON g.kname IS k.kname AND g.grid IS k.grid AND g.block IS k.block
     ))
-  ),
-  t AS (SELECT sum(total) AS total FROM s)
+  )
 SELECT
-  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
-  s.total AS total_time_ns,
-  s.num AS instances,
-  _nsys_stats_round(s.mean, 1) AS avg_ns,
-  _nsys_stats_round(s.med, 1) AS med_ns,
-  s.mn AS min_ns,
-  s.mx AS max_ns,
-  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
-  g.grid AS gridxyz,
-  g.block AS blockxyz,
-  g.kname AS name
-FROM s JOIN grps g USING (grp), t
-ORDER BY s.total DESC, g.grp;
+  s.time_pct, s.total_time_ns, s.num AS instances, s.avg_ns, s.med_ns, s.min_ns, s.max_ns,
+  s.stddev_ns, g.grid AS gridxyz, g.block AS blockxyz, g.kname AS name
+FROM s JOIN grps g USING (grp)
+ORDER BY s.total_time_ns DESC, g.grp;
 
 -- CUDA GPU Kernel Summary (nsys stats cuda_gpu_kern_sum; 2022.4: gpukernsum):
 -- kernels per demangled name, grid and block, longest total first.
-CREATE PERFETTO TABLE nsys_cuda_gpu_kern_sum(
-  -- Share of the summed time of all kernels, %, 1 decimal.
-  time_pct DOUBLE,
-  -- Summed duration, ns.
-  total_time_ns LONG,
-  -- Number of kernels.
-  instances LONG,
-  -- Mean duration, ns, 1 decimal.
-  avg_ns DOUBLE,
-  -- Median duration, ns, 1 decimal.
-  med_ns DOUBLE,
-  -- Shortest, ns.
-  min_ns LONG,
-  -- Longest, ns.
-  max_ns LONG,
-  -- Sample standard deviation, ns, 1 decimal.
-  stddev_ns DOUBLE,
-  -- Grid dimensions, printf('%4d %4d %4d').
-  gridxyz STRING,
-  -- Block dimensions, printf('%4d %4d %4d').
-  blockxyz STRING,
-  -- Demangled kernel name.
-  name STRING
-) AS
+CREATE PERFETTO TABLE nsys_cuda_gpu_kern_sum AS
 SELECT * FROM nsys_cuda_gpu_kern_sum_by_name('demangled');
 
 -- GPU Memory Operations Summary by time (nsys stats cuda_gpu_mem_time_sum;
@@ -239,21 +193,10 @@ CREATE PERFETTO TABLE nsys_cuda_gpu_mem_time_sum(
   -- '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
   operation STRING
 ) AS
-WITH
-  s AS (SELECT * FROM _nsys_stats_summary!((SELECT operation AS grp, dur AS val FROM _nsys_cuda_memops))),
-  t AS (SELECT sum(total) AS total FROM s)
-SELECT
-  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
-  s.total AS total_time_ns,
-  s.num AS count,
-  _nsys_stats_round(s.mean, 1) AS avg_ns,
-  _nsys_stats_round(s.med, 1) AS med_ns,
-  s.mn AS min_ns,
-  s.mx AS max_ns,
-  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
-  s.grp AS operation
-FROM s, t
-ORDER BY s.total DESC, s.grp;
+SELECT time_pct, total_time_ns, num AS count, avg_ns, med_ns, min_ns, max_ns, stddev_ns,
+       grp AS operation
+FROM _nsys_stats_summary_ns!((SELECT operation AS grp, dur AS val FROM _nsys_cuda_memops))
+ORDER BY total_time_ns DESC, grp;
 
 -- GPU Memory Operations Summary by size (nsys stats cuda_gpu_mem_size_sum;
 -- 2022.4: gpumemsizesum): memcpys per copy kind and memsets, most bytes first.
@@ -309,6 +252,29 @@ UNION ALL
 SELECT operation AS name, 'MEMORY_OPER' AS category, dur
 FROM _nsys_cuda_memops;
 
+-- The columns of nsys's GPU summaries over `items` (columns name, category,
+-- dur): one row per name (its category the greatest of its rows'). Unordered;
+-- order by total_time_ns DESC, operation as nsys does.
+CREATE PERFETTO MACRO _nsys_cuda_category_sum(items TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    _ci AS (SELECT name, category, dur FROM $items),
+    _cg AS (
+      SELECT row_number() OVER (ORDER BY name) AS grp, name, category
+      FROM (SELECT name, max(category) AS category FROM _ci GROUP BY name)
+    ),
+    _cs AS (
+      SELECT * FROM _nsys_stats_summary_ns!((
+        SELECT _cg.grp, _ci.dur AS val FROM _ci JOIN _cg ON _cg.name IS _ci.name
+      ))
+    )
+  SELECT
+    _cs.time_pct, _cs.total_time_ns, _cs.num AS instances, _cs.avg_ns, _cs.med_ns, _cs.min_ns,
+    _cs.max_ns, _cs.stddev_ns, _cg.category, _cg.name AS operation
+  FROM _cs JOIN _cg USING (grp)
+);
+
 -- CUDA GPU Summary with a choice of kernel names (nsys stats
 -- cuda_gpu_sum[:base]; 2022.4: gpusum): kernels per name and memory
 -- operations per kind, longest total first.
@@ -338,56 +304,12 @@ RETURNS TABLE(
   -- Kernel name or memory operation.
   operation STRING
 ) AS
-WITH
-  items AS (SELECT * FROM _nsys_cuda_gpu_items($name_kind)),
-  grps AS (
-    SELECT row_number() OVER (ORDER BY name) AS grp, name, category
-    FROM (SELECT name, max(category) AS category FROM items GROUP BY name)
-  ),
-  s AS (
-    SELECT * FROM _nsys_stats_summary!((
-      SELECT g.grp, i.dur AS val FROM items i JOIN grps g ON g.name IS i.name
-    ))
-  ),
-  t AS (SELECT sum(total) AS total FROM s)
-SELECT
-  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
-  s.total AS total_time_ns,
-  s.num AS instances,
-  _nsys_stats_round(s.mean, 1) AS avg_ns,
-  _nsys_stats_round(s.med, 1) AS med_ns,
-  s.mn AS min_ns,
-  s.mx AS max_ns,
-  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
-  g.category,
-  g.name AS operation
-FROM s JOIN grps g USING (grp), t
-ORDER BY s.total DESC, g.grp;
+SELECT * FROM _nsys_cuda_category_sum!(_nsys_cuda_gpu_items($name_kind))
+ORDER BY total_time_ns DESC, operation;
 
 -- CUDA GPU Summary (nsys stats cuda_gpu_sum; 2022.4: gpusum): kernels per
 -- demangled name and memory operations per kind, longest total first.
-CREATE PERFETTO TABLE nsys_cuda_gpu_sum(
-  -- Share of the summed time of all rows, %, 1 decimal.
-  time_pct DOUBLE,
-  -- Summed duration, ns.
-  total_time_ns LONG,
-  -- Number of operations.
-  instances LONG,
-  -- Mean duration, ns, 1 decimal.
-  avg_ns DOUBLE,
-  -- Median duration, ns, 1 decimal.
-  med_ns DOUBLE,
-  -- Shortest, ns.
-  min_ns LONG,
-  -- Longest, ns.
-  max_ns LONG,
-  -- Sample standard deviation, ns, 1 decimal.
-  stddev_ns DOUBLE,
-  -- 'CUDA_KERNEL' or 'MEMORY_OPER'.
-  category STRING,
-  -- Kernel name or memory operation.
-  operation STRING
-) AS
+CREATE PERFETTO TABLE nsys_cuda_gpu_sum AS
 SELECT * FROM nsys_cuda_gpu_sum_by_name('demangled');
 
 -- CUDA API and GPU Summary with a choice of kernel names (nsys stats
@@ -419,60 +341,16 @@ RETURNS TABLE(
   -- Call name, kernel name or memory operation.
   operation STRING
 ) AS
-WITH
-  items AS (
-    SELECT _nsys_cuda_api_name(full_name) AS name, 'CUDA_API' AS category, dur
-    FROM nsys_cuda_api_calls
-    UNION ALL
-    SELECT * FROM _nsys_cuda_gpu_items($name_kind)
-  ),
-  grps AS (
-    SELECT row_number() OVER (ORDER BY name) AS grp, name, category
-    FROM (SELECT name, max(category) AS category FROM items GROUP BY name)
-  ),
-  s AS (
-    SELECT * FROM _nsys_stats_summary!((
-      SELECT g.grp, i.dur AS val FROM items i JOIN grps g ON g.name IS i.name
-    ))
-  ),
-  t AS (SELECT sum(total) AS total FROM s)
-SELECT
-  _nsys_stats_round(s.total * 100.0 / t.total, 1) AS time_pct,
-  s.total AS total_time_ns,
-  s.num AS instances,
-  _nsys_stats_round(s.mean, 1) AS avg_ns,
-  _nsys_stats_round(s.med, 1) AS med_ns,
-  s.mn AS min_ns,
-  s.mx AS max_ns,
-  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
-  g.category,
-  g.name AS operation
-FROM s JOIN grps g USING (grp), t
-ORDER BY s.total DESC, g.grp;
+SELECT * FROM _nsys_cuda_category_sum!((
+  SELECT _nsys_cuda_api_name(full_name) AS name, 'CUDA_API' AS category, dur
+  FROM nsys_cuda_api_calls
+  UNION ALL
+  SELECT * FROM _nsys_cuda_gpu_items($name_kind)
+))
+ORDER BY total_time_ns DESC, operation;
 
 -- CUDA API and GPU Summary (nsys stats cuda_api_gpu_sum; 2022.4: apigpusum).
-CREATE PERFETTO TABLE nsys_cuda_api_gpu_sum(
-  -- Share of the summed time of all rows, %, 1 decimal.
-  time_pct DOUBLE,
-  -- Summed duration, ns.
-  total_time_ns LONG,
-  -- Number of calls or operations.
-  instances LONG,
-  -- Mean duration, ns, 1 decimal.
-  avg_ns DOUBLE,
-  -- Median duration, ns, 1 decimal.
-  med_ns DOUBLE,
-  -- Shortest, ns.
-  min_ns LONG,
-  -- Longest, ns.
-  max_ns LONG,
-  -- Sample standard deviation, ns, 1 decimal.
-  stddev_ns DOUBLE,
-  -- 'CUDA_API', 'CUDA_KERNEL' or 'MEMORY_OPER'.
-  category STRING,
-  -- Call name, kernel name or memory operation.
-  operation STRING
-) AS
+CREATE PERFETTO TABLE nsys_cuda_api_gpu_sum AS
 SELECT * FROM nsys_cuda_api_gpu_sum_by_name('demangled');
 
 -- CUDA GPU Trace (nsys stats cuda_gpu_trace; 2022.4: gputrace): every kernel,
@@ -726,60 +604,5 @@ ORDER BY st.mean DESC, g.grp;
 -- kernel: the call's time (A), the queue time from the call's end to the
 -- kernel's start (Q, when positive), the kernel's time (K) and the total (T),
 -- highest mean total first.
-CREATE PERFETTO TABLE nsys_cuda_kern_exec_sum(
-  -- Process id of the launching call.
-  pid LONG,
-  -- Thread id of the launching call.
-  tid LONG,
-  -- Device the kernel ran on.
-  devid LONG,
-  -- Number of kernels.
-  count LONG,
-  -- Number of kernels with a queue time.
-  qcount LONG,
-  -- Total time: mean, ns.
-  tavg_ns DOUBLE,
-  -- Total time: median, ns.
-  tmed_ns DOUBLE,
-  -- Total time: min, ns.
-  tmin_ns LONG,
-  -- Total time: max, ns.
-  tmax_ns LONG,
-  -- Total time: sample standard deviation, ns.
-  tstddev_ns DOUBLE,
-  -- API time: mean, ns.
-  aavg_ns DOUBLE,
-  -- API time: median, ns.
-  amed_ns DOUBLE,
-  -- API time: min, ns.
-  amin_ns LONG,
-  -- API time: max, ns.
-  amax_ns LONG,
-  -- API time: sample standard deviation, ns.
-  astddev_ns DOUBLE,
-  -- Queue time: mean, ns.
-  qavg_ns DOUBLE,
-  -- Queue time: median, ns.
-  qmed_ns DOUBLE,
-  -- Queue time: min, ns.
-  qmin_ns LONG,
-  -- Queue time: max, ns.
-  qmax_ns LONG,
-  -- Queue time: sample standard deviation, ns.
-  qstddev_ns DOUBLE,
-  -- Kernel time: mean, ns.
-  kavg_ns DOUBLE,
-  -- Kernel time: median, ns.
-  kmed_ns DOUBLE,
-  -- Kernel time: min, ns.
-  kmin_ns LONG,
-  -- Kernel time: max, ns.
-  kmax_ns LONG,
-  -- Kernel time: sample standard deviation, ns.
-  kstddev_ns DOUBLE,
-  -- Launching call.
-  api_name STRING,
-  -- Demangled kernel name.
-  kernel_name STRING
-) AS
+CREATE PERFETTO TABLE nsys_cuda_kern_exec_sum AS
 SELECT * FROM nsys_cuda_kern_exec_sum_by_name('demangled');

@@ -100,22 +100,12 @@ RETURNS TableOrSubquery AS
 (
   WITH
     _k AS (SELECT quote(tag) || ',' || style AS grp, tag, style, dur FROM $src),
-    _n AS (SELECT DISTINCT grp, tag, style FROM _k),
-    _s AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, dur AS val FROM _k))),
-    _t AS (SELECT sum(total) AS total FROM _s)
+    _n AS (SELECT DISTINCT grp, tag, style FROM _k)
   SELECT
-    _nsys_stats_round(_s.total * 100.0 / _t.total, 1) AS time_pct,
-    _s.total AS total_time_ns,
-    _s.num AS instances,
-    _nsys_stats_round(_s.mean, 1) AS avg_ns,
-    _nsys_stats_round(_s.med, 1) AS med_ns,
-    _s.mn AS min_ns,
-    _s.mx AS max_ns,
-    _nsys_stats_round(_s.stddev, 1) AS stddev_ns,
-    _n.style AS style,
-    _n.tag AS range
-  FROM _s JOIN _n USING (grp), _t
-  ORDER BY _s.total DESC, _n.tag, _n.style
+    _s.time_pct, _s.total_time_ns, _s.num AS instances, _s.avg_ns, _s.med_ns, _s.min_ns,
+    _s.max_ns, _s.stddev_ns, _n.style AS style, _n.tag AS range
+  FROM _nsys_stats_summary_ns!((SELECT grp, dur AS val FROM _k)) _s JOIN _n USING (grp)
+  ORDER BY _s.total_time_ns DESC, _n.tag, _n.style
 );
 
 -- NVTX Range Summary (nsys stats nvtx_sum; 2022.4: nvtxsum): push/pop and
@@ -494,7 +484,7 @@ WITH
   k AS (
     SELECT quote(name) || ',' || style AS grp, * FROM nsys_nvtx_gpu_proj_trace
   ),
-  s AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, projected_duration_ns AS val FROM k))),
+  s AS (SELECT * FROM _nsys_stats_summary_ns!((SELECT grp, projected_duration_ns AS val FROM k))),
   e AS (
     SELECT
       grp,
@@ -511,20 +501,20 @@ WITH
 SELECT
   e.name AS range,
   e.style,
-  s.total AS total_proj_time_ns,
+  s.total_time_ns AS total_proj_time_ns,
   e.range_time AS total_range_time_ns,
   s.num AS range_instances,
-  _nsys_stats_round(s.mean, 1) AS proj_avg_ns,
-  _nsys_stats_round(s.med, 1) AS proj_med_ns,
-  s.mn AS proj_min_ns,
-  s.mx AS proj_max_ns,
-  _nsys_stats_round(s.stddev, 1) AS proj_stddev_ns,
+  s.avg_ns AS proj_avg_ns,
+  s.med_ns AS proj_med_ns,
+  s.min_ns AS proj_min_ns,
+  s.max_ns AS proj_max_ns,
+  s.stddev_ns AS proj_stddev_ns,
   e.ops AS total_gpu_ops,
   _nsys_stats_round(e.avg_ops, 1) AS avg_gpu_ops,
   _nsys_stats_round(e.avg_lvl, 1) AS avg_range_lvl,
   _nsys_stats_round(e.avg_child, 1) AS avg_num_child
 FROM s JOIN e USING (grp)
-ORDER BY s.total DESC, e.name, e.style;
+ORDER BY s.total_time_ns DESC, e.name, e.style;
 
 -- Every kernel with each range that contains its launch (one row per
 -- kernel and range; one row with no range for a kernel launched outside
@@ -619,7 +609,7 @@ WITH
       *
     FROM kr
   ),
-  s AS (SELECT * FROM _nsys_stats_summary!((SELECT grp, dur AS val FROM k))),
+  s AS (SELECT * FROM _nsys_stats_summary_ns!((SELECT grp, dur AS val FROM k))),
   e AS (
     SELECT
       grp,
@@ -640,44 +630,12 @@ SELECT
   e.tid,
   e.nvtx_inst,
   e.kern_inst,
-  s.total AS total_time_ns,
-  _nsys_stats_round(s.mean, 1) AS avg_ns,
-  _nsys_stats_round(s.med, 1) AS med_ns,
-  s.mn AS min_ns,
-  s.mx AS max_ns,
-  _nsys_stats_round(s.stddev, 1) AS stddev_ns,
+  s.total_time_ns, s.avg_ns, s.med_ns, s.min_ns, s.max_ns, s.stddev_ns,
   e.kname AS kernel_name
 FROM s JOIN e USING (grp)
-ORDER BY e.tag, e.pid, e.tid, s.total DESC, e.kname;
+ORDER BY e.tag, e.pid, e.tid, s.total_time_ns DESC, e.kname;
 
 -- NVTX Range Kernel Summary (nsys stats nvtx_kern_sum; 2022.4: nvtxkernsum)
 -- with nsys's default, demangled kernel names: nsys_nvtx_kern_sum_by_name('demangled').
-CREATE PERFETTO TABLE nsys_nvtx_kern_sum(
-  -- Range name.
-  nvtx_range STRING,
-  -- 'PushPop' or 'StartEnd'.
-  style STRING,
-  -- Process id of the launching thread.
-  pid LONG,
-  -- Its thread id.
-  tid LONG,
-  -- Ranges of this name containing these kernels.
-  nvtx_inst LONG,
-  -- Kernels.
-  kern_inst LONG,
-  -- Summed kernel duration (per range and kernel), ns.
-  total_time_ns LONG,
-  -- Mean kernel duration, ns, 1 decimal.
-  avg_ns DOUBLE,
-  -- Median kernel duration, ns, 1 decimal.
-  med_ns DOUBLE,
-  -- Shortest kernel, ns.
-  min_ns LONG,
-  -- Longest kernel, ns.
-  max_ns LONG,
-  -- Sample standard deviation of kernel durations, ns, 1 decimal.
-  stddev_ns DOUBLE,
-  -- Demangled kernel name.
-  kernel_name STRING
-) AS
+CREATE PERFETTO TABLE nsys_nvtx_kern_sum AS
 SELECT * FROM nsys_nvtx_kern_sum_by_name('demangled');
