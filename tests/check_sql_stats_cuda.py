@@ -15,8 +15,8 @@ A report for which nsys prints nothing (no CUDA data) must give empty tables.
   nsys_cuda_gpu_mem_time_sum = gpumemtimesum   key: Operation
   nsys_cuda_gpu_mem_size_sum = gpumemsizesum   key: Operation
   nsys_cuda_gpu_sum          = gpusum          key: Operation
-  nsys_cuda_gpu_trace        = gputrace        count + sha256 of every row (start times
-                                               aligned when the converter shifted the trace)
+  nsys_cuda_gpu_trace        = gputrace        count + sha256 of every row (start times in
+                                               report time: a shifted trace's shift undone)
   nsys_cuda_kern_exec_sum    = kernexecsum     key: PID, TID, DevId, API Name, Kernel Name
   nsys_cuda_{gpu_kern,gpu,api_gpu,kern_exec}_sum_by_name('base')
                              = gpukernsum:base, gpusum:base, apigpusum:base, kernexecsum:base
@@ -37,7 +37,7 @@ SPECS = [
     dict(name='gpumemtimesum', table='nsys_cuda_gpu_mem_time_sum', key=['Operation']),
     dict(name='gpumemsizesum', table='nsys_cuda_gpu_mem_size_sum', key=['Operation']),
     dict(name='gpusum', table='nsys_cuda_gpu_sum', key=['Operation']),
-    dict(name='gputrace', table='nsys_cuda_gpu_trace', align=['Start (ns)']),
+    dict(name='gputrace', table='nsys_cuda_gpu_trace'),
     dict(name='kernexecsum', table='nsys_cuda_kern_exec_sum',
          key=['PID', 'TID', 'DevId', 'API Name', 'Kernel Name']),
 ]

@@ -23,10 +23,11 @@ output, stored in tests/sql_golden (tests/sql_golden.py):
 
 on every corpus report that has a golden for them (a report without the data
 must give an empty table), integers exact, other numbers to the digits nsys
-prints. Two known differences (docs/sql.md) pass with a note saying so: the
-range tree of nvtxgpuproj in a trace the converter shifted (it does not record
-by how much), and the faulting instruction of umcpupagefaults (the trace does
-not carry CpuInstruction yet).
+prints. One known difference (docs/sql.md) passes with a note saying so: the
+faulting instruction of umcpupagefaults (the trace does not carry
+CpuInstruction yet). nvtxgpuproj is compared in report time with no
+alignment: in a trace the converter shifted, the package undoes the shift it
+records (nsys_gpus.time_shift_ns), start times and range tree included.
 
 With --fixture, the same on reports made by nsys-fixture (OpenMP events and
 unified-memory CPU page faults, which no corpus report has, and push/pop ranges
@@ -81,7 +82,8 @@ NAMES = [sp['name'] for sp in SPECS]
 
 # Every NVTX range as the projection sees it, to map our range ids to nsys's.
 RANGES_SQL = """
-SELECT id, ts, end_ts, tid, pid FROM _nsys_nvtx_stats_range WHERE same_thread
+SELECT id, ts - _nsys_time_shift() AS ts, end_ts - _nsys_time_shift() AS end_ts, tid, pid
+FROM _nsys_nvtx_stats_range WHERE same_thread
 """
 
 # Fixture reports: name -> nsys-fixture arguments (deterministic: same seed, same file).
@@ -129,16 +131,16 @@ def nsys_range_ids(db):
 
 def map_projection(rows, ranges, db):
     """Our nvtxgpuproj rows with range ids (slice ids) replaced by nsys's row ids, matched on
-    start, end, pid and tid (ranges sharing all four in id order). Returns (rows, problems)."""
+    start, end, pid and tid (ranges sharing all four in id order; ours in report time, the
+    trace's shift undone). Returns (rows, problems)."""
     nsys_ids, nsys_min = nsys_range_ids(db)
-    shift = 0
-    if ranges and nsys_min is not None:
-        shift = min(r['ts'] for r in ranges) - nsys_min
     ours = collections.defaultdict(list)
     for r in sorted(ranges, key=lambda r: r['id']):
-        ours[(r['ts'] - shift, r['end_ts'] - shift, r['pid'], r['tid'])].append(r['id'])
+        ours[(r['ts'], r['end_ts'], r['pid'], r['tid'])].append(r['id'])
     idmap = {}
     problems = []
+    if ranges and nsys_min is not None and min(r['ts'] for r in ranges) != nsys_min:
+        problems.append(f"report times differ from nsys's by {min(r['ts'] for r in ranges) - nsys_min} ns")
     for k, ids in ours.items():
         theirs = nsys_ids.get(k, [])
         if len(theirs) != len(ids):
@@ -158,27 +160,6 @@ def map_projection(rows, ranges, db):
 
 
 # ---------------------------------------------------------------- comparison of one report
-
-PROJ_ALIGN = ['Projected Start (ns)', 'Orig Start (ns)']
-PROJ_TREE = ['Lvl', 'NumChild', 'ParentId', 'RangeStack']
-
-
-def digest_columns_differing(g, rows):
-    """The nvtxgpuproj columns whose sorted values differ from nsys's (the start columns moved
-    to nsys's minimum first, as sql_golden.compare_digest does)."""
-    shifts = {}
-    for h in PROJ_ALIGN:
-        vals = [r[sg.snake(h)] for r in rows if isinstance(r.get(sg.snake(h)), int)]
-        if vals and h in g.column_min:
-            shifts[h] = min(vals) - g.column_min[h]
-
-    def get(r, h):
-        v = r.get(sg.snake(h))
-        return v - shifts[h] if h in shifts and isinstance(v, int) else v
-
-    _, per = sg._digests(g.header, rows, g.decimals, get)
-    return [h for h in g.header if per[h] != g.column_sha256.get(h)]
-
 
 def keys_null_as_empty(g, key):
     """nsys prints NULL as 'None' (kernels outside every range in nvtxkernsum); our NULL reads
@@ -216,18 +197,11 @@ def compare_report(label, trace, db_path, goldens, tp, package, specs=SPECS):
             db = sqlite3.connect(f'file:{db_path}?immutable=1', uri=True)
             rows, problems = map_projection(rows, results[-1], db)
             db.close()
-            d = sg.compare(g, rows, label=lab, align=PROJ_ALIGN, notes=notes)
-            if d and notes and len(rows) == g.count:
-                bad = digest_columns_differing(g, rows)
-                if bad and set(bad) <= set(PROJ_TREE):
-                    notes.append(f'{lab}: known difference: {bad} differ. The report has negative '
-                                 'timestamps and the trace is shifted (README, "Exact data") by an '
-                                 'amount it does not record; nsys finds enclosing ranges through '
-                                 '32-bit R*Tree bounds of the unshifted times, which these tables '
-                                 'can only emulate on the shifted ones')
-                    d = []
-                    known = True
-            if d:
+            d = sg.compare(g, rows, label=lab)
+            if not d:
+                # no tolerance left for a shifted trace: its report times must be nsys's
+                d = [f'{lab}: {p}' for p in problems if p.startswith('report times')]
+            else:
                 d += [f'{lab}: id mapping: {p}' for p in problems]
         else:
             d = sg.compare(keys_null_as_empty(g, sp.get('key')), rows, sp.get('key'), sp.get('columns'), lab)

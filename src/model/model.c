@@ -303,8 +303,8 @@ static void describe_int(char *out, size_t size, const char *key, int64_t value)
     describe_str(out, size, key, digits);
 }
 
-/* A GPU group's description: what the report says of the device, one
- * "key: value" line each, read by the nsys SQL package (src/sql/nsys/gpus.sql)
+/* A GPU group's description: what the report says of the device and the
+ * report's time shift, one "key: value" line each, read by the nsys SQL package (src/sql/nsys/gpus.sql)
  * and shown by the UI as the group's help text. */
 static void gpu_description(const model *m, int64_t device, const nsys_gpu *gpu,
                             const char *nvtx_name, char *out, size_t size)
@@ -321,6 +321,9 @@ static void gpu_description(const model *m, int64_t device, const nsys_gpu *gpu,
     }
     describe_str(out, size, "nvtx name", nvtx_name);
     describe_str(out, size, "report", m->report_label);
+    /* Trace time minus report time: what undoes the shift of a report
+     * holding negative timestamps (README, "Exact data"). */
+    describe_int(out, size, "time shift", m->slices.shift);
 }
 
 /* A GPU row's description: the device, process, context and stream it

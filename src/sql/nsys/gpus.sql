@@ -106,7 +106,11 @@ CREATE PERFETTO TABLE nsys_gpus(
   -- Name given with nvtxNameCudaDevice, if any.
   nvtx_name STRING,
   -- The report's label when several reports were merged into one trace.
-  report STRING
+  report STRING,
+  -- Trace time minus report time, ns: the constant the converter added to
+  -- every timestamp of the report (non-zero when the report holds negative
+  -- timestamps; README, "Exact data"). 0 in traces made before it was recorded.
+  time_shift_ns LONG
 ) AS
 SELECT
   track_id AS gpu_track_id,
@@ -137,10 +141,18 @@ SELECT
   cast_int!(_nsys_desc(description, 'max shared memory per sm')) AS max_shared_memory_per_sm,
   cast_int!(_nsys_desc(description, 'async engines')) AS async_engines,
   _nsys_desc(description, 'nvtx name') AS nvtx_name,
-  _nsys_desc(description, 'report') AS report
+  _nsys_desc(description, 'report') AS report,
+  coalesce(cast_int!(_nsys_desc(description, 'time shift')), 0) AS time_shift_ns
 FROM _nsys_track_desc
 WHERE parent_id IS NULL AND _nsys_desc(description, 'device') IS NOT NULL
 ORDER BY report, device;
+
+-- The time shift of the trace's (first) report: trace time minus report
+-- time, ns (nsys_gpus.time_shift_ns); 0 without GPU groups. Report times
+-- (what nsys prints) are trace times less it.
+CREATE PERFETTO FUNCTION _nsys_time_shift()
+RETURNS LONG AS
+SELECT coalesce((SELECT time_shift_ns FROM nsys_gpus ORDER BY report, device LIMIT 1), 0);
 
 -- The GPU rows: every lane track of a CUDA stream row, a stream's sync and
 -- graph rows, and a process's Synchronization row, with what it holds.

@@ -7,14 +7,14 @@ INCLUDE PERFETTO MODULE nsys.cuda;
 INCLUDE PERFETTO MODULE nsys.analyze.filter;
 
 -- The rule with its options: rows= (at most this many rows, longest first,
--- equal durations earliest first; negative: all), start=, end= (trace time,
+-- equal durations earliest first; negative: all), start=, end= (report time,
 -- ns; NULL: not given) and nvtx= ('text' or 'text@domain'; NULL: not given).
 CREATE PERFETTO FUNCTION nsys_cuda_api_sync(
   -- rows= (nsys default 50; negative: no limit).
   rows LONG,
-  -- start= in trace time (ns), or NULL.
+  -- start= in report time (ns), or NULL.
   start_ns LONG,
-  -- end= in trace time (ns), or NULL.
+  -- end= in report time (ns), or NULL.
   end_ns LONG,
   -- nvtx=, or NULL.
   nvtx STRING
@@ -22,7 +22,7 @@ CREATE PERFETTO FUNCTION nsys_cuda_api_sync(
 RETURNS TABLE(
   -- Duration (ns): the call's duration.
   duration_ns LONG,
-  -- Start (ns): the call's start (trace time).
+  -- Start (ns): the call's start (report time).
   start_ns LONG,
   -- PID.
   pid LONG,
@@ -35,7 +35,7 @@ RETURNS TABLE(
 ) AS
 SELECT
   c.dur AS duration_ns,
-  c.ts AS start_ns,
+  c.ts - w.shift AS start_ns,
   c.pid,
   c.tid,
   c.full_name AS api_name,

@@ -17,9 +17,9 @@ INCLUDE PERFETTO MODULE nsys.analyze.filter;
 CREATE PERFETTO FUNCTION nsys_cuda_memcpy_sync(
   -- rows= (nsys default 50; negative: no limit).
   rows LONG,
-  -- start= in trace time (ns), or NULL.
+  -- start= in report time (ns), or NULL.
   start_ns LONG,
-  -- end= in trace time (ns), or NULL.
+  -- end= in report time (ns), or NULL.
   end_ns LONG,
   -- nvtx=, or NULL.
   nvtx STRING
@@ -27,7 +27,7 @@ CREATE PERFETTO FUNCTION nsys_cuda_memcpy_sync(
 RETURNS TABLE(
   -- Duration (ns): the copy's duration on the GPU.
   duration_ns LONG,
-  -- Start (ns): the copy's start on the GPU (trace time).
+  -- Start (ns): the copy's start on the GPU (report time).
   start_ns LONG,
   -- Src Kind ('Pageable', 'Pinned', 'Device', ...).
   src_kind STRING,
@@ -54,7 +54,7 @@ RETURNS TABLE(
 ) AS
 SELECT
   m.dur AS duration_ns,
-  m.ts AS start_ns,
+  m.ts - w.shift AS start_ns,
   m.src_kind,
   m.dst_kind,
   m.bytes / 1e6 AS bytes_mb,

@@ -16,9 +16,9 @@ INCLUDE PERFETTO MODULE nsys.analyze.filter;
 CREATE PERFETTO FUNCTION nsys_cuda_memset_sync(
   -- rows= (nsys default 50; negative: no limit).
   rows LONG,
-  -- start= in trace time (ns), or NULL.
+  -- start= in report time (ns), or NULL.
   start_ns LONG,
-  -- end= in trace time (ns), or NULL.
+  -- end= in report time (ns), or NULL.
   end_ns LONG,
   -- nvtx=, or NULL.
   nvtx STRING
@@ -26,7 +26,7 @@ CREATE PERFETTO FUNCTION nsys_cuda_memset_sync(
 RETURNS TABLE(
   -- Duration (ns): the memset's duration on the GPU.
   duration_ns LONG,
-  -- Start (ns): its start on the GPU (trace time).
+  -- Start (ns): its start on the GPU (report time).
   start_ns LONG,
   -- Memory Kind ('Pinned' or 'Managed').
   memory_kind STRING,
@@ -51,7 +51,7 @@ RETURNS TABLE(
 ) AS
 SELECT
   m.dur AS duration_ns,
-  m.ts AS start_ns,
+  m.ts - w.shift AS start_ns,
   m.memory_kind,
   m.bytes / 1e6 AS bytes_mb,
   m.pid,

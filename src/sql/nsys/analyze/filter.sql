@@ -14,11 +14,13 @@ INCLUDE PERFETTO MODULE nsys.cuda;
 INCLUDE PERFETTO MODULE nsys.nvtx;
 
 -- The selection the options make: one row, or none when nsys would refuse
--- them (the NVTX range does not exist; start after end).
+-- them (the NVTX range does not exist; start after end). start= and end= are
+-- report times (nsys's); the window is in trace time (report time plus the
+-- shift, nsys_gpus.time_shift_ns), which `shift` gives for the outputs.
 CREATE PERFETTO FUNCTION _nsys_analyze_window(
-  -- start= (trace time, ns), or NULL.
+  -- start= (report time, ns), or NULL.
   start_ns LONG,
-  -- end= (trace time, ns), or NULL.
+  -- end= (report time, ns), or NULL.
   end_ns LONG,
   -- nvtx= ('text' for the default domain, 'text@domain' otherwise), or NULL.
   nvtx STRING
@@ -26,18 +28,21 @@ CREATE PERFETTO FUNCTION _nsys_analyze_window(
 RETURNS TABLE(
   -- 1 when rows are filtered at all.
   filtered LONG,
-  -- Window start (S).
+  -- Window start (S), trace time.
   win_start LONG,
-  -- Window end (E).
+  -- Window end (E), trace time.
   win_end LONG,
   -- Process the NVTX range restricts to, or NULL.
   pid LONG,
   -- Thread the NVTX range restricts to, or NULL.
   tid LONG,
   -- 1 when calls are restricted to the thread (else to the process).
-  by_thread LONG
+  by_thread LONG,
+  -- Trace time minus report time (_nsys_time_shift()).
+  shift LONG
 ) AS
 WITH
+  sh AS (SELECT _nsys_time_shift() AS shift),
   r AS (
     SELECT ts, dur, pid, tid
     FROM nsys_nvtx_ranges
@@ -50,14 +55,17 @@ WITH
     SELECT 0 AS filtered, NULL AS win_start, NULL AS win_end, NULL AS pid, NULL AS tid, 0 AS by_thread
     WHERE $start_ns IS NULL AND $end_ns IS NULL AND $nvtx IS NULL
     UNION ALL
-    SELECT 1, coalesce($start_ns, 0), coalesce($end_ns, 9223372036854775807), NULL, NULL, 0
+    SELECT 1, coalesce($start_ns, 0) + sh.shift, coalesce($end_ns + sh.shift, 9223372036854775807),
+      NULL, NULL, 0
+    FROM sh
     WHERE $nvtx IS NULL AND ($start_ns IS NOT NULL OR $end_ns IS NOT NULL)
     UNION ALL
-    SELECT 1, coalesce($start_ns, r.ts), coalesce($end_ns, r.ts + r.dur), r.pid, r.tid, r.pid != r.tid
-    FROM r
+    SELECT 1, coalesce($start_ns + sh.shift, r.ts), coalesce($end_ns + sh.shift, r.ts + r.dur), r.pid,
+      r.tid, r.pid != r.tid
+    FROM r CROSS JOIN sh
   )
-SELECT filtered, win_start, win_end, pid, tid, by_thread
-FROM w
+SELECT filtered, win_start, win_end, pid, tid, by_thread, sh.shift
+FROM w CROSS JOIN sh
 WHERE filtered = 0 OR win_start <= win_end;
 
 -- Whether a row (start ts, duration dur, process pid, thread tid or NULL for
@@ -82,11 +90,12 @@ RETURNS Expr AS
 );
 
 -- The GPU work the GPU rules look at: kernels, memcpys and memsets that
--- start after time 0, kept by the start=/end=/nvtx= selection.
+-- start after time 0 (report time), kept by the start=/end=/nvtx= selection;
+-- times are report times (nsys's: trace time less the shift).
 CREATE PERFETTO FUNCTION _nsys_analyze_gpu_ops(
-  -- start= in trace time (ns), or NULL.
+  -- start= in report time (ns), or NULL.
   start_ns LONG,
-  -- end= in trace time (ns), or NULL.
+  -- end= in report time (ns), or NULL.
   end_ns LONG,
   -- nvtx=, or NULL.
   nvtx STRING
@@ -94,9 +103,9 @@ CREATE PERFETTO FUNCTION _nsys_analyze_gpu_ops(
 RETURNS TABLE(
   -- Slice id.
   id LONG,
-  -- Start.
+  -- Start, report time.
   ts LONG,
-  -- End.
+  -- End, report time.
   end_ts LONG,
   -- Process id.
   pid LONG,
@@ -105,7 +114,7 @@ RETURNS TABLE(
   -- Context.
   context LONG
 ) AS
-SELECT o.id, o.ts, o.ts + o.dur AS end_ts, o.pid, o.device, o.context
+SELECT o.id, o.ts - w.shift AS ts, o.ts + o.dur - w.shift AS end_ts, o.pid, o.device, o.context
 FROM _nsys_analyze_window($start_ns, $end_ns, $nvtx) w
 CROSS JOIN nsys_gpu_ops o
-WHERE o.ts > 0 AND _nsys_analyze_keep!(w, o.ts, o.dur, o.pid, NULL);
+WHERE o.ts - w.shift > 0 AND _nsys_analyze_keep!(w, o.ts, o.dur, o.pid, NULL);

@@ -8,7 +8,7 @@ INCLUDE PERFETTO MODULE nsys.cuda;
 INCLUDE PERFETTO MODULE nsys.analyze.filter;
 
 -- The rule with its options: gap= (minimum gap, ms; nsys default 500),
--- rows= (negative: all), start=, end= (trace time, ns) and nvtx= ('text' or
+-- rows= (negative: all), start=, end= (report time, ns) and nvtx= ('text' or
 -- 'text@domain'), each NULL when not given.
 --
 -- Gaps are longer than gap= ms (strictly), numbered and ordered longest
@@ -18,9 +18,9 @@ CREATE PERFETTO FUNCTION nsys_gpu_gaps(
   gap_ms LONG,
   -- rows= (nsys default 50; negative: no limit).
   rows LONG,
-  -- start= in trace time (ns), or NULL.
+  -- start= in report time (ns), or NULL.
   start_ns LONG,
-  -- end= in trace time (ns), or NULL.
+  -- end= in report time (ns), or NULL.
   end_ns LONG,
   -- nvtx=, or NULL.
   nvtx STRING
@@ -30,7 +30,7 @@ RETURNS TABLE(
   row_num LONG,
   -- Duration (ns): the gap's length.
   duration_ns LONG,
-  -- Start (ns): the gap's start, the end of the work before it (trace time).
+  -- Start (ns): the gap's start, the end of the work before it (report time).
   start_ns LONG,
   -- PID.
   pid LONG,
@@ -38,7 +38,7 @@ RETURNS TABLE(
   device_id LONG,
   -- Context ID: context of the operation the gap follows.
   context_id LONG,
-  -- The gap's end: the start of the work after it (trace time).
+  -- The gap's end: the start of the work after it (report time).
   gap_end_ns LONG
 ) AS
 WITH

@@ -13,7 +13,7 @@ INCLUDE PERFETTO MODULE nsys.stats.common;
 
 -- The rule with its options: threshold= (percent; nsys default 50),
 -- chunks= (1 to 1000; nsys default 30), rows= (negative: all), start=, end=
--- (trace time, ns) and nvtx= ('text' or 'text@domain'), each NULL when not
+-- (report time, ns) and nvtx= ('text' or 'text@domain'), each NULL when not
 -- given.
 --
 -- Chunks last ceil(span / chunks) ns, so the last one may be shorter (or
@@ -36,9 +36,9 @@ CREATE PERFETTO FUNCTION nsys_gpu_time_util(
   chunks LONG,
   -- rows= (nsys default 50; negative: no limit).
   rows LONG,
-  -- start= in trace time (ns), or NULL.
+  -- start= in report time (ns), or NULL.
   start_ns LONG,
-  -- end= in trace time (ns), or NULL.
+  -- end= in report time (ns), or NULL.
   end_ns LONG,
   -- nvtx=, or NULL.
   nvtx STRING
@@ -50,7 +50,7 @@ RETURNS TABLE(
   in_use_pct DOUBLE,
   -- Duration (ns) of the region (one chunk or several consecutive ones).
   duration_ns LONG,
-  -- Start (ns) of the region (trace time).
+  -- Start (ns) of the region (report time).
   start_ns LONG,
   -- PID.
   pid LONG,

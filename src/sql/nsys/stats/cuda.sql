@@ -357,7 +357,8 @@ SELECT * FROM nsys_cuda_api_gpu_sum_by_name('demangled');
 -- memcpy and memset in start order. Columns that do not apply are NULL
 -- (nsys prints None or nothing).
 CREATE PERFETTO TABLE nsys_cuda_gpu_trace(
-  -- Start, ns.
+  -- Start, ns, report time as nsys prints it (trace time less
+  -- nsys_gpus.time_shift_ns).
   start_ns LONG,
   -- Duration, ns.
   duration_ns LONG,
@@ -402,6 +403,7 @@ CREATE PERFETTO TABLE nsys_cuda_gpu_trace(
 ) AS
 WITH
   gpu AS (SELECT device, min(name) AS name FROM nsys_gpus GROUP BY device),
+  sh AS (SELECT _nsys_time_shift() AS shift),
   ops AS (
     SELECT
       id, ts, dur, correlation_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,
@@ -421,7 +423,7 @@ WITH
     FROM nsys_memsets
   )
 SELECT
-  o.ts AS start_ns,
+  o.ts - sh.shift AS start_ns,
   o.dur AS duration_ns,
   o.correlation_id AS corrid,
   o.grid_x AS grdx,
@@ -443,6 +445,7 @@ SELECT
   o.name,
   o.id
 FROM ops o
+CROSS JOIN sh
 LEFT JOIN gpu USING (device)
 ORDER BY o.ts, o.id;
 

@@ -253,16 +253,19 @@ CREATE PERFETTO TABLE _nsys_nvtx_proj_range(
   dur LONG,
   -- End, ns (nsys's).
   end_ts LONG,
-  -- Start as nsys's R*Tree index stores it (32-bit, rounded down).
+  -- Start as nsys's R*Tree index stores it (32-bit, rounded down), in
+  -- report time (trace time less nsys_gpus.time_shift_ns), which nsys
+  -- rounds.
   start_down DOUBLE,
-  -- End as the index stores it (32-bit, rounded up).
+  -- End as the index stores it (32-bit, rounded up), report time.
   end_up DOUBLE,
   -- Thread.
   utid LONG
 ) AS
-SELECT id, ts, end_ts - ts + 1 AS dur, end_ts, _nsys_rtree_down(ts * 1.0) AS start_down,
-       _nsys_rtree_up(end_ts * 1.0) AS end_up, utid
+SELECT id, ts, end_ts - ts + 1 AS dur, end_ts, _nsys_rtree_down((ts - sh.shift) * 1.0) AS start_down,
+       _nsys_rtree_up((end_ts - sh.shift) * 1.0) AS end_up, utid
 FROM _nsys_nvtx_stats_range
+CROSS JOIN (SELECT _nsys_time_shift() AS shift) sh
 WHERE same_thread AND utid IS NOT NULL
 ORDER BY id;
 
@@ -382,11 +385,12 @@ CREATE PERFETTO INDEX _nsys_nvtx_call_range_by_call ON _nsys_nvtx_call_range(cal
 CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_trace(
   -- Range name ('domain:name' in a named domain).
   name STRING,
-  -- Start of the first GPU operation, ns.
+  -- Start of the first GPU operation, ns (report time as nsys prints it:
+  -- trace time less nsys_gpus.time_shift_ns).
   projected_start_ns LONG,
   -- To the end of the last one, ns.
   projected_duration_ns LONG,
-  -- The range's start, ns.
+  -- The range's start, ns (report time).
   orig_start_ns LONG,
   -- The range's duration, ns.
   orig_duration_ns LONG,
@@ -425,12 +429,13 @@ WITH
     FROM proj JOIN _nsys_nvtx_proj_tree t USING (id)
     WHERE t.parent_id IS NOT NULL
     GROUP BY t.parent_id
-  )
+  ),
+  sh AS (SELECT _nsys_time_shift() AS shift)
 SELECT
   r.tag AS name,
-  p.proj_start AS projected_start_ns,
+  p.proj_start - sh.shift AS projected_start_ns,
   p.proj_end - p.proj_start AS projected_duration_ns,
-  r.ts AS orig_start_ns,
+  r.ts - sh.shift AS orig_start_ns,
   r.dur AS orig_duration_ns,
   r.style,
   r.pid,
@@ -442,6 +447,7 @@ SELECT
   t.parent_id AS parentid,
   t.range_stack AS rangestack
 FROM proj p
+CROSS JOIN sh
 JOIN _nsys_nvtx_stats_range r USING (id)
 JOIN _nsys_nvtx_proj_tree t USING (id)
 LEFT JOIN children c USING (id)
