@@ -90,7 +90,15 @@ typedef struct nsysp_options {
      * conversion stops, removes its temporary file and returns
      * NSYSP_ERR_INTERRUPTED. */
     volatile sig_atomic_t *cancel;
+    /* Threads that read the report and convert it: the main thread models
+     * and packs, threads - 1 readers step the tables beside it (the
+     * compressor has a thread of its own besides). 0: the CPUs this
+     * process may use, at most NSYSP_MAX_THREADS; 1: the main thread
+     * reads too. The trace is the same bytes whatever the number. */
+    int threads;
 } nsysp_options;
+
+#define NSYSP_MAX_THREADS 8
 
 /* Per-source accounting: every row read is either written as events or
  * skipped for a counted reason. */

@@ -8,9 +8,8 @@
 void nsysp_options_init(nsysp_options *opt)
 {
     memset(opt, 0, sizeof *opt);
-    /* Level 5 keeps deflate, on its own core, faster than the conversion
-     * it follows: 6 compresses 5 % smaller but takes longer than the
-     * conversion itself (docs/performance.md). */
+    /* libdeflate at level 7 keeps the compressor, on its own thread,
+     * well under the conversion it follows (docs/performance.md). */
     opt->compress_level = 7;
     opt->kernel_names = NSYSP_KERNEL_NAMES_SHORT;
     opt->gpu = -1;

@@ -28,6 +28,7 @@
 #include "nsys/nsys_contexts.h"
 #include "nsys/nsys_links.h"
 #include "nsys/nsys_nvtx_gpu.h"
+#include "nsys/nsys_readahead.h"
 #include "sources/source.h"
 
 /* Internal status: a table read as stored broke its order, and the
@@ -40,7 +41,7 @@ typedef struct feed {
     size_t source_index;
     bool as_stored;          /* read in stored order, the order checked */
     bool broke_order;        /* ... and a row came out of order */
-    nsys_cursor *cursor;
+    nsys_rows rows;          /* read here, or ahead on a reader thread */
     void *row;
     void *state;             /* the source's own (source.state_size), or NULL */
     bool has_row;
@@ -67,7 +68,7 @@ static int64_t add_saturated(int64_t a, int64_t b)
 static int feed_advance(feed *f, buf *err, int *status)
 {
     for (;;) {
-        int rc = nsys_cursor_next(f->cursor, f->row, err, status);
+        int rc = nsys_rows_next(&f->rows, f->row, err, status);
         if (rc == NSYS_CURSOR_OUT_OF_ORDER) {
             f->broke_order = true;
             *status = CONVERT_AGAIN;
@@ -104,6 +105,8 @@ typedef struct report {
     bool model_ready;
     feed feeds[NSYSP_MAX_SOURCES];
     size_t n_feeds;
+    size_t n_readers;        /* reader threads beside the main one (--threads - 1) */
+    nsys_readahead *ahead;   /* the feeds' readers, while the events are written */
     int64_t range_start, range_end; /* --time-range in report time */
     int64_t first_start;     /* earliest row, or NSYS_NULL */
     int64_t align;           /* added to align it with the other reports */
@@ -131,9 +134,12 @@ static bool source_selected(const nsysp_options *opt, const source *src)
     return false;
 }
 
-static int open_feeds(report *r)
+/* Opens the feeds and primes them, on readers when with_readers. */
+static int open_feeds(report *r, bool with_readers)
 {
     int status = NSYSP_OK;
+    if (with_readers && r->n_readers)
+        r->ahead = nsys_readahead_new(r->db, r->n_readers);
     for (size_t i = 0; i < sources_count() && r->n_feeds < NSYSP_MAX_SOURCES; i++) {
         const source *src = source_at(i);
         if (!nsys_db_has_table(r->db, src->table->name) || !source_selected(r->opt, src))
@@ -146,10 +152,6 @@ static int open_feeds(report *r)
         /* As stored unless found out of order, here or by an earlier pass. */
         f->as_stored = nsys_table_checkable_order(src->table) && !r->sort_in_sql[i] &&
                        nsys_table_known_order(r->db, src->table) != 0;
-        status = f->as_stored ? nsys_cursor_open_stored(r->db, src->table, &f->cursor, r->err)
-                              : nsys_cursor_open(r->db, src->table, &f->cursor, r->err);
-        if (status != NSYSP_OK)
-            return status;
         f->src = src;
         f->source_index = i;
         f->row = xcalloc(1, src->row_size);
@@ -157,9 +159,16 @@ static int open_feeds(report *r)
         f->stats = st;
         r->n_feeds++;
         r->res->n_sources++;
-        if (feed_advance(f, r->err, &status) < 0)
+        status = nsys_rows_open(r->db, r->ahead, src->table, f->as_stored, src->row_size, &f->rows,
+                                r->err);
+        if (status != NSYSP_OK)
             return status;
     }
+    if (r->ahead)
+        nsys_readahead_start(r->ahead);
+    for (size_t i = 0; i < r->n_feeds; i++)
+        if (feed_advance(&r->feeds[i], r->err, &status) < 0)
+            return status;
     return NSYSP_OK;
 }
 
@@ -241,13 +250,16 @@ static int run_feeds(report *r)
 
 static void close_feeds(report *r)
 {
+    nsys_readahead_free(r->ahead); /* the readers stop before their cursors go */
+    r->ahead = NULL;
     for (size_t i = 0; i < r->n_feeds; i++) {
         feed *f = &r->feeds[i];
-        nsys_cursor_close(f->cursor);
+        nsys_rows_close(&f->rows);
         free(f->row);
         if (f->state && f->src->free_state)
             f->src->free_state(f->state);
         free(f->state);
+        memset(f, 0, sizeof *f);
     }
     r->n_feeds = 0;
 }
@@ -357,7 +369,8 @@ static int project_nvtx(report *r)
 {
     if (!source_selected(r->opt, &SOURCE_NVTX_GPU))
         return NSYSP_OK;
-    return nsys_nvtx_gpu_build(r->db, SOURCE_CUDA_API.table->name, r->c.report_end, r->err);
+    return nsys_nvtx_gpu_build(r->db, SOURCE_CUDA_API.table->name, r->c.report_end, r->n_readers,
+                               r->err);
 }
 
 /* Tables the reader uses for names and labels rather than events. */
@@ -398,6 +411,23 @@ static void note_unread_table(void *ctx, const char *table)
             r->res->unread[i].rows = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
     }
+}
+
+/* --threads, with 0 resolved to the machine's CPUs. */
+static size_t threads_of(const nsysp_options *opt)
+{
+    if (opt->threads > 0)
+        return opt->threads < NSYSP_MAX_THREADS ? (size_t)opt->threads : NSYSP_MAX_THREADS;
+    return nsys_readahead_cpus(NSYSP_MAX_THREADS);
+}
+
+/* Deflate threads for --threads N: N / 2, at least one. On the mix at
+ * level 7 deflate is about as much work as the main thread's
+ * (docs/performance.md, fourth round). */
+static size_t compressors_of(const nsysp_options *opt)
+{
+    size_t n = threads_of(opt) / 2;
+    return n ? n : 1;
 }
 
 /* Refuses to write over an input (the rename would destroy it). */
@@ -460,13 +490,31 @@ static int open_report(report *r)
     return NSYSP_OK;
 }
 
-/* Opens the readers of a report's events and primes its feeds. */
-static int start_events(report *r)
+/* Opens the readers of a report's events and primes its feeds, on reader
+ * threads when with_readers. */
+static int start_events(report *r, bool with_readers)
 {
     r->c.callchains = nsys_callchains_open(r->db);
     r->c.links = nsys_links_open(r->db);
-    int status = open_feeds(r);
+    int status = open_feeds(r, with_readers);
     r->first_start = first_start(r);
+    return status;
+}
+
+/* Several reports are primed together (their first rows align them) and
+ * written one after the other: a report's feeds move to reader threads
+ * when its turn comes, so that only one report's blocks are held. Its
+ * rows are counted again from the start. */
+static int move_feeds_to_readers(report *r)
+{
+    if (!r->n_readers)
+        return NSYSP_OK;
+    size_t first_stats = (size_t)(r->feeds[0].stats - r->res->sources);
+    size_t n_sources = r->res->n_sources;
+    close_feeds(r);
+    r->res->n_sources = first_stats;
+    int status = open_feeds(r, true);
+    r->res->n_sources = n_sources;
     return status;
 }
 
@@ -555,6 +603,11 @@ static int convert_report(conversion *cv, size_t index, int64_t shift, uint64_t 
         model_set_report(&r->c.model, (int32_t)index, label);
     }
     model_set_shift(&r->c.model, r->align + shift);
+    if (cv->n_reports > 1 && r->n_feeds) {
+        int status = move_feeds_to_readers(r);
+        if (status != NSYSP_OK)
+            return status;
+    }
     return run_feeds(r);
 }
 
@@ -579,12 +632,13 @@ static int write_events(conversion *cv)
 {
     int status = NSYSP_OK;
     for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++)
-        status = start_events(&cv->reports[i]);
+        status = start_events(&cv->reports[i], cv->n_reports == 1);
     if (status != NSYSP_OK)
         return status;
     int64_t shift = align_reports(cv);
     cv->res->time_shift_ns = shift;
-    pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level, &cv->err);
+    pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level,
+                                    compressors_of(cv->opt), &cv->err);
     if (!out)
         return NSYSP_ERR_OUTPUT;
     pw_output_set_cancel(out, cv->opt->cancel);
@@ -639,6 +693,7 @@ static int convert(conversion *cv, const char *const *inputs)
         r->opt = cv->opt;
         r->res = cv->res;
         r->err = &cv->err;
+        r->n_readers = threads_of(cv->opt) - 1;
         status = open_report(r);
     }
     /* Each attempt that finds tables out of order sorts at least one more,

@@ -49,7 +49,7 @@ static int temporaries(const char *dir)
 static int commit_with(const char *path, int level, sig_atomic_t flag, buf *err)
 {
     volatile sig_atomic_t cancel = 0;
-    pw_output *out = pw_output_open(path, level, err);
+    pw_output *out = pw_output_open(path, level, 1, err);
     CHECK(out != NULL);
     if (!out)
         return -2;

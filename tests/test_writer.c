@@ -35,7 +35,7 @@ static uint8_t *slurp(const char *path, size_t *len)
 static void write_sample(const char *path, int level)
 {
     buf err = {0};
-    pw_output *out = pw_output_open(path, level, &err);
+    pw_output *out = pw_output_open(path, level, 1, &err);
     CHECK(out != NULL);
     pw_writer *w = pw_writer_new(out);
     pw_seq *seq = pw_writer_sequence(w);
@@ -222,7 +222,7 @@ static void check_discard(const char *dir)
     mkdir(sub, 0755);
     snprintf(path, sizeof path, "%s/never.perfetto-trace", sub);
     buf err = {0};
-    pw_output *out = pw_output_open(path, 6, &err);
+    pw_output *out = pw_output_open(path, 6, 1, &err);
     pw_writer *w = pw_writer_new(out);
     pw_seq *seq = pw_writer_sequence(w);
     pw_event ev = {.type = PW_INSTANT, .ts = 1, .track_uuid = 1, .name = "x"};
@@ -396,7 +396,7 @@ static void check_batches(const char *dir)
     char path[4096];
     snprintf(path, sizeof path, "%s/writer-batches.perfetto-trace", dir);
     buf err = {0};
-    pw_output *out = pw_output_open(path, 0, &err);
+    pw_output *out = pw_output_open(path, 0, 1, &err);
     CHECK(out != NULL);
     if (!out)
         return;

@@ -72,6 +72,8 @@ static void usage(FILE *to)
           "                           of aligning them on their UTC session starts\n"
           "      --compress-level N   gzip level 1-9 (default: 7)\n"
           "      --no-compress        write an uncompressed trace\n"
+          "      --threads N          threads that read and convert, 1-8 (default: the\n"
+          "                           CPUs, at most 8); the trace is the same bytes\n"
           "      --stats              print per-source row accounting to stderr\n"
           "      --open               then serve the trace on 127.0.0.1:9001 (or the next\n"
           "                           free port) for ui.perfetto.dev, print its link (and\n"
@@ -267,7 +269,7 @@ int main(int argc, char **argv)
 
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
-           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI };
+           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI, OPT_THREADS };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -276,6 +278,7 @@ int main(int argc, char **argv)
         {"kernel-names", required_argument, NULL, OPT_KERNEL_NAMES},
         {"compress-level", required_argument, NULL, OPT_LEVEL},
         {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
+        {"threads", required_argument, NULL, OPT_THREADS},
         {"stats", no_argument, NULL, OPT_STATS},
         {"min-stream-activity", required_argument, NULL, OPT_MIN_STREAM_ACTIVITY},
         {"nvtx-domain", required_argument, NULL, OPT_NVTX_DOMAIN},
@@ -327,6 +330,17 @@ int main(int argc, char **argv)
                 return NSYSP_ERR_USAGE;
             }
             opt.compress_level = (int)level;
+            break;
+        }
+        case OPT_THREADS: {
+            char *end;
+            long threads = strtol(optarg, &end, 10);
+            if (!*optarg || *end || threads < 1 || threads > NSYSP_MAX_THREADS) {
+                fprintf(stderr, "nsys-perfetto: --threads: expected 1-%d, got '%s'\n",
+                        NSYSP_MAX_THREADS, optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            opt.threads = (int)threads;
             break;
         }
         case OPT_MIN_STREAM_ACTIVITY:

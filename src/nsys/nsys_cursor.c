@@ -201,6 +201,12 @@ int nsys_table_known_order(nsys_db *db, const nsys_table *t)
     return known == 0 ? -1 : known == 1;
 }
 
+void nsys_table_mark_unordered(nsys_db *db, const nsys_table *t)
+{
+    if (nsys_table_checkable_order(t))
+        *known_order(db, t) = 2;
+}
+
 static int scan_order(nsys_db *db, const nsys_table *t);
 
 int nsys_table_stored_in_order(nsys_db *db, const nsys_table *t)

@@ -98,6 +98,10 @@ int nsys_table_stored_in_order(nsys_db *db, const nsys_table *table);
  * was not looked at. */
 int nsys_table_known_order(nsys_db *db, const nsys_table *table);
 
+/* Records that table t is not stored in its order (a cursor read as stored
+ * said NSYS_CURSOR_OUT_OF_ORDER), so that it is read sorted from now on. */
+void nsys_table_mark_unordered(nsys_db *db, const nsys_table *t);
+
 /* Reads the next row into row. Returns 1 for a row, 0 at the end, -1 on a
  * read error (message in err, status in *status), or
  * NSYS_CURSOR_OUT_OF_ORDER (see nsys_cursor_open_stored). */

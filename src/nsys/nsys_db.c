@@ -19,6 +19,7 @@ struct nsys_db {
     hmap columns;       /* "table\0column" -> 1 (present) or 2 (absent) */
     hmap facts;         /* see nsys_db_fact */
     nsys_meta_form meta_form;
+    volatile sig_atomic_t *cancel; /* see nsys_db_set_cancel */
     hmap meta;          /* metadata key -> index into meta_values */
     char **meta_values;
     size_t n_meta, cap_meta;
@@ -260,8 +261,14 @@ static int check_cancel(void *flag)
 
 void nsys_db_set_cancel(nsys_db *db, volatile sig_atomic_t *cancel)
 {
+    db->cancel = cancel;
     if (cancel)
         sqlite3_progress_handler(db->sql, 100000, check_cancel, (void *)cancel);
+}
+
+volatile sig_atomic_t *nsys_db_cancel_flag(const nsys_db *db)
+{
+    return db->cancel;
 }
 
 sqlite3 *nsys_db_sqlite(const nsys_db *db)
@@ -299,8 +306,101 @@ int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err)
         snprintf(what, sizeof what, "building %s", table);
         return nsys_db_error(db, rc, what, err);
     }
-    *hmap_upsert(&db->tables, table, strlen(table), NULL) = 1;
+    *hmap_upsert(&db->tables, table, strlen(table), NULL) = 2; /* not in the file */
     return NSYSP_OK;
+}
+
+/* Runs st (a statement of db) to its end; returns an nsysp_status. */
+static int step_to_end(nsys_db *db, sqlite3_stmt *st, const char *what, buf *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    return rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, what, err);
+}
+
+int nsys_db_copy_table(nsys_db *from, nsys_db *to, const char *table, buf *err)
+{
+    const char *name = strncmp(table, "temp.", 5) == 0 ? table + 5 : table;
+    char what[128];
+    snprintf(what, sizeof what, "copying %s", table);
+    sqlite3_stmt *def = NULL, *rows = NULL, *insert = NULL;
+    buf sql = {0};
+    int status = NSYSP_OK, rc;
+    if ((rc = sqlite3_prepare_v2(from->sql,
+                                 "SELECT sql FROM sqlite_temp_master WHERE type = 'table' AND name = ?1",
+                                 -1, &def, NULL)) != SQLITE_OK) {
+        status = nsys_db_error(from, rc, what, err);
+        goto done;
+    }
+    sqlite3_bind_text(def, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(def) != SQLITE_ROW || !sqlite3_column_text(def, 0)) {
+        status = nsys_db_error(from, SQLITE_ERROR, what, err);
+        goto done;
+    }
+    /* The temporary table's own definition, as SQLite recorded it. */
+    buf_printf(&sql, "%s", (const char *)sqlite3_column_text(def, 0));
+    if (strncmp(buf_cstr(&sql), "CREATE TABLE ", 13) == 0) {
+        buf fixed = {0};
+        buf_printf(&fixed, "CREATE TEMP TABLE %s", buf_cstr(&sql) + 13);
+        buf_free(&sql);
+        sql = fixed;
+    }
+    if ((status = nsys_db_create(to, table, buf_cstr(&sql), err)) != NSYSP_OK)
+        goto done;
+    buf_clear(&sql);
+    buf_printf(&sql, "SELECT * FROM temp.\"%s\"", name);
+    if ((rc = sqlite3_prepare_v2(from->sql, buf_cstr(&sql), -1, &rows, NULL)) != SQLITE_OK) {
+        status = nsys_db_error(from, rc, what, err);
+        goto done;
+    }
+    int n = sqlite3_column_count(rows);
+    buf_clear(&sql);
+    buf_printf(&sql, "INSERT INTO temp.\"%s\" VALUES (", name);
+    for (int i = 0; i < n; i++)
+        buf_printf(&sql, i ? ", ?" : "?");
+    buf_append_str(&sql, ")");
+    if ((rc = sqlite3_prepare_v2(to->sql, buf_cstr(&sql), -1, &insert, NULL)) != SQLITE_OK) {
+        status = nsys_db_error(to, rc, what, err);
+        goto done;
+    }
+    sqlite3_exec(to->sql, "BEGIN", NULL, NULL, NULL);
+    while (status == NSYSP_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++)
+            sqlite3_bind_value(insert, i + 1, sqlite3_column_value(rows, i));
+        status = step_to_end(to, insert, what, err);
+        sqlite3_reset(insert);
+    }
+    if (status == NSYSP_OK && rc != SQLITE_DONE)
+        status = nsys_db_error(from, rc, what, err);
+    sqlite3_exec(to->sql, status == NSYSP_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+done:
+    sqlite3_finalize(def);
+    sqlite3_finalize(rows);
+    sqlite3_finalize(insert);
+    buf_free(&sql);
+    return status;
+}
+
+bool nsys_db_table_in_file(const nsys_db *db, const char *table)
+{
+    const uint64_t *v = hmap_find(&db->tables, table, strlen(table));
+    return v && *v == 1;
+}
+
+int64_t nsys_db_row_estimate(const nsys_db *db, const char *table)
+{
+    /* max(rowid) is one b-tree descent; tables without rowid read as 0. */
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT max(rowid) FROM \"%s\"", table);
+    sqlite3_stmt *st;
+    int64_t rows = 0;
+    if (strchr(table, '"') || sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        rows = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rows;
 }
 
 bool nsys_db_has_column(nsys_db *db, const char *table, const char *column)

@@ -30,6 +30,8 @@ sqlite3 *nsys_db_sqlite(const nsys_db *db);
 /* Makes running queries stop (as NSYSP_ERR_INTERRUPTED) once *cancel is
  * set, e.g. by a signal handler; long pre-passes then end promptly too. */
 void nsys_db_set_cancel(nsys_db *db, volatile sig_atomic_t *cancel);
+/* The flag given to nsys_db_set_cancel, or NULL. */
+volatile sig_atomic_t *nsys_db_cancel_flag(const nsys_db *db);
 const char *nsys_db_path(const nsys_db *db);
 
 bool nsys_db_has_table(const nsys_db *db, const char *table);
@@ -38,6 +40,14 @@ void nsys_db_each_table(const nsys_db *db, void (*fn)(void *ctx, const char *tab
 /* Runs fixed SQL that creates table (e.g. "temp.gpu_calls") and records
  * it, so cursors may use it. Returns an nsysp_status. */
 int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err);
+/* Copies a table made by nsys_db_create on from ("temp.<name>") into to's
+ * temp store, rows and all: for small tables only (a reader's connection
+ * needs them to read what the first one reads). Returns an nsysp_status. */
+int nsys_db_copy_table(nsys_db *from, nsys_db *to, const char *table, buf *err);
+/* Whether table is one of the report file's (not made by nsys_db_create). */
+bool nsys_db_table_in_file(const nsys_db *db, const char *table);
+/* Roughly how many rows table has (its largest rowid); 0 when unknown. */
+int64_t nsys_db_row_estimate(const nsys_db *db, const char *table);
 bool nsys_db_has_column(nsys_db *db, const char *table, const char *column);
 /* A value remembered about the report under key (0 until set), so that
  * what one pass learned by reading (a table's order) serves the next. */

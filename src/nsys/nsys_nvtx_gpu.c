@@ -8,6 +8,7 @@
 #include "nsys_keywalk.h"
 #include "nsys_links.h"
 #include "nsys_perfetto.h"
+#include "nsys_readahead.h"
 #include "../common/pairmap.h"
 #include "../common/xalloc.h"
 
@@ -50,11 +51,14 @@ static const nsys_column CALL_COLUMNS[] = {
     NSYS_COL_REQ(call_row, corr, "correlationId", NSYS_INT),
 };
 
-/* An input read in time order: as stored when it is, else sorted. */
-static int open_in_time_order(nsys_db *db, const nsys_table *t, nsys_cursor **c, buf *err)
+/* An input read in time order: as stored unless known not to be (a walk
+ * that finds it out of order starts again with it sorted), on a reader
+ * thread when ra is given. */
+static int open_in_time_order(nsys_db *db, nsys_readahead *ra, const nsys_table *t,
+                              size_t row_size, nsys_rows *rows, buf *err)
 {
-    int stored = nsys_table_stored_in_order(db, t);
-    return stored == 1 ? nsys_cursor_open_stored(db, t, c, err) : nsys_cursor_open(db, t, c, err);
+    bool as_stored = nsys_table_checkable_order(t) && nsys_table_known_order(db, t) != 0;
+    return nsys_rows_open(db, ra, t, as_stored, row_size, rows, err);
 }
 
 /* ---- Ranges open on each thread, and what they cover ------------------ */
@@ -198,31 +202,33 @@ static int add_range(projection *p, const range_row *r, int64_t report_end)
 }
 
 /* Walks ranges and calls together in time order (a range opening at a
- * call's start covers it; one ending there too). */
-static int walk(projection *p, nsys_cursor *ranges, nsys_cursor *calls, int64_t report_end)
+ * call's start covers it; one ending there too). Returns 0, -1 on an
+ * error, or NSYS_CURSOR_OUT_OF_ORDER with *unordered the input that was. */
+static int walk(projection *p, nsys_rows *ranges, nsys_rows *calls, int64_t report_end,
+                nsys_rows **unordered)
 {
     range_row range;
     call_row call;
-    int has_range = nsys_cursor_next(ranges, &range, p->err, &p->status);
-    int has_call = nsys_cursor_next(calls, &call, p->err, &p->status);
+    int has_range = nsys_rows_next(ranges, &range, p->err, &p->status);
+    int has_call = nsys_rows_next(calls, &call, p->err, &p->status);
     while (has_range > 0 || has_call > 0) {
         if (has_range > 0 && (has_call <= 0 || range.start <= call.start)) {
             if (range.start != NSYS_NULL && add_range(p, &range, report_end) < 0)
                 return -1;
-            has_range = nsys_cursor_next(ranges, &range, p->err, &p->status);
+            has_range = nsys_rows_next(ranges, &range, p->err, &p->status);
         } else {
             if (call.start != NSYS_NULL && call.tid != NSYS_NULL && call.corr != NSYS_NULL &&
                 add_call(p, &call) < 0)
                 return -1;
-            has_call = nsys_cursor_next(calls, &call, p->err, &p->status);
+            has_call = nsys_rows_next(calls, &call, p->err, &p->status);
         }
     }
-    if (has_range < 0 || has_call < 0) {
-        /* Out of order after all (both were checked): a read error. */
-        if (p->status == NSYSP_OK)
-            step_error(p, SQLITE_CORRUPT, "projecting NVTX ranges");
-        return -1;
+    if (has_range == NSYS_CURSOR_OUT_OF_ORDER || has_call == NSYS_CURSOR_OUT_OF_ORDER) {
+        *unordered = has_range == NSYS_CURSOR_OUT_OF_ORDER ? ranges : calls;
+        return NSYS_CURSOR_OUT_OF_ORDER;
     }
+    if (has_range < 0 || has_call < 0)
+        return -1;
     for (size_t i = 0; i < p->n_threads; i++)
         if (close_ended(p, &p->threads[i], 0, true) < 0)
             return -1;
@@ -262,7 +268,44 @@ static int prepare(projection *p, const char *sql, sqlite3_stmt **st)
     return rc == SQLITE_OK ? 0 : step_error(p, rc, "projecting NVTX ranges");
 }
 
-int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, int64_t report_end, buf *err)
+/* One walk over the inputs read as open_in_time_order says; returns
+ * NSYS_CURSOR_OUT_OF_ORDER, with *unordered set to the table that was, when
+ * an input read as stored was not in order. */
+static int project(nsys_db *db, const nsys_table *ranges_table, const nsys_table *calls_table,
+                   int64_t report_end, size_t n_readers, const nsys_table **unordered, buf *err)
+{
+    projection p = {.db = db, .err = err, .status = NSYSP_OK};
+    nsys_readahead *ra = n_readers ? nsys_readahead_new(db, n_readers) : NULL;
+    nsys_rows ranges = {0}, calls = {0}, *broke = NULL;
+    int rc = 0;
+    if ((p.status = open_in_time_order(db, ra, ranges_table, sizeof(range_row), &ranges, err)) ==
+            NSYSP_OK &&
+        (p.status = open_in_time_order(db, ra, calls_table, sizeof(call_row), &calls, err)) ==
+            NSYSP_OK &&
+        (p.ops_of_call =
+             nsys_keywalk_open(db, NSYS_GPU_CALLS_TABLE, "dev, start, \"end\", work", 4)) &&
+        prepare(&p, "INSERT INTO temp." NSYS_NVTX_GPU_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                &p.insert) == 0) {
+        if (ra)
+            nsys_readahead_start(ra);
+        /* One transaction for all the inserts, not one each. */
+        sqlite3_exec(nsys_db_sqlite(db), "BEGIN", NULL, NULL, NULL);
+        rc = walk(&p, &ranges, &calls, report_end, &broke);
+        sqlite3_exec(nsys_db_sqlite(db), rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    }
+    if (rc == NSYS_CURSOR_OUT_OF_ORDER)
+        *unordered = broke == &ranges ? ranges_table : calls_table;
+    else if (rc < 0 && p.status == NSYSP_OK)
+        step_error(&p, SQLITE_CORRUPT, "projecting NVTX ranges");
+    nsys_readahead_free(ra);
+    nsys_rows_close(&ranges);
+    nsys_rows_close(&calls);
+    free_projection(&p);
+    return rc == NSYS_CURSOR_OUT_OF_ORDER ? rc : p.status;
+}
+
+int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, int64_t report_end, size_t n_readers,
+                        buf *err)
 {
     static const char *const NEEDED[] = {"start", "end", "eventType", "globalTid"};
     for (size_t i = 0; i < sizeof NEEDED / sizeof *NEEDED; i++)
@@ -275,28 +318,17 @@ int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, int64_t report_end, 
     int status = create_result(db, err);
     if (status != NSYSP_OK)
         return status;
-
-    projection p = {.db = db, .err = err, .status = NSYSP_OK};
     const nsys_table calls_table = {api_table, CALL_COLUMNS,
                                     sizeof CALL_COLUMNS / sizeof CALL_COLUMNS[0],
                                     NSYS_ORDER_BY("start"), NULL};
     const nsys_table *ranges_table =
         nsys_db_has_column(db, "NVTX_EVENTS", "endGlobalTid") ? &RANGES_ON_ONE_THREAD : &RANGES;
-    nsys_cursor *ranges = NULL, *calls = NULL;
-    if ((p.status = open_in_time_order(db, ranges_table, &ranges, err)) == NSYSP_OK &&
-        (p.status = open_in_time_order(db, &calls_table, &calls, err)) == NSYSP_OK &&
-        (p.ops_of_call =
-             nsys_keywalk_open(db, NSYS_GPU_CALLS_TABLE, "dev, start, \"end\", work", 4)) &&
-        prepare(&p, "INSERT INTO temp." NSYS_NVTX_GPU_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                &p.insert) == 0) {
-        /* One transaction for all the inserts, not one each. */
-        sqlite3_exec(nsys_db_sqlite(db), "BEGIN", NULL, NULL, NULL);
-        walk(&p, ranges, calls, report_end);
-        sqlite3_exec(nsys_db_sqlite(db), p.status == NSYSP_OK ? "COMMIT" : "ROLLBACK", NULL, NULL,
-                     NULL);
+    /* Each walk that breaks sorts one more input: at most three. */
+    for (;;) {
+        const nsys_table *unordered = NULL;
+        status = project(db, ranges_table, &calls_table, report_end, n_readers, &unordered, err);
+        if (status != NSYS_CURSOR_OUT_OF_ORDER)
+            return status;
+        nsys_table_mark_unordered(db, unordered);
     }
-    nsys_cursor_close(ranges);
-    nsys_cursor_close(calls);
-    free_projection(&p);
-    return p.status;
 }

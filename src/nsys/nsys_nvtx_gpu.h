@@ -26,7 +26,9 @@
 
 /* Builds the table when the report has NVTX ranges, CUDA calls and counted
  * GPU work (nsys_links_build first); ranges still open close at
- * report_end. Returns an nsysp_status. */
-int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, int64_t report_end, buf *err);
+ * report_end. The ranges and calls are read on n_readers reader threads
+ * (nsys_readahead.h; 0: on this one). Returns an nsysp_status. */
+int nsys_nvtx_gpu_build(nsys_db *db, const char *api_table, int64_t report_end, size_t n_readers,
+                        buf *err);
 
 #endif

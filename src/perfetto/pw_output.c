@@ -13,15 +13,17 @@
 
 #include "../common/xalloc.h"
 
-/* Packets are gathered into chunks; a compressor thread deflates full
- * chunks while the converter fills the next ones, so compression runs on
- * the second core. SLOTS bounds the memory in flight.
+/* Packets are gathered into chunks; compressor threads deflate full chunks
+ * while the converter fills the next ones, each chunk on whichever thread
+ * is free, and the chunks are written in order, so the file is the same
+ * bytes whatever the number of threads. Two slots per compressor (at least
+ * four) bound the memory in flight.
  *
  * Each chunk becomes one gzip member, compressed whole by libdeflate (twice
  * as fast as zlib's stream at the same size). A gzip file may hold several
  * members, read one after the other; trace_processor reads them since v48
  * (2024), and packets may span members. */
-enum { CHUNK = 1 << 20, SLOTS = 4 };
+enum { CHUNK = 1 << 20, MIN_SLOTS = 4, MAX_COMPRESSORS = 16 };
 
 typedef struct chunk {
     uint8_t *data;
@@ -29,24 +31,35 @@ typedef struct chunk {
     bool last;               /* the stream ends after this one */
 } chunk;
 
+/* A compressor thread: libdeflate's state is its own. */
+typedef struct compressor {
+    struct pw_output *out;
+    pthread_t thread;
+    struct libdeflate_compressor *deflater;
+    uint8_t *zout;
+    size_t zout_cap;
+    bool started;
+} compressor;
+
 struct pw_output {
     int fd;
     char *path;              /* destination */
     char *tmp_path;          /* where the bytes go until commit; NULL when direct */
     int level;               /* 0 = raw */
-    struct libdeflate_compressor *deflater;
-    uint8_t *zout;
-    size_t zout_cap;
     uint64_t bytes_in, bytes_out;
 
-    chunk slots[SLOTS];
-    size_t fill;             /* the slot the converter fills */
-    size_t drain;            /* the oldest queued slot (compressor side) */
-    size_t queued;           /* slots handed over and not yet written */
-    bool threaded;
-    pthread_t thread;
+    chunk *slots;
+    size_t n_slots;
+    /* Chunks by number, under lock: slot = number % n_slots. */
+    uint64_t handed;         /* handed over by the converter */
+    uint64_t taken;          /* taken by a compressor */
+    uint64_t written;        /* in the file; their slots are free again */
+    bool last_taken;         /* the last chunk is taken: compressors may stop */
+    compressor *compressors;
+    size_t n_compressors;
+    size_t running;          /* compressor threads started (0: compress inline) */
     pthread_mutex_t lock;
-    pthread_cond_t work, room;
+    pthread_cond_t work, room, turn;
     int err;                 /* sticky errno of the first failure (under lock) */
     volatile sig_atomic_t *cancel; /* see pw_output_set_cancel; may be NULL */
 };
@@ -67,67 +80,98 @@ static int write_all(pw_output *out, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Deflates (or copies, when raw) one chunk to the file; returns an errno.
- * An empty chunk is skipped, except as the only one: a valid gzip file
- * has a member. */
-static int write_chunk(pw_output *out, const chunk *c)
+/* Deflates chunk number c into z's buffer, or leaves it raw: *p and *n
+ * are what to write (nothing for an empty chunk, except as the only one:
+ * a valid gzip file has a member). Returns 0, or EIO when deflate fails. */
+static int encode(pw_output *out, compressor *z, const chunk *c, uint64_t number,
+                  const uint8_t **p, size_t *n)
 {
-    if (out->level == 0)
-        return write_all(out, c->data, c->len);
-    if (c->len == 0 && out->bytes_out > 0)
+    *p = c->data;
+    *n = 0;
+    if (out->level == 0) {
+        *n = c->len;
         return 0;
-    size_t n = libdeflate_gzip_compress(out->deflater, c->data, c->len, out->zout, out->zout_cap);
-    return n ? write_all(out, out->zout, n) : EIO;
+    }
+    if (c->len == 0 && number > 0)
+        return 0;
+    *p = z->zout;
+    *n = libdeflate_gzip_compress(z->deflater, c->data, c->len, z->zout, z->zout_cap);
+    return *n ? 0 : EIO;
 }
 
-static void *compressor(void *arg)
+/* Encodes and writes chunk number; returns an errno. */
+static int write_chunk(pw_output *out, compressor *z, const chunk *c, uint64_t number)
 {
-    pw_output *out = arg;
+    const uint8_t *p;
+    size_t n;
+    int rc = encode(out, z, c, number, &p, &n);
+    return rc ? rc : write_all(out, p, n);
+}
+
+static void *compress_chunks(void *arg)
+{
+    compressor *z = arg;
+    pw_output *out = z->out;
+    pthread_mutex_lock(&out->lock);
     for (;;) {
-        pthread_mutex_lock(&out->lock);
-        while (out->queued == 0)
+        while (out->taken == out->handed && !out->last_taken)
             pthread_cond_wait(&out->work, &out->lock);
-        chunk *c = &out->slots[out->drain];
+        if (out->taken == out->handed)
+            break;
+        uint64_t number = out->taken++;
+        chunk *c = &out->slots[number % out->n_slots];
+        if (c->last) {
+            out->last_taken = true;
+            pthread_cond_broadcast(&out->work);
+        }
+        /* After a failure, chunks are only drained so nobody waits forever. */
         bool failed = out->err != 0;
         pthread_mutex_unlock(&out->lock);
 
-        /* After a failure, chunks are only drained so nobody waits forever. */
-        int rc = failed ? 0 : write_chunk(out, c);
-        bool last = c->last;
+        const uint8_t *p = NULL;
+        size_t n = 0;
+        int rc = failed ? 0 : encode(out, z, c, number, &p, &n);
 
+        pthread_mutex_lock(&out->lock);
+        while (out->written != number)
+            pthread_cond_wait(&out->turn, &out->lock);
+        /* Its turn: no other thread writes until written moves on. */
+        pthread_mutex_unlock(&out->lock);
+        if (!rc && n)
+            rc = write_all(out, p, n);
         pthread_mutex_lock(&out->lock);
         if (rc && !out->err)
             out->err = rc;
-        out->drain = (out->drain + 1) % SLOTS;
-        out->queued--;
+        out->written++;
+        pthread_cond_broadcast(&out->turn);
         pthread_cond_signal(&out->room);
-        pthread_mutex_unlock(&out->lock);
-        if (last)
-            return NULL;
     }
+    pthread_mutex_unlock(&out->lock);
+    return NULL;
 }
 
-/* Hands the filled chunk over (or writes it, without a thread) and moves
+/* Hands the filled chunk over (or writes it, without threads) and moves
  * to the next free one. */
 static int hand_over(pw_output *out, bool last)
 {
-    chunk *c = &out->slots[out->fill];
+    chunk *c = &out->slots[out->handed % out->n_slots];
     c->last = last;
-    if (!out->threaded) {
-        int rc = out->err ? 0 : write_chunk(out, c);
+    if (!out->running) {
+        int rc = out->err ? 0 : write_chunk(out, &out->compressors[0], c, out->handed);
+        out->written = out->handed + 1;
         if (rc && !out->err)
             out->err = rc;
-        c->len = 0;
+        out->handed++;
+        out->slots[out->handed % out->n_slots].len = 0;
         return out->err ? -1 : 0;
     }
     pthread_mutex_lock(&out->lock);
-    out->queued++;
+    out->handed++;
     pthread_cond_signal(&out->work);
     if (!last) {
-        while (out->queued == SLOTS)
+        while (out->handed - out->written == out->n_slots)
             pthread_cond_wait(&out->room, &out->lock);
-        out->fill = (out->fill + 1) % SLOTS;
-        out->slots[out->fill].len = 0;
+        out->slots[out->handed % out->n_slots].len = 0;
     }
     int err = out->err;
     pthread_mutex_unlock(&out->lock);
@@ -171,7 +215,7 @@ static int open_destination(pw_output *out)
     return fd;
 }
 
-pw_output *pw_output_open(const char *path, int level, buf *err)
+pw_output *pw_output_open(const char *path, int level, size_t compressors, buf *err)
 {
     pw_output *out = xcalloc(1, sizeof *out);
     out->path = xstrdup(path);
@@ -184,23 +228,38 @@ pw_output *pw_output_open(const char *path, int level, buf *err)
         free(out);
         return NULL;
     }
-
-    for (int i = 0; i < SLOTS; i++)
+    out->n_compressors = level > 0 && compressors > 1
+                             ? (compressors < MAX_COMPRESSORS ? compressors : MAX_COMPRESSORS)
+                             : 1;
+    out->n_slots = 2 * out->n_compressors < MIN_SLOTS ? MIN_SLOTS : 2 * out->n_compressors;
+    out->slots = xcalloc(out->n_slots, sizeof *out->slots);
+    for (size_t i = 0; i < out->n_slots; i++)
         out->slots[i].data = xmalloc(CHUNK);
-    if (level > 0) {
-        pthread_mutex_init(&out->lock, NULL);
-        pthread_cond_init(&out->work, NULL);
-        pthread_cond_init(&out->room, NULL);
-        out->deflater = libdeflate_alloc_compressor(level);
-        if (!out->deflater) {
+    out->compressors = xcalloc(out->n_compressors, sizeof *out->compressors);
+    pthread_mutex_init(&out->lock, NULL);
+    pthread_cond_init(&out->work, NULL);
+    pthread_cond_init(&out->room, NULL);
+    pthread_cond_init(&out->turn, NULL);
+    if (level == 0)
+        return out; /* raw: written as it comes */
+    for (size_t i = 0; i < out->n_compressors; i++) {
+        compressor *z = &out->compressors[i];
+        z->out = out;
+        z->deflater = libdeflate_alloc_compressor(level);
+        if (!z->deflater) {
             buf_printf(err, "%s: cannot start compression", path);
             pw_output_discard(out);
             return NULL;
         }
-        out->zout_cap = libdeflate_gzip_compress_bound(out->deflater, CHUNK);
-        out->zout = xmalloc(out->zout_cap);
-        /* Without a second thread, compress inline. */
-        out->threaded = pthread_create(&out->thread, NULL, compressor, out) == 0;
+        z->zout_cap = libdeflate_gzip_compress_bound(z->deflater, CHUNK);
+        z->zout = xmalloc(z->zout_cap);
+    }
+    /* Those that cannot start leave their share to the others; without
+     * any, the converter compresses inline. */
+    for (size_t i = 0; i < out->n_compressors; i++) {
+        compressor *z = &out->compressors[i];
+        z->started = pthread_create(&z->thread, NULL, compress_chunks, z) == 0;
+        out->running += z->started;
     }
     return out;
 }
@@ -210,7 +269,7 @@ int pw_output_write(pw_output *out, const void *data, size_t n)
     const uint8_t *p = data;
     out->bytes_in += n;
     while (n) {
-        chunk *c = &out->slots[out->fill];
+        chunk *c = &out->slots[out->handed % out->n_slots];
         size_t room = CHUNK - c->len;
         size_t take = n < room ? n : room;
         memcpy(c->data + c->len, p, take);
@@ -223,30 +282,35 @@ int pw_output_write(pw_output *out, const void *data, size_t n)
     return 0;
 }
 
-/* Ends the stream: the last chunk goes out and the thread finishes. */
+/* Ends the stream: the last chunk goes out and the threads finish. */
 static void finish_stream(pw_output *out)
 {
     hand_over(out, true);
-    if (out->threaded) {
-        pthread_join(out->thread, NULL);
-        out->threaded = false;
-    }
+    for (size_t i = 0; i < out->n_compressors; i++)
+        if (out->compressors[i].started) {
+            pthread_join(out->compressors[i].thread, NULL);
+            out->compressors[i].started = false;
+        }
+    out->running = 0;
 }
 
 static void release(pw_output *out)
 {
-    if (out->level > 0) {
-        if (out->deflater)
-            libdeflate_free_compressor(out->deflater);
-        pthread_mutex_destroy(&out->lock);
-        pthread_cond_destroy(&out->work);
-        pthread_cond_destroy(&out->room);
+    for (size_t i = 0; i < out->n_compressors; i++) {
+        if (out->compressors[i].deflater)
+            libdeflate_free_compressor(out->compressors[i].deflater);
+        free(out->compressors[i].zout);
     }
+    free(out->compressors);
+    pthread_mutex_destroy(&out->lock);
+    pthread_cond_destroy(&out->work);
+    pthread_cond_destroy(&out->room);
+    pthread_cond_destroy(&out->turn);
     if (out->fd >= 0)
         close(out->fd);
-    for (int i = 0; i < SLOTS; i++)
+    for (size_t i = 0; i < out->n_slots; i++)
         free(out->slots[i].data);
-    free(out->zout);
+    free(out->slots);
     free(out->tmp_path);
     free(out->path);
     free(out);
@@ -290,7 +354,7 @@ int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals)
 
 int pw_output_error(pw_output *out)
 {
-    if (!out->threaded)
+    if (!out->running)
         return out->err;
     pthread_mutex_lock(&out->lock);
     int err = out->err;
@@ -302,8 +366,8 @@ void pw_output_discard(pw_output *out)
 {
     if (!out)
         return;
-    if (out->threaded) {
-        /* Stop the thread: nothing more is written after a failure. */
+    if (out->running) {
+        /* Stop the threads: nothing more is written after a failure. */
         pthread_mutex_lock(&out->lock);
         if (!out->err)
             out->err = ECANCELED;

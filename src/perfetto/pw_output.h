@@ -12,9 +12,11 @@
 
 typedef struct pw_output pw_output;
 
-/* level: deflate level 1..9 for gzip (libdeflate's levels), 0 for raw output.
- * On failure returns NULL and writes a message into err. */
-pw_output *pw_output_open(const char *path, int level, buf *err);
+/* level: deflate level 1..9 for gzip (libdeflate's levels), 0 for raw output;
+ * compressors: threads that deflate (at least 1; the file is the same bytes
+ * whatever the number). On failure returns NULL and writes a message into
+ * err. */
+pw_output *pw_output_open(const char *path, int level, size_t compressors, buf *err);
 
 /* Makes pw_output_commit fail, as "interrupted", when *cancel (if not NULL)
  * is set once the file is complete: the rename is the last moment a
