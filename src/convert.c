@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "nsys_perfetto.h"
+#include "common/cancel.h"
 #include "common/regex_limits.h"
 #include "common/xalloc.h"
 #include "nsys/nsys_db.h"
@@ -202,7 +203,7 @@ static int64_t first_start(report *r)
 /* Whether the caller asked the conversion to stop (opt->cancel). */
 static bool cancelled(const nsysp_options *opt)
 {
-    return opt->cancel && *opt->cancel;
+    return cancel_requested(opt->cancel);
 }
 
 static int interrupted(buf *err, const char *input)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nsys_perfetto.h"
+#include "common/cancel.h"
 #include "common/hmap.h"
 #include "common/regex_limits.h"
 #include "common/xalloc.h"
@@ -231,7 +232,7 @@ nsysp_status nsysp_summarize_matching(const char *input, const char *const *matc
         nsys_db_set_cancel(b.db, summary_cancel);
     if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK)
         status = summarize(&b);
-    if (status == NSYSP_OK && summary_cancel && *summary_cancel) { /* after the last query */
+    if (status == NSYSP_OK && cancel_requested(summary_cancel)) { /* after the last query */
         buf_printf(&b.err, "%s: interrupted", input);
         status = NSYSP_ERR_INTERRUPTED;
     }

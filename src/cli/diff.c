@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "diff_model.h"
+#include "../common/cancel.h"
 #include "nsys_perfetto.h"
 #include "options.h"
 #include "report_dir.h"
@@ -24,7 +25,7 @@ static volatile sig_atomic_t diff_interrupted;
 static void on_signal(int sig)
 {
     (void)sig;
-    diff_interrupted = 1;
+    cancel_set(&diff_interrupted, 1);
 }
 
 static void diff_usage(FILE *to)

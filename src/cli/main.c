@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "nsys_perfetto.h"
+#include "../common/cancel.h"
 #include "diff.h"
 #include "nsys_export.h"
 #include "options.h"
@@ -30,7 +31,7 @@ enum { MAX_INPUTS = 64 };
 static void on_signal(int sig)
 {
     (void)sig;
-    interrupted = 1;
+    cancel_set(&interrupted, 1);
 }
 
 static void usage(FILE *to)

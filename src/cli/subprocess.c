@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE 1
 
 #include "subprocess.h"
+#include "../common/cancel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -323,7 +324,7 @@ static void keep_session(int stop_fd, const char *const argv[], const char *log,
 /* RUN_CANCELLED or RUN_TIMED_OUT when the session is to stop, else 0. */
 static int stop_reason(const run_limits *limits, double deadline)
 {
-    if (limits->cancel && *limits->cancel)
+    if (cancel_requested(limits->cancel))
         return RUN_CANCELLED;
     if (deadline > 0 && now_s() >= deadline)
         return RUN_TIMED_OUT;
@@ -392,7 +393,7 @@ static int run_in_session(const char *const argv[], const char *log, const char 
 int run_logged(const char *const argv[], const char *log, const char *env_name,
                const char *env_value, const run_limits *limits)
 {
-    if (limits && limits->cancel && *limits->cancel)
+    if (limits && cancel_requested(limits->cancel))
         return RUN_CANCELLED;
     fflush(NULL);
     if (!limits)

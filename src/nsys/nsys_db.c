@@ -10,6 +10,7 @@
 
 #include "nsys_perfetto.h"
 #include "../common/hmap.h"
+#include "../common/cancel.h"
 #include "../common/xalloc.h"
 
 struct nsys_db {
@@ -256,7 +257,7 @@ void nsys_db_close(nsys_db *db)
 
 static int check_cancel(void *flag)
 {
-    return *(volatile sig_atomic_t *)flag != 0;
+    return cancel_requested(flag);
 }
 
 void nsys_db_set_cancel(nsys_db *db, volatile sig_atomic_t *cancel)

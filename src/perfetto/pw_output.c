@@ -12,6 +12,7 @@
 #include <libdeflate.h>
 
 #include "../common/xalloc.h"
+#include "../common/cancel.h"
 
 /* Packets are gathered into chunks; compressor threads deflate full chunks
  * while the converter fills the next ones, each chunk on whichever thread
@@ -330,7 +331,7 @@ int pw_output_commit(pw_output *out, buf *err, pw_output_totals *totals)
         out->err = errno;
     out->fd = -1;
     /* After the fsync, which may take long on a slow disk. */
-    if (!out->err && out->tmp_path && out->cancel && *out->cancel)
+    if (!out->err && out->tmp_path && cancel_requested(out->cancel))
         out->err = ECANCELED;
     if (!out->err && out->tmp_path && rename(out->tmp_path, out->path) < 0)
         out->err = errno;

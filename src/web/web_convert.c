@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../cli/nsys_export.h"
+#include "../common/cancel.h"
 #include "web_compare.h"
 #include "web_result.h"
 
@@ -93,7 +94,7 @@ nsysp_status web_convert(const char *dir, const web_job *job, volatile sig_atomi
     if (tmpdir[0])
         remove_export(sqlite, tmpdir);
     unlink(input); /* the trace and result are what the page needs */
-    if (rc == NSYSP_ERR_INTERRUPTED || *cancel) {
+    if (rc == NSYSP_ERR_INTERRUPTED || cancel_requested(cancel)) {
         nsysp_summary_free(&summary);
         return NSYSP_ERR_INTERRUPTED;
     }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../cli/subprocess.h"
+#include "../common/cancel.h"
 
 enum { QUEUE_MAX = 256, WORKERS_MAX = 16 };
 
@@ -98,7 +99,7 @@ static void *work(void *arg)
         clock_gettime(CLOCK_MONOTONIC, &next->started);
         next->state = "converting";
         web_job job = next->job;
-        jobs->cancel[me] = 0;
+        cancel_set(&jobs->cancel[me], 0);
         pthread_mutex_unlock(&jobs->lock);
 
         progress_ctx ctx = {jobs, job.id};
@@ -150,7 +151,7 @@ static void *watch(void *arg)
             slot *s = &jobs->slots[i];
             if (s->running && !s->timed_out && seconds_since(&s->started, &now) > jobs->timeout_s) {
                 s->timed_out = true;
-                jobs->cancel[s->worker] = 1;
+                cancel_set(&jobs->cancel[s->worker], 1);
             }
         }
     }
@@ -223,7 +224,7 @@ void web_jobs_stop(web_jobs *jobs)
     pthread_mutex_lock(&jobs->lock);
     jobs->stopping = true;
     for (unsigned i = 0; i < WORKERS_MAX; i++)
-        jobs->cancel[i] = 1;
+        cancel_set(&jobs->cancel[i], 1);
     pthread_cond_broadcast(&jobs->wake);
     pthread_cond_broadcast(&jobs->tick);
     pthread_mutex_unlock(&jobs->lock);

@@ -1,10 +1,12 @@
 #include "web_server.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "web_api.h"
 #include "web_compare.h"
@@ -127,17 +129,18 @@ static void quiet_log(void *cls, const char *fmt, va_list ap)
 
 /* Starts the daemon with flags and, for a listening server, its address;
  * the options every server has are set here. */
-static struct MHD_Daemon *start_daemon(web_server *srv, unsigned flags, uint16_t port,
-                                       const struct sockaddr *addr)
+/* listen_fd: a listening socket, or -1 for none (requests come through
+ * MHD_run from the fuzzer). */
+static struct MHD_Daemon *start_daemon(web_server *srv, unsigned flags, int listen_fd)
 {
     struct MHD_OptionItem listening[] = {
-        {MHD_OPTION_SOCK_ADDR, 0, (void *)addr},
+        {MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL},
         {MHD_OPTION_THREAD_POOL_SIZE, HTTP_THREADS, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     return MHD_start_daemon(
-        flags, port, NULL, NULL, route, srv,
-        MHD_OPTION_ARRAY, addr ? listening : &listening[2],
+        flags, 0, NULL, NULL, route, srv,
+        MHD_OPTION_ARRAY, listen_fd >= 0 ? listening : &listening[2],
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTIONS_MAX,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CONNECTIONS_PER_ADDRESS,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S,
@@ -146,6 +149,33 @@ static struct MHD_Daemon *start_daemon(web_server *srv, unsigned flags, uint16_t
         MHD_OPTION_NOTIFY_CONNECTION, web_clients_notify, srv->clients,
         MHD_OPTION_EXTERNAL_LOGGER, quiet_log, NULL,
         MHD_OPTION_END);
+}
+
+/* A listening TCP socket on addr, or -1. */
+static int listen_on(const struct addrinfo *addr)
+{
+    int fd = socket(addr->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (addr->ai_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+    if (bind(fd, addr->ai_addr, addr->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int bound_port(int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+        return -1;
+    return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                          : ((struct sockaddr_in *)&ss)->sin_port);
 }
 
 int web_server_start(web_server *srv, const char *bind, int port, char *err, size_t err_size)
@@ -171,21 +201,26 @@ int web_server_start(web_server *srv, const char *bind, int port, char *err, siz
     unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (addr->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    srv->daemon = start_daemon(srv, flags, (uint16_t)port, addr->ai_addr);
+    /* The socket is bound here, so that the address (its port when 0 was
+     * asked for) is known before any request thread runs. */
+    int fd = listen_on(addr);
     int family = addr->ai_family;
     freeaddrinfo(addr);
+    int bound = fd >= 0 ? bound_port(fd) : -1;
+    if (bound >= 0) {
+        snprintf(srv->address, sizeof srv->address, family == AF_INET6 ? "[%s]:%d" : "%s:%d",
+                 bind, bound);
+        srv->daemon = start_daemon(srv, flags, fd);
+    }
     if (!srv->daemon) {
+        if (fd >= 0)
+            close(fd);
         web_clients_stop(srv->clients);
         srv->clients = NULL;
         snprintf(err, err_size, "cannot listen on %s port %d (in use, or not an address of "
                                 "this machine)", bind, port);
         return -1;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->daemon,
-                                                           MHD_DAEMON_INFO_BIND_PORT);
-    int bound = info ? info->port : port;
-    snprintf(srv->address, sizeof srv->address, family == AF_INET6 ? "[%s]:%d" : "%s:%d", bind,
-             bound);
     return 0;
 }
 
@@ -194,7 +229,7 @@ int web_server_start_unlistened(web_server *srv)
     srv->clients = web_clients_start();
     if (!srv->clients)
         return -1;
-    srv->daemon = start_daemon(srv, MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0, NULL);
+    srv->daemon = start_daemon(srv, MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, -1);
     if (!srv->daemon) {
         web_clients_stop(srv->clients);
         srv->clients = NULL;
