@@ -11,6 +11,7 @@
  * time-sorted. What is read before the events (names, GPU work per call,
  * the NVTX projection) is read once. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <errno.h>
@@ -135,12 +136,11 @@ static bool source_selected(const nsysp_options *opt, const source *src)
     return false;
 }
 
-/* Opens the feeds and primes them, on readers when with_readers. */
-static int open_feeds(report *r, bool with_readers)
+/* Opens the feeds, on r->ahead's readers when there are, starts these,
+ * and primes the feeds. */
+static int open_feeds(report *r)
 {
     int status = NSYSP_OK;
-    if (with_readers && r->n_readers)
-        r->ahead = nsys_readahead_new(r->db, r->n_readers);
     for (size_t i = 0; i < sources_count() && r->n_feeds < NSYSP_MAX_SOURCES; i++) {
         const source *src = source_at(i);
         if (!nsys_db_has_table(r->db, src->table->name) || !source_selected(r->opt, src))
@@ -298,12 +298,64 @@ static int hide_idle_streams(report *r)
 }
 
 /* Where each CUDA context runs and which streams ran work, from the work
- * itself (nsys_contexts.h): GPU rows are placed by it. */
-static int find_context_devices(report *r)
+ * itself (nsys_contexts.h): GPU rows are placed by it. On db, the
+ * report's connection or one of its own. */
+static int find_context_devices(report *r, nsys_db *db, buf *err)
 {
     const char *tables[NSYSP_MAX_SOURCES];
     size_t n = tables_of(NULL, tables, true, false);
-    return nsys_contexts_load(r->db, tables, n, &r->contexts, r->err);
+    return nsys_contexts_load(db, tables, n, &r->contexts, err);
+}
+
+static int count_gpu_work(report *r);
+
+/* The contexts pass on a thread and a connection of its own, beside the
+ * links pass: they read the same tables and need nothing of each other
+ * (unless --gpu, whose flows are counted by device). */
+typedef struct side_pass {
+    report *r;
+    nsys_db *db;
+    pthread_t thread;
+    buf err;
+    int status;
+} side_pass;
+
+static void *run_side_pass(void *arg)
+{
+    side_pass *s = arg;
+    s->status = find_context_devices(s->r, s->db, &s->err);
+    return NULL;
+}
+
+/* Contexts, then links, the first on another thread when there are
+ * readers; the contexts' table is copied back to the report's connection,
+ * where later SQL may use it. */
+static int find_contexts_and_count_work(report *r)
+{
+    side_pass side = {.r = r, .status = NSYSP_OK};
+    bool beside = r->n_readers && r->opt->gpu < 0;
+    if (beside && (side.db = nsys_db_open(r->input, &side.err, &side.status)) != NULL) {
+        nsys_db_set_cancel(side.db, r->opt->cancel);
+        beside = pthread_create(&side.thread, NULL, run_side_pass, &side) == 0;
+    }
+    if (!beside) { /* one after the other, here */
+        nsys_db_close(side.db);
+        buf_free(&side.err);
+        int status = find_context_devices(r, r->db, r->err);
+        return status == NSYSP_OK ? count_gpu_work(r) : status;
+    }
+    int status = count_gpu_work(r);
+    pthread_join(side.thread, NULL);
+    if (side.status != NSYSP_OK && status == NSYSP_OK) {
+        buf_clear(r->err);
+        buf_append(r->err, side.err.data, side.err.len);
+        status = side.status;
+    }
+    if (status == NSYSP_OK && nsys_db_has_table(side.db, NSYS_CONTEXT_DEVICES_TABLE))
+        status = nsys_db_copy_table(side.db, r->db, NSYS_CONTEXT_DEVICES_TABLE, r->err);
+    nsys_db_close(side.db);
+    buf_free(&side.err);
+    return status;
 }
 
 /* Counts the GPU work of each CUDA call, for the flows (when the CUDA API
@@ -480,9 +532,7 @@ static int open_report(report *r)
     r->range_end = add_saturated(origin, r->opt->time_end);
     if ((status = hide_idle_streams(r)) != NSYSP_OK)
         return status;
-    if ((status = find_context_devices(r)) != NSYSP_OK)
-        return status;
-    if ((status = count_gpu_work(r)) != NSYSP_OK)
+    if ((status = find_contexts_and_count_work(r)) != NSYSP_OK)
         return status;
     r->c.report_end = report_end(r);
     if ((status = project_nvtx(r)) != NSYSP_OK)
@@ -491,13 +541,29 @@ static int open_report(report *r)
     return NSYSP_OK;
 }
 
+/* Whether a selected source reads table, and the report has it. */
+static bool reads_table(const report *r, const char *table)
+{
+    for (size_t i = 0; i < sources_count(); i++)
+        if (strcmp(source_at(i)->table->name, table) == 0 && source_selected(r->opt, source_at(i)))
+            return nsys_db_has_table(r->db, table);
+    return false;
+}
+
 /* Opens the readers of a report's events and primes its feeds, on reader
  * threads when with_readers. */
 static int start_events(report *r, bool with_readers)
 {
-    r->c.callchains = nsys_callchains_open(r->db);
+    if (with_readers && r->n_readers)
+        r->ahead = nsys_readahead_new(r->db, r->n_readers);
+    const bool chains[NSYS_CALLCHAIN_KINDS] = {
+        [NSYS_CALLCHAIN_OSRT] = reads_table(r, "OSRT_API"),
+        [NSYS_CALLCHAIN_SAMPLE] = reads_table(r, "COMPOSITE_EVENTS"),
+    };
+    int status = nsys_callchains_open(r->db, r->ahead, chains, &r->c.callchains, r->err);
     r->c.links = nsys_links_open(r->db);
-    int status = open_feeds(r, with_readers);
+    if (status == NSYSP_OK)
+        status = open_feeds(r);
     r->first_start = first_start(r);
     return status;
 }
@@ -514,7 +580,8 @@ static int move_feeds_to_readers(report *r)
     size_t n_sources = r->res->n_sources;
     close_feeds(r);
     r->res->n_sources = first_stats;
-    int status = open_feeds(r, true);
+    r->ahead = nsys_readahead_new(r->db, r->n_readers);
+    int status = open_feeds(r);
     r->res->n_sources = n_sources;
     return status;
 }

@@ -2,7 +2,8 @@
 """bench.py: how fast and lean nsys-perfetto is, against the read floor.
 
     python3 tools/bench.py [--build build] [--sizes 1000000,10000000]
-                           [--scaled REPORT.sqlite:N] [--nsys2json SCRIPT] [REPORT.sqlite ...]
+                           [--scaled REPORT.sqlite:N] [--nsys2json SCRIPT]
+                           [--cores 1,2,4] [--baseline OTHER_BUILD] [REPORT.sqlite ...]
 
 Generates realistic inputs with nsys-fixture (CUDA API calls with flows,
 kernels, memcpy, memset, sync, push/pop and start/end NVTX, OS runtime with
@@ -19,6 +20,11 @@ also times that converter (fetched separately, never committed) on the
 scaled report, for comparison. Rows are the report's table rows (NVTX
 ranges projected onto the GPU are derived, not counted). Not part of the
 test suite: timings vary with the machine; run it on an idle one.
+
+--cores 1,2,4 runs each conversion pinned to that many CPUs (taskset -c
+0-N-1; --threads then defaults to N), a row each. --baseline OTHER_BUILD
+also times OTHER_BUILD/nsys-perfetto on each input, right before ours, so
+that before and after come from one run (its rows are marked "before").
 """
 import argparse
 import os
@@ -80,20 +86,28 @@ def helptext(build):
     return _help
 
 
-def measure(build, report, directory):
+def read_floor(build, report):
     # The floor's best of two runs: the first may pay for reading the file
     # from disk, which the conversion after it then does not.
-    floor_s = min(float(run([os.path.join(build, 'read-floor'), report])[0].split()[1])
-                  for _ in range(2))
+    return min(float(run([os.path.join(build, 'read-floor'), report])[0].split()[1])
+               for _ in range(2))
+
+
+def pinned(cmd, cores):
+    return ['taskset', '-c', f'0-{cores - 1}'] + cmd if cores else cmd
+
+
+def measure(build, report, directory, floor_s, cores=None, label=''):
     trace = os.path.join(directory, os.path.basename(report) + '.perfetto-trace')
     stats_path = trace + '.stats'
     cmd = [os.path.join(build, 'nsys-perfetto'), '-q', '--stats', '-o', trace, report]
-    _, wall, rss = run(cmd, stats_path)
+    _, wall, rss = run(pinned(cmd, cores), stats_path)
     stats = open(stats_path).read()
     rows = sum(int(m.group(2)) for m in re.finditer(r'^\S+\s+(\S+)\s+(\d+)\s+\d+\s+\d+$', stats, re.M)
                if m.group(1) != 'nvtx_gpu_ranges')
     size = os.path.getsize(trace)
-    return dict(name=os.path.basename(report), rows=rows, wall=wall, rss=rss,
+    name = (label + ' ' if label else '') + (f'{cores} cores ' if cores else '')
+    return dict(name=name + os.path.basename(report), rows=rows, wall=wall, rss=rss,
                 bytes_per_row=size / max(rows, 1), floor=float(floor_s),
                 ratio=wall / max(float(floor_s), 1e-9), out_mb=size / 2**20)
 
@@ -124,6 +138,8 @@ def main():
     ap.add_argument('--sizes', default='1000000,10000000')
     ap.add_argument('--scaled', action='append', default=[], metavar='REPORT:N')
     ap.add_argument('--nsys2json', metavar='SCRIPT')
+    ap.add_argument('--cores', default='', help='e.g. 1,2,4: a row per number of CPUs')
+    ap.add_argument('--baseline', metavar='OTHER_BUILD')
     ap.add_argument('reports', nargs='*')
     a = ap.parse_args()
     directory = os.path.join(a.build, 'bench')
@@ -134,9 +150,14 @@ def main():
     print(f'{"input":<44} {"rows":>10} {"wall s":>8} {"rows/s":>11} {"RSS MiB":>8} '
           f'{"B/row":>6} {"floor s":>8} {"x floor":>7}')
     results = {}
+    cores = [int(c) for c in a.cores.split(',') if c] or [None]
     for report in inputs:
-        results[report] = measure(a.build, report, directory)
-        print_row(results[report])
+        floor_s = read_floor(a.build, report)
+        for n in cores:
+            if a.baseline:
+                print_row(measure(a.baseline, report, directory, floor_s, n, 'before'))
+            results[report] = measure(a.build, report, directory, floor_s, n)
+            print_row(results[report])
     if a.nsys2json:
         for report in scaled:
             nsys2json(a.nsys2json, report, directory, results[report])

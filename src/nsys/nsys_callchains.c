@@ -6,6 +6,7 @@
 
 #include "nsys_cursor.h"
 #include "nsys_perfetto.h"
+#include "nsys_readahead.h"
 #include "../common/xalloc.h"
 
 /* Frames of one chain held before the cut; nsys caps chains well below. */
@@ -21,9 +22,9 @@ typedef struct chain_table {
     const char *name;
     const char *temp_name;   /* its indexed copy */
     bool usable;             /* the table and its key columns exist */
-    bool checked;            /* stored order looked at (on the first ask) */
+    bool checked;            /* stored order looked at (at open, or the first ask) */
     bool indexed;            /* asks go to the indexed copy */
-    sqlite3_stmt *scan;      /* merge: the table as stored */
+    nsys_rows scan;          /* merge: the table as stored, maybe read ahead */
     frame_row row;           /* merge: the row the scan is on */
     bool has_row, scan_done;
     int64_t last_asked;
@@ -31,8 +32,29 @@ typedef struct chain_table {
     sqlite3_stmt *lookup;    /* indexed: frames of one id */
 } chain_table;
 
+/* A frame row as the scan reads it. */
+typedef struct scan_row {
+    int64_t id, depth, symbol, module, kernel;
+} scan_row;
+
+static const nsys_column SCAN_COLUMNS[] = {
+    NSYS_COL_REQ(scan_row, id, "id", NSYS_INT),
+    NSYS_COL_REQ(scan_row, depth, "stackDepth", NSYS_INT),
+    NSYS_COL_REQ(scan_row, symbol, "symbol", NSYS_INT),
+    NSYS_COL(scan_row, module, "module", NSYS_INT),
+    NSYS_COL(scan_row, kernel, "kernelMode", NSYS_INT),
+};
+
+static const nsys_table SCAN_TABLES[NSYS_CALLCHAIN_KINDS] = {
+    {"OSRT_CALLCHAINS", SCAN_COLUMNS, sizeof SCAN_COLUMNS / sizeof *SCAN_COLUMNS,
+     NSYS_UNORDERED, NULL},
+    {"SAMPLING_CALLCHAINS", SCAN_COLUMNS, sizeof SCAN_COLUMNS / sizeof *SCAN_COLUMNS,
+     NSYS_UNORDERED, NULL},
+};
+
 struct nsys_callchains {
     nsys_db *db;
+    nsys_readahead *ra;
     chain_table tables[NSYS_CALLCHAIN_KINDS];
     frame_row held[MAX_HELD];
 };
@@ -42,10 +64,17 @@ static const char *const TABLE_NAMES[NSYS_CALLCHAIN_KINDS] = {"OSRT_CALLCHAINS",
 static const char *const TEMP_NAMES[NSYS_CALLCHAIN_KINDS] = {"temp.osrt_callchain_frames",
                                                               "temp.sampling_callchain_frames"};
 
-nsys_callchains *nsys_callchains_open(nsys_db *db)
+static int start_merge(nsys_callchains *cc, chain_table *t, buf *err, int *status);
+static int use_index(nsys_callchains *cc, chain_table *t, buf *err, int *status);
+static bool stored_by_id(nsys_callchains *cc, const chain_table *t);
+
+int nsys_callchains_open(nsys_db *db, nsys_readahead *ra, const bool wanted[NSYS_CALLCHAIN_KINDS],
+                         nsys_callchains **out, buf *err)
 {
     nsys_callchains *cc = xcalloc(1, sizeof *cc);
+    *out = cc;
     cc->db = db;
+    cc->ra = ra;
     for (int k = 0; k < NSYS_CALLCHAIN_KINDS; k++) {
         chain_table *t = &cc->tables[k];
         t->name = TABLE_NAMES[k];
@@ -53,8 +82,15 @@ nsys_callchains *nsys_callchains_open(nsys_db *db)
         t->usable = nsys_db_has_column(db, t->name, "id") &&
                     nsys_db_has_column(db, t->name, "stackDepth") &&
                     nsys_db_has_column(db, t->name, "symbol");
+        /* A scan that readers step must be opened before they start. */
+        if (ra && wanted && wanted[k] && t->usable && stored_by_id(cc, t)) {
+            int status = NSYSP_OK;
+            t->checked = true;
+            if (start_merge(cc, t, err, &status) < 0)
+                return status;
+        }
     }
-    return cc;
+    return NSYSP_OK;
 }
 
 void nsys_callchains_close(nsys_callchains *cc)
@@ -62,7 +98,7 @@ void nsys_callchains_close(nsys_callchains *cc)
     if (!cc)
         return;
     for (int k = 0; k < NSYS_CALLCHAIN_KINDS; k++) {
-        sqlite3_finalize(cc->tables[k].scan);
+        nsys_rows_close(&cc->tables[k].scan);
         sqlite3_finalize(cc->tables[k].lookup);
     }
     free(cc);
@@ -140,29 +176,27 @@ static int use_index(nsys_callchains *cc, chain_table *t, buf *err, int *status)
 /* Moves the merge scan one row on. */
 static int scan_next(nsys_callchains *cc, chain_table *t, buf *err, int *status)
 {
-    int rc = sqlite3_step(t->scan);
-    if (rc == SQLITE_ROW) {
-        read_frame_row(t->scan, &t->row);
-        t->has_row = true;
-        return 0;
-    }
-    t->has_row = false;
-    t->scan_done = true;
-    if (rc == SQLITE_DONE)
-        return 0;
-    *status = nsys_db_error(cc->db, rc, "reading call chains", err);
-    return -1;
+    (void)cc;
+    scan_row r;
+    int rc = nsys_rows_next(&t->scan, &r, err, status);
+    t->has_row = rc == 1;
+    t->scan_done = rc != 1;
+    if (rc < 0)
+        return -1;
+    if (rc == 1)
+        t->row = (frame_row){r.id, r.depth,
+                             {r.symbol, r.module, r.kernel != NSYS_NULL && r.kernel != 0}};
+    return 0;
 }
 
+/* The scan of a table stored by id, on a reader when the callchains have
+ * readers (before they start); primed with its first row when asked. */
 static int start_merge(nsys_callchains *cc, chain_table *t, buf *err, int *status)
 {
-    buf sql = {0};
-    buf_append_str(&sql, "SELECT ");
-    frame_columns(cc->db, t->name, &sql);
-    buf_printf(&sql, " FROM %s", t->name);
-    int rc = prepare(cc, buf_cstr(&sql), &t->scan, t->name, err, status);
-    buf_free(&sql);
-    return rc < 0 ? -1 : scan_next(cc, t, err, status);
+    const nsys_table *table = &SCAN_TABLES[t - cc->tables];
+    *status = nsys_rows_open(cc->db, cc->ra, table, false, sizeof(scan_row), &t->scan, err);
+    t->has_row = false;
+    return *status == NSYSP_OK ? 0 : -1;
 }
 
 /* The frame rows of id into cc->held; returns how many, or -1. */
@@ -213,6 +247,8 @@ int nsys_callchains_get(nsys_callchains *cc, nsys_callchain_kind kind, int64_t i
                                  : use_index(cc, t, err, status)) < 0)
             return -1;
     }
+    if (!t->indexed && !t->has_row && !t->scan_done && scan_next(cc, t, err, status) < 0)
+        return -1;
     /* An ask that goes back: the merge has passed it. */
     if (!t->indexed && t->asked && id < t->last_asked && use_index(cc, t, err, status) < 0)
         return -1;

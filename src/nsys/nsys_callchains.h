@@ -32,7 +32,15 @@ typedef struct nsys_frame_ids {
 
 typedef struct nsys_callchains nsys_callchains;
 
-nsys_callchains *nsys_callchains_open(nsys_db *db);
+struct nsys_readahead;
+
+/* Opens the chains of db's report into *out (set even on failure: close
+ * it). With ra, the chains of the kinds wanted that are stored by id are
+ * read on its readers (call before nsys_readahead_start); the others are
+ * looked at on their first ask. Returns an nsysp_status. */
+int nsys_callchains_open(nsys_db *db, struct nsys_readahead *ra,
+                         const bool wanted[NSYS_CALLCHAIN_KINDS], nsys_callchains **out,
+                         buf *err);
 void nsys_callchains_close(nsys_callchains *cc);
 
 /* The frames of chain id, outermost first, into at most max frames (the
