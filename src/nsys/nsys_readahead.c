@@ -129,6 +129,9 @@ int nsys_readahead_add(nsys_readahead *ra, const nsys_table *table, bool as_stor
         if (!r->db)
             return status;
         nsys_db_set_cancel(r->db, ra->cancel);
+        /* A reader scans each table once: SQLite's cache buys it nothing,
+         * and at 4 MiB a reader it would be most of the memory. */
+        sqlite3_exec(nsys_db_sqlite(r->db), "PRAGMA cache_size=-512", NULL, NULL, NULL);
     }
     if ((status = copy_needed_tables(ra->db, r->db, table, err)) != NSYSP_OK)
         return status;

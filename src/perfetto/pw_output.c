@@ -17,8 +17,8 @@
 /* Packets are gathered into chunks; compressor threads deflate full chunks
  * while the converter fills the next ones, each chunk on whichever thread
  * is free, and the chunks are written in order, so the file is the same
- * bytes whatever the number of threads. Two slots per compressor (at least
- * four) bound the memory in flight.
+ * bytes whatever the number of threads. A slot per compressor and two more
+ * (at least four) bound the memory in flight.
  *
  * Each chunk becomes one gzip member, compressed whole by libdeflate (twice
  * as fast as zlib's stream at the same size). A gzip file may hold several
@@ -232,7 +232,7 @@ pw_output *pw_output_open(const char *path, int level, size_t compressors, buf *
     out->n_compressors = level > 0 && compressors > 1
                              ? (compressors < MAX_COMPRESSORS ? compressors : MAX_COMPRESSORS)
                              : 1;
-    out->n_slots = 2 * out->n_compressors < MIN_SLOTS ? MIN_SLOTS : 2 * out->n_compressors;
+    out->n_slots = out->n_compressors + 2 < MIN_SLOTS ? MIN_SLOTS : out->n_compressors + 2;
     out->slots = xcalloc(out->n_slots, sizeof *out->slots);
     for (size_t i = 0; i < out->n_slots; i++)
         out->slots[i].data = xmalloc(CHUNK);
