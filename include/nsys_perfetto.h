@@ -177,6 +177,10 @@ const char *nsysp_skip_reason_name(nsysp_skip_reason reason);
 const char *nsysp_source_name(size_t i);
 const char *nsysp_version(void);
 
+/* What options.threads 0 means on this machine: the CPUs this process may
+ * use, at most NSYSP_MAX_THREADS. */
+int nsysp_default_threads(void);
+
 /* ---- Summaries ----------------------------------------------------------
 
  * Per-name totals of a report, as `nsys-perfetto summary` prints them, each

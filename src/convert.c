@@ -466,12 +466,16 @@ static void note_unread_table(void *ctx, const char *table)
     }
 }
 
+int nsysp_default_threads(void)
+{
+    return (int)nsys_readahead_cpus(NSYSP_MAX_THREADS);
+}
+
 /* --threads, with 0 resolved to the machine's CPUs. */
 static size_t threads_of(const nsysp_options *opt)
 {
-    if (opt->threads > 0)
-        return opt->threads < NSYSP_MAX_THREADS ? (size_t)opt->threads : NSYSP_MAX_THREADS;
-    return nsys_readahead_cpus(NSYSP_MAX_THREADS);
+    int n = opt->threads > 0 ? opt->threads : nsysp_default_threads();
+    return n < NSYSP_MAX_THREADS ? (size_t)n : NSYSP_MAX_THREADS;
 }
 
 /* Deflate threads for --threads N: N / 2, at least one. On the mix at

@@ -81,6 +81,7 @@ nsysp_status web_convert(const char *dir, const web_job *job, volatile sig_atomi
         parsed.opt.progress = on_progress;
         parsed.opt.progress_ctx = &relay;
         parsed.opt.cancel = cancel;
+        parsed.opt.threads = job->threads;
         rc = nsysp_convert(sqlite, &parsed.opt, &res);
         if (rc != NSYSP_OK)
             snprintf(error, sizeof error, "%s", res.message);

@@ -15,6 +15,7 @@ typedef struct web_job {
     char name[256];       /* the client's file name, for messages */
     char input[32];       /* input.sqlite, input.nsys-rep, ... */
     web_options options;
+    int threads;          /* the conversion's --threads (0: the CPUs) */
 } web_job;
 
 /* Told what the conversion is doing ("exporting", "converting",

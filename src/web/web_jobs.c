@@ -99,6 +99,10 @@ static void *work(void *arg)
         clock_gettime(CLOCK_MONOTONIC, &next->started);
         next->state = "converting";
         web_job job = next->job;
+        /* The workers share the CPUs: each conversion gets its part of them
+         * (the output is the same whatever the part). */
+        int cpus = nsysp_default_threads();
+        job.threads = cpus / (int)jobs->n_workers > 1 ? cpus / (int)jobs->n_workers : 1;
         cancel_set(&jobs->cancel[me], 0);
         pthread_mutex_unlock(&jobs->lock);
 
