@@ -108,6 +108,7 @@ typedef struct report {
     feed feeds[NSYSP_MAX_SOURCES];
     size_t n_feeds;
     size_t n_readers;        /* reader threads beside the main one (--threads - 1) */
+    nsysp_source_stats **kept_stats; /* while feeds reopen: their slots, in order */
     nsys_readahead *ahead;   /* the feeds' readers, while the events are written */
     int64_t range_start, range_end; /* --time-range in report time */
     int64_t first_start;     /* earliest row, or NSYS_NULL */
@@ -136,6 +137,28 @@ static bool source_selected(const nsysp_options *opt, const source *src)
     return false;
 }
 
+/* Where the rows of the report's k-th feed, of source src, are counted:
+ * the slot it had before (reopened feeds: keep), else a new one, else
+ * (several reports filled every slot) the slot of the same source in an
+ * earlier report, which then counts both. */
+static nsysp_source_stats *stats_of(report *r, const source *src, size_t k)
+{
+    nsysp_result *res = r->res;
+    if (r->kept_stats)
+        return r->kept_stats[k];
+    if (res->n_sources < NSYSP_MAX_SOURCES) {
+        nsysp_source_stats *st = &res->sources[res->n_sources++];
+        memset(st, 0, sizeof *st);
+        st->name = src->name;
+        st->table = src->table->name;
+        return st;
+    }
+    for (size_t i = 0;; i++) /* every source had a slot: fewer sources than slots */
+        if (strcmp(res->sources[i].name, src->name) == 0 &&
+            strcmp(res->sources[i].table, src->table->name) == 0)
+            return &res->sources[i];
+}
+
 /* Opens the feeds, on r->ahead's readers when there are, starts these,
  * and primes the feeds. */
 static int open_feeds(report *r)
@@ -146,10 +169,7 @@ static int open_feeds(report *r)
         if (!nsys_db_has_table(r->db, src->table->name) || !source_selected(r->opt, src))
             continue;
         feed *f = &r->feeds[r->n_feeds];
-        nsysp_source_stats *st = &r->res->sources[r->res->n_sources];
-        memset(st, 0, sizeof *st);
-        st->name = src->name;
-        st->table = src->table->name;
+        nsysp_source_stats *st = stats_of(r, src, r->n_feeds);
         /* As stored unless found out of order, here or by an earlier pass. */
         f->as_stored = nsys_table_checkable_order(src->table) && !r->sort_in_sql[i] &&
                        nsys_table_known_order(r->db, src->table) != 0;
@@ -159,7 +179,6 @@ static int open_feeds(report *r)
         f->state = src->state_size ? xcalloc(1, src->state_size) : NULL;
         f->stats = st;
         r->n_feeds++;
-        r->res->n_sources++;
         status = nsys_rows_open(r->db, r->ahead, src->table, f->as_stored, src->row_size, &f->rows,
                                 r->err);
         if (status != NSYSP_OK)
@@ -249,10 +268,18 @@ static int run_feeds(report *r)
     return model_finish(&r->c.model) < 0 ? NSYSP_ERR_OUTPUT : NSYSP_OK;
 }
 
+/* Stops the report's readers; feeds they read read nothing more. */
+static void stop_readers(report *r)
+{
+    nsys_readahead_free(r->ahead);
+    r->ahead = NULL;
+    for (size_t i = 0; i < r->n_feeds; i++)
+        r->feeds[i].rows.ahead = NULL;
+}
+
 static void close_feeds(report *r)
 {
-    nsys_readahead_free(r->ahead); /* the readers stop before their cursors go */
-    r->ahead = NULL;
+    stop_readers(r); /* the readers stop before their cursors go */
     for (size_t i = 0; i < r->n_feeds; i++) {
         feed *f = &r->feeds[i];
         nsys_rows_close(&f->rows);
@@ -580,13 +607,21 @@ static int move_feeds_to_readers(report *r)
 {
     if (!r->n_readers)
         return NSYSP_OK;
-    size_t first_stats = (size_t)(r->feeds[0].stats - r->res->sources);
-    size_t n_sources = r->res->n_sources;
+    /* The same feeds open again in the same order, into the same slots;
+     * their counts are put back as they were after the first priming. */
+    size_t n = r->n_feeds;
+    nsysp_source_stats *slots[NSYSP_MAX_SOURCES], before[NSYSP_MAX_SOURCES];
+    for (size_t k = 0; k < n; k++) {
+        slots[k] = r->feeds[k].stats;
+        before[k] = *slots[k];
+    }
     close_feeds(r);
-    r->res->n_sources = first_stats;
+    r->kept_stats = slots;
     r->ahead = nsys_readahead_new(r->db, r->n_readers);
     int status = open_feeds(r);
-    r->res->n_sources = n_sources;
+    r->kept_stats = NULL;
+    for (size_t k = 0; k < n && status == NSYSP_OK; k++)
+        *slots[k] = before[k];
     return status;
 }
 
@@ -680,7 +715,11 @@ static int convert_report(conversion *cv, size_t index, int64_t shift, uint64_t 
         if (status != NSYSP_OK)
             return status;
     }
-    return run_feeds(r);
+    int status = run_feeds(r);
+    /* Its readers are done: their threads, connections and blocks go now,
+     * not after the other reports. */
+    stop_readers(r);
+    return status;
 }
 
 /* After a table read as stored broke its order: which tables of the open

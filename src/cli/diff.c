@@ -268,7 +268,7 @@ static int compare_one(const input *b, const side_input *bv, const input *a,
     int status = load_side(&before, b->given, bv, args);
     if (status == NSYSP_OK)
         status = load_side(&after, a->given, av, args);
-    if (status == NSYSP_OK && diff_interrupted)
+    if (status == NSYSP_OK && cancel_requested(&diff_interrupted))
         status = NSYSP_ERR_INTERRUPTED;
     if (status == NSYSP_OK) {
         diff_result r;
@@ -459,5 +459,5 @@ int diff_main(int argc, char **argv)
     free_input(&b);
     free_input(&af);
     fflush(stdout);
-    return diff_interrupted ? NSYSP_ERR_INTERRUPTED : status;
+    return cancel_requested(&diff_interrupted) ? NSYSP_ERR_INTERRUPTED : status;
 }

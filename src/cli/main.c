@@ -230,14 +230,14 @@ static int convert_directory(const char *dir, const nsysp_options *opt, int quie
         return NSYSP_ERR_INPUT_OPEN;
     }
     int status = NSYSP_OK;
-    for (size_t i = 0; i < n && !interrupted; i++) {
+    for (size_t i = 0; i < n && !cancel_requested(&interrupted); i++) {
         nsysp_result res;
         const char *one = paths[i];
         int rc = convert_inputs(&one, 1, opt, quiet, stats, &res);
         status = rc != NSYSP_OK ? rc : status;
     }
     free_reports(paths, n);
-    return interrupted ? NSYSP_ERR_INTERRUPTED : status;
+    return cancel_requested(&interrupted) ? NSYSP_ERR_INTERRUPTED : status;
 }
 
 static void catch_signals(void)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "nsys_export.h"
+#include "../common/cancel.h"
 #include "nsys_perfetto.h"
 #include "nsys_profile.h"
 #include "options.h"
@@ -261,7 +262,7 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
     const char *failed = NULL;
     if (nsys_profile(&req, why, sizeof why) != 0) {
         failed = "the profiled run";
-    } else if (!*st->interrupted) {
+    } else if (!cancel_requested(st->interrupted)) {
         progress("exporting and converting", step, steps, v, run, a->runs);
         char rep[4200];
         snprintf(rep, sizeof rep, "%s.nsys-rep", stem);
@@ -270,7 +271,7 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
     }
     for (size_t i = 0; i < n_command; i++)
         free(expanded[i]);
-    if (*st->interrupted)
+    if (cancel_requested(st->interrupted))
         return -1;
     if (!failed) {
         nsysp_options opt;
@@ -293,7 +294,7 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
         char which[64] = "";
         if (a->runs > 1)
             snprintf(which, sizeof which, " run %d", run);
-        if (!*st->interrupted)
+        if (!cancel_requested(st->interrupted))
             fprintf(stderr, "nsys-perfetto series: $p=%s%s: %s failed: %s (log: %s)\n", v, which,
                     failed, why, log);
         return -1;
@@ -322,10 +323,10 @@ int series_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     if (!st.summaries || !st.done)
         abort();
     size_t step = 0;
-    for (size_t v = 0; v < a.n_values && !*interrupted; v++)
-        for (int run = 1; run <= a.runs && !*interrupted; run++)
+    for (size_t v = 0; v < a.n_values && !cancel_requested(interrupted); v++)
+        for (int run = 1; run <= a.runs && !cancel_requested(interrupted); run++)
             failures += one_run(&st, v, run, ++step, steps) != 0;
-    if (*interrupted)
+    if (cancel_requested(interrupted))
         fprintf(stderr, "nsys-perfetto series: interrupted; keeping the %zu finished run%s\n",
                 st.n_done, st.n_done == 1 ? "" : "s");
     char parameter[256];
@@ -335,13 +336,13 @@ int series_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     if (written == 0 && st.n_done)
         fprintf(stderr, "nsys-perfetto series: wrote %s/series.csv, series.md and series.svg\n",
                 dir);
-    if (failures && !*interrupted)
+    if (failures && !cancel_requested(interrupted))
         fprintf(stderr, "nsys-perfetto series: %zu of %zu runs failed\n", failures, steps);
     for (size_t i = 0; i < st.n_done; i++)
         nsysp_summary_free(&st.summaries[i]);
     free(st.summaries);
     free(st.done);
-    if (*interrupted)
+    if (cancel_requested(interrupted))
         return NSYSP_ERR_INTERRUPTED;
     if (written != 0)
         return NSYSP_ERR_OUTPUT;

@@ -90,6 +90,7 @@ int nsys_callchains_open(nsys_db *db, nsys_readahead *ra, const bool wanted[NSYS
                 return status;
         }
     }
+    cc->ra = NULL; /* it starts now: a later scan is read here */
     return NSYSP_OK;
 }
 

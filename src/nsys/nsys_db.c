@@ -365,7 +365,11 @@ int nsys_db_copy_table(nsys_db *from, nsys_db *to, const char *table, buf *err)
         status = nsys_db_error(to, rc, what, err);
         goto done;
     }
-    sqlite3_exec(to->sql, "BEGIN", NULL, NULL, NULL);
+    /* A savepoint, not BEGIN: it nests in a transaction the caller may have open. */
+    if ((rc = sqlite3_exec(to->sql, "SAVEPOINT copy_table", NULL, NULL, NULL)) != SQLITE_OK) {
+        status = nsys_db_error(to, rc, what, err);
+        goto done;
+    }
     while (status == NSYSP_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
         for (int i = 0; i < n; i++)
             sqlite3_bind_value(insert, i + 1, sqlite3_column_value(rows, i));
@@ -374,7 +378,11 @@ int nsys_db_copy_table(nsys_db *from, nsys_db *to, const char *table, buf *err)
     }
     if (status == NSYSP_OK && rc != SQLITE_DONE)
         status = nsys_db_error(from, rc, what, err);
-    sqlite3_exec(to->sql, status == NSYSP_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    if (status != NSYSP_OK)
+        sqlite3_exec(to->sql, "ROLLBACK TO copy_table", NULL, NULL, NULL);
+    rc = sqlite3_exec(to->sql, "RELEASE copy_table", NULL, NULL, NULL);
+    if (status == NSYSP_OK && rc != SQLITE_OK)
+        status = nsys_db_error(to, rc, what, err);
 done:
     sqlite3_finalize(def);
     sqlite3_finalize(rows);

@@ -211,7 +211,8 @@ static int walk(projection *p, nsys_rows *ranges, nsys_rows *calls, int64_t repo
     call_row call;
     int has_range = nsys_rows_next(ranges, &range, p->err, &p->status);
     int has_call = nsys_rows_next(calls, &call, p->err, &p->status);
-    while (has_range > 0 || has_call > 0) {
+    /* Until both end, or either fails or breaks its order. */
+    while ((has_range > 0 || has_call > 0) && has_range >= 0 && has_call >= 0) {
         if (has_range > 0 && (has_call <= 0 || range.start <= call.start)) {
             if (range.start != NSYS_NULL && add_range(p, &range, report_end) < 0)
                 return -1;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "nsys_perfetto.h"
+#include "../common/cancel.h"
 #include "../common/xalloc.h"
 
 /* A block: 64 KiB of rows, and their texts (grown only while empty, so
@@ -61,6 +62,7 @@ typedef struct reader {
     size_t n_cursors, cap_cursors;
     int64_t load;            /* rows of its tables, roughly */
     bool stop;
+    int halt;                /* atomic: stop stepping (its progress handler) */
 } reader;
 
 struct nsys_readahead {
@@ -116,6 +118,12 @@ static int copy_needed_tables(nsys_db *from, nsys_db *to, const nsys_table *tabl
     return NSYSP_OK;
 }
 
+static int reader_should_stop(void *arg)
+{
+    reader *r = arg;
+    return cancel_requested(r->ra->cancel) || __atomic_load_n(&r->halt, __ATOMIC_RELAXED);
+}
+
 int nsys_readahead_add(nsys_readahead *ra, const nsys_table *table, bool as_stored,
                        size_t row_size, nsys_ahead **out, buf *err)
 {
@@ -128,7 +136,9 @@ int nsys_readahead_add(nsys_readahead *ra, const nsys_table *table, bool as_stor
         r->db = nsys_db_open(nsys_db_path(ra->db), err, &status);
         if (!r->db)
             return status;
-        nsys_db_set_cancel(r->db, ra->cancel);
+        /* Its steps stop on the conversion's cancel flag, or when the
+         * readers are stopped (a sort under way included). */
+        sqlite3_progress_handler(nsys_db_sqlite(r->db), 100000, reader_should_stop, r);
         /* A reader scans each table once: SQLite's cache buys it nothing,
          * and at 4 MiB a reader it would be most of the memory. */
         sqlite3_exec(nsys_db_sqlite(r->db), "PRAGMA cache_size=-512", NULL, NULL, NULL);
@@ -200,8 +210,6 @@ static void fill(nsys_ahead *c, block *b)
     b->text.len = 0;
     b->last = false;
     buf_clear(&b->err);
-    if (!b->text.cap)
-        buf_reserve(&b->text, BLOCK_TEXT_BYTES);
     while (b->n_rows < c->rows_per_block) {
         char *slot = b->rows + b->n_rows * c->row_size;
         if (c->has_carry) {
@@ -216,6 +224,8 @@ static void fill(nsys_ahead *c, block *b)
             }
         }
         size_t need = text_bytes(c->table, slot);
+        if (need && !b->text.cap) /* tables without texts need none */
+            buf_reserve(&b->text, need > BLOCK_TEXT_BYTES ? need : BLOCK_TEXT_BYTES);
         if (need > b->text.cap - b->text.len) {
             if (b->n_rows) { /* the next block's first row */
                 memcpy(c->carry, slot, c->row_size);
@@ -331,18 +341,21 @@ void nsys_readahead_free(nsys_readahead *ra)
 {
     if (!ra)
         return;
+    /* All told first, then joined: a sort or a long step under way stops
+     * at its next progress check. */
     for (size_t i = 0; i < ra->n_readers; i++) {
         reader *r = &ra->readers[i];
         if (!r->running)
             continue;
+        __atomic_store_n(&r->halt, 1, __ATOMIC_RELAXED);
         pthread_mutex_lock(&r->lock);
         r->stop = true;
         pthread_cond_signal(&r->wake_reader);
         pthread_mutex_unlock(&r->lock);
-        /* A sort or a long step would finish first; cut it short. */
-        sqlite3_interrupt(nsys_db_sqlite(r->db));
-        pthread_join(r->thread, NULL);
     }
+    for (size_t i = 0; i < ra->n_readers; i++)
+        if (ra->readers[i].running)
+            pthread_join(ra->readers[i].thread, NULL);
     for (size_t i = 0; i < ra->n_readers; i++) {
         reader *r = &ra->readers[i];
         for (size_t k = 0; k < r->n_cursors; k++) {
