@@ -130,7 +130,10 @@ typedef struct nsysp_result {
     char message[512];           /* one-line error, empty on success */
     char output_path[4096];      /* where the trace went */
     nsysp_source_stats sources[NSYSP_MAX_SOURCES];
-    size_t n_sources;            /* sources whose table is in the report */
+    size_t n_sources;            /* sources whose table is in the report; with
+                                    several reports, one entry per report
+                                    and source while they fit, then later
+                                    reports count into their source's entry */
     uint64_t tracks;             /* track descriptors written */
     uint64_t packets;
     uint64_t flows;
