@@ -70,6 +70,7 @@ struct nsys_readahead {
     volatile sig_atomic_t *cancel;
     reader *readers;
     size_t n_readers;
+    bool started;            /* cursors added later are read by the caller */
 };
 
 nsys_readahead *nsys_readahead_new(nsys_db *db, size_t n_readers)
@@ -128,14 +129,18 @@ int nsys_readahead_add(nsys_readahead *ra, const nsys_table *table, bool as_stor
                        size_t row_size, nsys_ahead **out, buf *err)
 {
     *out = NULL;
-    if (!nsys_db_table_in_file(ra->db, table->name))
+    if (ra->started || !nsys_db_table_in_file(ra->db, table->name))
         return NSYSP_OK;
     reader *r = least_loaded(ra);
     int status = NSYSP_OK;
     if (!r->db) {
-        r->db = nsys_db_open(nsys_db_path(ra->db), err, &status);
+        /* Without a connection of its own (out of file descriptors, say),
+         * the table is read by the caller, as with one thread. */
+        buf ignored = {0};
+        r->db = nsys_db_open(nsys_db_path(ra->db), &ignored, &status);
+        buf_free(&ignored);
         if (!r->db)
-            return status;
+            return NSYSP_OK;
         /* Its steps stop on the conversion's cancel flag, or when the
          * readers are stopped (a sort under way included). */
         sqlite3_progress_handler(nsys_db_sqlite(r->db), 100000, reader_should_stop, r);
@@ -280,6 +285,7 @@ static void *reader_main(void *arg)
 
 void nsys_readahead_start(nsys_readahead *ra)
 {
+    ra->started = true;
     for (size_t i = 0; i < ra->n_readers; i++) {
         reader *r = &ra->readers[i];
         if (r->n_cursors && pthread_create(&r->thread, NULL, reader_main, r) == 0)

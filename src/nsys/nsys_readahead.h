@@ -39,9 +39,10 @@ nsys_readahead *nsys_readahead_new(nsys_db *db, size_t n_readers);
 
 /* Opens table on the reader with the least work so far (its rows counted
  * roughly), as nsys_cursor_open_stored when as_stored, else sorted; rows
- * are row_size bytes. *out is NULL, with NSYSP_OK, when the table is not
- * in the report's file (a temporary table of db's connection): read it
- * with nsys_cursor. Before nsys_readahead_start only. */
+ * are row_size bytes. *out is NULL, with NSYSP_OK, when the table is to be
+ * read with nsys_cursor by the caller: it is not in the report's file (a
+ * temporary table of db's connection), the readers have started, or no
+ * connection of the reader's own could be opened. */
 int nsys_readahead_add(nsys_readahead *ra, const nsys_table *table, bool as_stored,
                        size_t row_size, nsys_ahead **out, buf *err);
 
