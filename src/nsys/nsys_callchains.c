@@ -175,9 +175,8 @@ static int use_index(nsys_callchains *cc, chain_table *t, buf *err, int *status)
 }
 
 /* Moves the merge scan one row on. */
-static int scan_next(nsys_callchains *cc, chain_table *t, buf *err, int *status)
+static int scan_next(chain_table *t, buf *err, int *status)
 {
-    (void)cc;
     scan_row r;
     int rc = nsys_rows_next(&t->scan, &r, err, status);
     t->has_row = rc == 1;
@@ -218,12 +217,12 @@ static int held_rows(nsys_callchains *cc, chain_table *t, int64_t id, buf *err, 
         return (int)n;
     }
     while (t->has_row && t->row.id < id)
-        if (scan_next(cc, t, err, status) < 0)
+        if (scan_next(t, err, status) < 0)
             return -1;
     while (t->has_row && t->row.id == id) {
         if (n < MAX_HELD)
             cc->held[n++] = t->row;
-        if (scan_next(cc, t, err, status) < 0)
+        if (scan_next(t, err, status) < 0)
             return -1;
     }
     return (int)n;
@@ -248,7 +247,7 @@ int nsys_callchains_get(nsys_callchains *cc, nsys_callchain_kind kind, int64_t i
                                  : use_index(cc, t, err, status)) < 0)
             return -1;
     }
-    if (!t->indexed && !t->has_row && !t->scan_done && scan_next(cc, t, err, status) < 0)
+    if (!t->indexed && !t->has_row && !t->scan_done && scan_next(t, err, status) < 0)
         return -1;
     /* An ask that goes back: the merge has passed it. */
     if (!t->indexed && t->asked && id < t->last_asked && use_index(cc, t, err, status) < 0)

@@ -291,8 +291,7 @@ void nsys_db_each_table(const nsys_db *db, void (*fn)(void *ctx, const char *tab
 {
     for (size_t i = 0; i <= db->tables.mask && db->tables.slots; i++) {
         const hmap_slot *s = &db->tables.slots[i];
-        if (s->hash && strncmp((const char *)s->key, "temp.", 5) != 0 &&
-            strcmp((const char *)s->key, "nvtx_gpu_ranges") != 0)
+        if (s->hash && s->value == 1) /* not made by nsys_db_create */
             fn(ctx, (const char *)s->key);
     }
 }

@@ -159,7 +159,6 @@ static int hand_over(pw_output *out, bool last)
     c->last = last;
     if (!out->running) {
         int rc = out->err ? 0 : write_chunk(out, &out->compressors[0], c, out->handed);
-        out->written = out->handed + 1;
         if (rc && !out->err)
             out->err = rc;
         out->handed++;
