@@ -231,6 +231,35 @@ void nsysp_summary_free(nsysp_summary *summary);
  * cancels. */
 void nsysp_summary_set_cancel(volatile sig_atomic_t *cancel);
 
+/* ---- Measures: a run's headline times, for comparing runs ------------- */
+
+typedef struct nsysp_gpu_busy {
+    int64_t device;              /* deviceId */
+    int64_t busy_ns;             /* the union of its kernels, copies and sets */
+} nsysp_gpu_busy;
+
+typedef struct nsysp_measures {
+    int64_t session_ns;          /* ANALYSIS_DETAILS stop - start, or -1 */
+    int64_t gpu_span_ns;         /* first GPU operation's start to the last one's end, or -1 */
+    nsysp_gpu_busy *gpus;        /* by device id */
+    size_t n_gpus;
+    /* The focus range's instances (CPU durations, ns) and the kernels launched
+     * by CUDA calls made inside them on their thread, as the summary's
+     * nvtx-gpu counts them (category "kernel"; empty without a focus). */
+    int64_t *focus_ns;
+    size_t n_focus;
+    nsysp_summary_row *focus_kernels;
+    size_t n_focus_kernels;
+    char message[512];           /* one-line error, empty on success */
+} nsysp_measures;
+
+/* Measures one report; focus_range (NULL for none) is an NVTX range name,
+ * matched exactly (text, else registered string). Cancelled by the
+ * summaries' flag (nsysp_summary_set_cancel). */
+nsysp_status nsysp_measure(const char *input_path, const char *focus_range,
+                           nsysp_measures *measures);
+void nsysp_measures_free(nsysp_measures *measures);
+
 #ifdef __cplusplus
 }
 #endif

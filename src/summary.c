@@ -15,6 +15,7 @@
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_enums.h"
 #include "nsys/nsys_strings.h"
+#include "summary.h"
 #include "summary_gpu.h"
 
 typedef struct summary_build {
@@ -34,6 +35,11 @@ static volatile sig_atomic_t *summary_cancel;
 void nsysp_summary_set_cancel(volatile sig_atomic_t *cancel)
 {
     summary_cancel = cancel;
+}
+
+volatile sig_atomic_t *summary_cancel_flag(void)
+{
+    return summary_cancel;
 }
 
 static bool kept(const summary_build *b, const char *name)

@@ -220,7 +220,7 @@ static int load_side(diff_side *side, const char *label, const side_input *in,
         abort();
     for (size_t i = 0; i < in->n; i++) {
         int status = diff_run_load(&side->runs[i], in->paths[i], a->matches, a->n_matches,
-                                   a->focus, &diff_interrupted);
+                                   a->focus);
         side->n_runs = i + 1;
         if (status != NSYSP_OK)
             return status;

@@ -180,8 +180,8 @@ static const nsysp_summary_row *summary_rows(const diff_run *run, size_t *n)
 
 static const nsysp_summary_row *focus_rows(const diff_run *run, size_t *n)
 {
-    *n = run->n_focus_kernels;
-    return run->focus_kernels;
+    *n = run->measures.n_focus_kernels;
+    return run->measures.focus_kernels;
 }
 
 /* Largest changes first (added and removed by their whole time), then by
@@ -244,8 +244,8 @@ static void compare_gpus(const diff_side *before, const diff_side *after, diff_r
     for (size_t side = 0; side < 2; side++) {
         const diff_side *s = side ? after : before;
         for (size_t k = 0; k < s->n_runs; k++)
-            for (size_t g = 0; g < s->runs[k].n_gpus; g++) {
-                int64_t d = s->runs[k].gpus[g].device;
+            for (size_t g = 0; g < s->runs[k].measures.n_gpus; g++) {
+                int64_t d = s->runs[k].measures.gpus[g].device;
                 size_t i = 0;
                 while (i < n && devices[i] != d)
                     i++;
@@ -266,9 +266,9 @@ static void compare_gpus(const diff_side *before, const diff_side *after, diff_r
             const diff_side *s = side ? after : before;
             for (size_t k = 0; k < s->n_runs; k++) {
                 v[side][k] = 0; /* a device a run did not use was idle */
-                for (size_t g = 0; g < s->runs[k].n_gpus; g++)
-                    if (s->runs[k].gpus[g].device == devices[i])
-                        v[side][k] = s->runs[k].gpus[g].busy_ns;
+                for (size_t g = 0; g < s->runs[k].measures.n_gpus; g++)
+                    if (s->runs[k].measures.gpus[g].device == devices[i])
+                        v[side][k] = s->runs[k].measures.gpus[g].busy_ns;
             }
         }
         snprintf(r->gpu_names[i], sizeof r->gpu_names[i], "GPU %lld", (long long)devices[i]);
@@ -293,24 +293,24 @@ static void compare_focus(const diff_side *before, const diff_side *after, const
         const diff_side *s = side ? after : before;
         size_t total = 0;
         for (size_t k = 0; k < s->n_runs; k++)
-            total += s->runs[k].n_focus;
+            total += s->runs[k].measures.n_focus;
         int64_t *all = malloc((total ? total : 1) * sizeof *all);
         if (!all)
             abort();
         total = 0;
         for (size_t k = 0; k < s->n_runs; k++) {
             const diff_run *run = &s->runs[k];
-            if (!run->n_focus) { /* the range is not in this run (focus_ns is NULL) */
+            if (!run->measures.n_focus) { /* the range is not in this run (focus_ns is NULL) */
                 medians[side][k] = -1;
                 continue;
             }
-            memcpy(all + total, run->focus_ns, run->n_focus * sizeof *all);
-            total += run->n_focus;
-            int64_t *copy = malloc(run->n_focus * sizeof *copy);
+            memcpy(all + total, run->measures.focus_ns, run->measures.n_focus * sizeof *all);
+            total += run->measures.n_focus;
+            int64_t *copy = malloc(run->measures.n_focus * sizeof *copy);
             if (!copy)
                 abort();
-            memcpy(copy, run->focus_ns, run->n_focus * sizeof *copy);
-            medians[side][k] = median(copy, run->n_focus);
+            memcpy(copy, run->measures.focus_ns, run->measures.n_focus * sizeof *copy);
+            medians[side][k] = median(copy, run->measures.n_focus);
             free(copy);
         }
         /* The ranges of per-run medians; the median and p90 of all instances. */
@@ -357,8 +357,8 @@ void diff_compare(const diff_side *before, const diff_side *after, double gate_p
     for (size_t side = 0; side < 2; side++) {
         const diff_side *s = side ? after : before;
         for (size_t k = 0; k < s->n_runs; k++) {
-            v[side][k] = s->runs[k].session_ns;
-            w[side][k] = s->runs[k].gpu_span_ns;
+            v[side][k] = s->runs[k].measures.session_ns;
+            w[side][k] = s->runs[k].measures.gpu_span_ns;
         }
     }
     r->session = value_row("span", "session", v[0], before->n_runs, v[1], after->n_runs,

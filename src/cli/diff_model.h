@@ -17,34 +17,20 @@ enum { DIFF_MAX_RUNS = 64, DIFF_MAX_GPUS = 64 };
 
 /* ---- One report (a run) ---------------------------------------------- */
 
-typedef struct diff_gpu_busy {
-    int64_t device;
-    int64_t busy_ns;             /* union of its kernels, memcpys and memsets */
-} diff_gpu_busy;
-
 typedef struct diff_run {
     char *path;                  /* as given (maybe a .nsys-rep) */
     char sqlite[4096];           /* the SQLite file read (an export for .nsys-rep) */
     char tmpdir[4096];           /* the export's directory, "" when none */
     nsysp_summary sum;
-    int64_t session_ns;          /* ANALYSIS_DETAILS stop - start, or -1 */
-    int64_t gpu_span_ns;         /* first GPU operation's start to last one's end, or -1 */
-    diff_gpu_busy gpus[DIFF_MAX_GPUS];
-    size_t n_gpus;
-    /* --focus: the range's instances (CPU durations, ns) and the kernels
-     * launched by CUDA calls made inside them on their thread. */
-    int64_t *focus_ns;
-    size_t n_focus;
-    nsysp_summary_row *focus_kernels;
-    size_t n_focus_kernels;
+    nsysp_measures measures;     /* GPU busy, spans, --focus */
 } diff_run;
 
-/* Reads one report: its summary (names matching any of match), GPU busy
- * time per device, spans, and focus's instances (focus may be NULL). A
- * .nsys-rep is exported with nsys first, and stays exported until
- * diff_run_free. Returns an nsysp_status after printing one line. */
+/* Reads one report: its summary (names matching any of match) and its
+ * measures (focus may be NULL). A .nsys-rep is exported with nsys first,
+ * and stays exported until diff_run_free. Returns an nsysp_status after
+ * printing one line. The summaries' cancel flag stops it. */
 int diff_run_load(diff_run *run, const char *path, const char *const *match, size_t n_match,
-                  const char *focus, volatile sig_atomic_t *cancel);
+                  const char *focus);
 void diff_run_free(diff_run *run);
 
 /* ---- The comparison ---------------------------------------------------- */

@@ -153,7 +153,7 @@ enum MHD_Result web_api_compare(web_server *srv, struct MHD_Connection *c)
         memset(&runs[i], 0, sizeof runs[i]);
         runs[i].path = names[i];
         runs[i].sum = stored[i].sum;
-        runs[i].session_ns = runs[i].gpu_span_ns = -1; /* the summary alone says neither */
+        runs[i].measures.session_ns = runs[i].measures.gpu_span_ns = -1; /* not stored */
         sides[i] = (diff_side){.label = names[i], .runs = &runs[i], .n_runs = 1};
     }
     enum MHD_Result ok;

@@ -1,0 +1,11 @@
+/* What the summary's entry points share inside the library. */
+#ifndef NSYSP_SUMMARY_H
+#define NSYSP_SUMMARY_H
+
+#include <signal.h>
+
+/* The process's cancel flag for summaries and measures
+ * (nsysp_summary_set_cancel), or NULL. */
+volatile sig_atomic_t *summary_cancel_flag(void);
+
+#endif
