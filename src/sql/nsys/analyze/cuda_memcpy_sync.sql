@@ -10,10 +10,8 @@ INCLUDE PERFETTO MODULE nsys.analyze.filter;
 -- The rule with its options: rows= (negative: all), start=, end= (trace
 -- time, ns) and nvtx= ('text' or 'text@domain'), each NULL when not given.
 --
--- As nsys 2022.4 does, a copy is matched with the CUDA calls of the same
--- correlation id in any process (one row per match; correlation ids repeat
--- across processes), and start=/end=/nvtx= filter the copies, not the
--- calls. Longest first, equal durations earliest first.
+-- One row per copy and matching call (_nsys_analyze_memcpys); longest
+-- first, equal durations earliest first.
 CREATE PERFETTO FUNCTION nsys_cuda_memcpy_sync(
   -- rows= (nsys default 50; negative: no limit).
   rows LONG,
@@ -52,30 +50,14 @@ RETURNS TABLE(
   -- The matched call's slice id (nsys_cuda_api_calls.id).
   api_call_id LONG
 ) AS
-SELECT
-  m.dur AS duration_ns,
-  m.ts - w.shift AS start_ns,
-  m.src_kind,
-  m.dst_kind,
-  m.bytes / 1e6 AS bytes_mb,
-  m.pid,
-  m.device AS device_id,
-  m.context AS context_id,
-  m.stream AS stream_id,
-  c.full_name AS api_name,
-  m.bytes,
-  m.id AS memcpy_id,
-  c.id AS api_call_id
-FROM _nsys_analyze_window($start_ns, $end_ns, $nvtx) w
-CROSS JOIN nsys_memcpys m
-JOIN nsys_cuda_api_calls c
-  ON c.correlation_id = m.correlation_id
-  AND c.full_name LIKE 'cudaMemcpy%'
-  AND c.full_name NOT LIKE '%Async%'
-WHERE NOT (m.bytes <= 64000 AND m.copy_kind = 'Host-to-Device')
-  AND NOT (m.src_device IS NOT NULL AND m.src_device = m.dst_device)
-  AND _nsys_analyze_keep!(w, m.ts, m.dur, m.pid, NULL)
-ORDER BY m.dur DESC, m.ts, m.id, c.id
+SELECT *
+FROM _nsys_analyze_memcpys!(
+  $start_ns, $end_ns, $nvtx,
+  c.full_name LIKE 'cudaMemcpy%' AND c.full_name NOT LIKE '%Async%',
+  NOT (m.bytes <= 64000 AND m.copy_kind = 'Host-to-Device')
+    AND NOT (m.src_device IS NOT NULL AND m.src_device = m.dst_device)
+)
+ORDER BY duration_ns DESC, start_ns, memcpy_id, api_call_id
 LIMIT $rows;
 
 -- The rule with nsys's defaults (rows=50, no start=, end= or nvtx=).

@@ -1,6 +1,6 @@
 -- nsys.analyze.filter: the options every `nsys analyze` rule shares
--- (start=, end=, nvtx=), as the rules of nsys 2022.4 apply them, and the GPU
--- work the GPU rules look at. Internal: the rule modules (nsys.analyze.*)
+-- (start=, end=, nvtx=), as the rules of nsys 2022.4 apply them, the GPU
+-- work the GPU rules look at, and the copies the memcpy rules look at. Internal: the rule modules (nsys.analyze.*)
 -- include it. See docs/sql.md.
 --
 -- nsys keeps the rows of a table that overlap [start, end):
@@ -118,3 +118,35 @@ SELECT o.id, o.ts - w.shift AS ts, o.ts + o.dur - w.shift AS end_ts, o.pid, o.de
 FROM _nsys_analyze_window($start_ns, $end_ns, $nvtx) w
 CROSS JOIN nsys_gpu_ops o
 WHERE o.ts - w.shift > 0 AND _nsys_analyze_keep!(w, o.ts, o.dur, o.pid, NULL);
+
+-- The copies a memcpy rule reports, in its columns, unordered: each copy
+-- (m, nsys_memcpys) that `copy` accepts and the selection of start_ns, end_ns
+-- and nvtx keeps, once per CUDA call (c, nsys_cuda_api_calls) of its
+-- correlation id that `call` accepts. As nsys 2022.4 does, calls match in
+-- any process (correlation ids repeat across processes) and the selection
+-- filters the copies, not the calls.
+CREATE PERFETTO MACRO _nsys_analyze_memcpys(
+  start_ns Expr, end_ns Expr, nvtx Expr, call Expr, copy Expr
+)
+RETURNS TableOrSubquery AS
+(
+  SELECT
+    m.dur AS duration_ns,
+    m.ts - w.shift AS start_ns,
+    m.src_kind,
+    m.dst_kind,
+    m.bytes / 1e6 AS bytes_mb,
+    m.pid,
+    m.device AS device_id,
+    m.context AS context_id,
+    m.stream AS stream_id,
+    c.full_name AS api_name,
+    m.bytes,
+    m.id AS memcpy_id,
+    c.id AS api_call_id
+  FROM _nsys_analyze_window($start_ns, $end_ns, $nvtx) w
+  CROSS JOIN nsys_memcpys m
+  JOIN nsys_cuda_api_calls c
+    ON c.correlation_id = m.correlation_id AND ($call)
+  WHERE ($copy) AND _nsys_analyze_keep!(w, m.ts, m.dur, m.pid, NULL)
+);
