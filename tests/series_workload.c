@@ -1,5 +1,7 @@
 /* A small program for the series test: NVTX ranges around CPU work that
- * grows with its argument; it fails (exit 1) for the argument 3. */
+ * grows with its argument N: "solve" holds 4 "step" ranges, each N "unit"
+ * ranges of the same work, so the units count 4 N whatever the machine's
+ * load. It fails (exit 1) for the argument 3. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,7 +27,11 @@ int main(int argc, char **argv)
     nvtxRangePushA("solve");
     for (int step = 0; step < 4; step++) {
         nvtxRangePushA("step");
-        work(n);
+        for (long unit = 0; unit < n; unit++) {
+            nvtxRangePushA("unit");
+            work(1);
+            nvtxRangePop();
+        }
         nvtxRangePop();
     }
     nvtxRangePop();
