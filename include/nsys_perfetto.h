@@ -254,8 +254,9 @@ typedef struct nsysp_measures {
 } nsysp_measures;
 
 /* Measures one report; focus_range (NULL for none) is an NVTX range name,
- * matched exactly (text, else registered string). Cancelled by the
- * summaries' flag (nsysp_summary_set_cancel). */
+ * matched exactly (text, else registered string). GPU operations 2^62 ns
+ * or more from 0 are left out, as the converter leaves them out. Cancelled
+ * by the summaries' flag (nsysp_summary_set_cancel). */
 nsysp_status nsysp_measure(const char *input_path, const char *focus_range,
                            nsysp_measures *measures);
 void nsysp_measures_free(nsysp_measures *measures);

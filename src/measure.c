@@ -3,6 +3,7 @@
  * the GPU work's spans, and the instances of a focus NVTX range with the
  * kernels launched inside them. No SQL text is built from the caller's
  * input (the focus name is bound). */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,10 @@
 #include "summary.h"
 
 #define GPID_MASK "0xFFFFFFFFFF000000"
+
+/* Operations 2^62 ns or more away from 0 are left out, as the converter
+ * leaves them out (source.h): their differences and sums would overflow. */
+#define MAX_TIME ((INT64_C(1) << 62) - 1)
 
 static int sql_error(nsys_db *db, int rc, buf *err)
 {
@@ -43,8 +48,9 @@ static int gpu_busy(nsys_db *db, nsysp_measures *m, buf *err)
     for (size_t i = 0; i < 3; i++)
         if (has_columns(db, TABLES[i], COLUMNS))
             buf_printf(&sql, "%sSELECT deviceId AS d, start AS s, \"end\" AS e FROM %s"
-                             " WHERE \"end\" >= start AND deviceId IS NOT NULL",
-                       sql.len ? " UNION ALL " : "", TABLES[i]);
+                             " WHERE \"end\" >= start AND deviceId IS NOT NULL"
+                             " AND start >= %" PRId64 " AND \"end\" <= %" PRId64,
+                       sql.len ? " UNION ALL " : "", TABLES[i], -MAX_TIME, MAX_TIME);
     m->gpu_span_ns = -1;
     if (!sql.len)
         return NSYSP_OK;

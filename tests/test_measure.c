@@ -112,6 +112,21 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(m.gpu_span_ns, 1150);
     nsysp_measures_free(&m);
 
+    /* Hostile times: an operation from INT64_MIN to INT64_MAX is left out,
+     * as the converter leaves it out, instead of overflowing the sums. */
+    write_report(path, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+                       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(deviceId INTEGER, start INTEGER,"
+                       " \"end\" INTEGER);"
+                       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+                       " (0, -9223372036854775808, 9223372036854775807), (0, 10, 30),"
+                       " (0, -4611686018427387904, 0), (0, 20, 4611686018427387904);");
+    CHECK_EQ_INT(nsysp_measure(path, NULL, &m), NSYSP_OK);
+    CHECK_EQ_INT(m.n_gpus, 1);
+    if (m.n_gpus == 1)
+        CHECK_EQ_INT(m.gpus[0].busy_ns, 20);
+    CHECK_EQ_INT(m.gpu_span_ns, 20);
+    nsysp_measures_free(&m);
+
     /* A report with none of these tables: nothing measured, no error. */
     write_report(path, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);");
     CHECK_EQ_INT(nsysp_measure(path, "step", &m), NSYSP_OK);
