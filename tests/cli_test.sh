@@ -50,6 +50,13 @@ one_line_naming "$dir/missing.sqlite" "missing file"
 mkdir -p "$dir/adir.sqlite"
 expect 3 "directory" -- "$bin" "$dir/adir.sqlite"
 one_line_naming "$dir/adir.sqlite" "directory"
+# A FIFO is refused at once, not waited on for a writer.
+if mkfifo "$dir/fifo.sqlite" 2>/dev/null; then
+  expect 3 "FIFO" -- timeout 20 "$bin" "$dir/fifo.sqlite"
+  one_line_naming "$dir/fifo.sqlite" "FIFO"
+  grep -q "not a regular file" "$dir/err" || { echo "FAIL: FIFO message"; fail=1; }
+  rm -f "$dir/fifo.sqlite"
+fi
 
 : > "$dir/empty.sqlite"
 expect 4 "empty file" -- "$bin" "$dir/empty.sqlite"

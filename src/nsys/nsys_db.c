@@ -94,8 +94,8 @@ int nsys_db_error(const nsys_db *db, int rc, const char *what, buf *err)
     }
 }
 
-/* Checks what SQLite would report less clearly: missing, directory, empty,
- * unreadable. */
+/* Checks what SQLite would report less clearly: missing, directory, not a
+ * file, empty, unreadable. */
 static int check_file(const char *path, buf *err)
 {
     struct stat st;
@@ -105,6 +105,12 @@ static int check_file(const char *path, buf *err)
     }
     if (S_ISDIR(st.st_mode)) {
         buf_printf(err, "%s: is a directory, not a report", path);
+        return NSYSP_ERR_INPUT_OPEN;
+    }
+    /* SQLite reads pages where it wants: a FIFO or a device cannot serve
+     * it (and opening a FIFO would wait for a writer). */
+    if (!S_ISREG(st.st_mode)) {
+        buf_printf(err, "%s: not a regular file (a FIFO, socket or device), not a report", path);
         return NSYSP_ERR_INPUT_OPEN;
     }
     int fd = open(path, O_RDONLY);
