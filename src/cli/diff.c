@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "diff_model.h"
-#include "../common/cancel.h"
+#include "common/cancel.h"
 #include "nsys_perfetto.h"
 #include "options.h"
 #include "report_dir.h"

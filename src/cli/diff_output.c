@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/json.h"
+#include "common/json.h"
 #include "diff_model.h"
 
 /* ---- Values in words --------------------------------------------------- */

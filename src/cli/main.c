@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "nsys_perfetto.h"
-#include "../common/cancel.h"
+#include "common/cancel.h"
 #include "diff.h"
 #include "nsys_export.h"
 #include "options.h"

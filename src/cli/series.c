@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "nsys_export.h"
-#include "../common/cancel.h"
+#include "common/cancel.h"
 #include "nsys_perfetto.h"
 #include "nsys_profile.h"
 #include "options.h"

@@ -2,7 +2,7 @@
 #define _DEFAULT_SOURCE 1
 
 #include "subprocess.h"
-#include "../common/cancel.h"
+#include "common/cancel.h"
 
 #include <errno.h>
 #include <fcntl.h>

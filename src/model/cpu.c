@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "model.h"
-#include "../common/xalloc.h"
-#include "../nsys/nsys_ids.h"
+#include "common/xalloc.h"
+#include "nsys/nsys_ids.h"
 
 enum { BUNDLE = 256 }; /* switches per CPU buffered before a bundle is written */
 

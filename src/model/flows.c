@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 
 /* A pending call's operations left fit in 24 bits: a call with more links
  * its first 2^24 - 1 (graph launches run thousands at most). Ids fit in

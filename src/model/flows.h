@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/pairmap.h"
+#include "common/pairmap.h"
 
 #define FLOWS_MAX_AWAITING 65536
 

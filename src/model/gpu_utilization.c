@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 #include "model.h"
 
 /* Writes value at ts on the device's counter: directly, not through

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 #include "gpu_utilization.h"
 
-#include "../nsys/nsys_ids.h"
+#include "nsys/nsys_ids.h"
 
 static const char *const THREAD_ROW_NAMES[ROW_KINDS] = {
     [ROW_CUDA_API] = "CUDA API",

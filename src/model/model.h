@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../nsys/nsys_contexts.h"
-#include "../nsys/nsys_meta.h"
+#include "nsys/nsys_contexts.h"
+#include "nsys/nsys_meta.h"
 #include "slices.h"
 #include "tracks.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/hmap.h"
-#include "../common/xalloc.h"
+#include "common/hmap.h"
+#include "common/xalloc.h"
 
 struct lane {
     track *track;

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 
 void tracks_init(track_tree *t, pw_seq *seq)
 {

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/hmap.h"
-#include "../perfetto/pw_writer.h"
+#include "common/hmap.h"
+#include "perfetto/pw_writer.h"
 
 typedef struct track {
     uint64_t uuid;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "nsys_perfetto.h"
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 
 int nsys_stream_activity(nsys_db *db, const char *const *tables, size_t n_tables,
                          int64_t *span_ns,

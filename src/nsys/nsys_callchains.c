@@ -7,7 +7,7 @@
 #include "nsys_cursor.h"
 #include "nsys_perfetto.h"
 #include "nsys_readahead.h"
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 
 /* Frames of one chain held before the cut; nsys caps chains well below. */
 enum { MAX_HELD = 1024 };

@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "nsys_db.h"
-#include "../common/hmap.h"
-#include "../common/pairmap.h"
+#include "common/hmap.h"
+#include "common/pairmap.h"
 
 #define NSYS_CONTEXT_DEVICES_TABLE "temp.context_devices"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "nsys_perfetto.h"
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 
 /* Rows read as stored that share their `by` value are sorted by the tie
  * key in C; more of them than this sends the table to SQLite's sorter. */

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "nsys_perfetto.h"
-#include "../common/hmap.h"
-#include "../common/cancel.h"
-#include "../common/xalloc.h"
+#include "common/hmap.h"
+#include "common/cancel.h"
+#include "common/xalloc.h"
 
 struct nsys_db {
     sqlite3 *sql;

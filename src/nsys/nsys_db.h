@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <sqlite3.h>
 
-#include "../common/buf.h"
+#include "common/buf.h"
 
 typedef struct nsys_db nsys_db;
 

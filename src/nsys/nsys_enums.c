@@ -5,8 +5,8 @@
 
 #include "nsys_cursor.h"
 #include "nsys_perfetto.h"
-#include "../common/utf8.h"
-#include "../common/xalloc.h"
+#include "common/utf8.h"
+#include "common/xalloc.h"
 
 /* The tables, newest spelling first (2022.4-2023.1 wrote "KRENEL"). */
 static const char *const TABLES[NSYS_ENUM_KINDS][2] = {

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "../common/hmap.h"
+#include "common/hmap.h"
 #include "nsys_db.h"
 
 typedef enum nsys_enum_kind {

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 
 /* One process's cursor over its keys, in key order. */
 typedef struct process_walk {

@@ -10,7 +10,7 @@
 #include "nsys_cursor.h"
 #include "nsys_keywalk.h"
 #include "nsys_perfetto.h"
-#include "../common/xalloc.h"
+#include "common/xalloc.h"
 
 static bool countable(nsys_db *db, const char *table)
 {

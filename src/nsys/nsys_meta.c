@@ -6,8 +6,8 @@
 #include "nsys_cursor.h"
 #include "nsys_ids.h"
 #include "nsys_perfetto.h"
-#include "../common/utf8.h"
-#include "../common/xalloc.h"
+#include "common/utf8.h"
+#include "common/xalloc.h"
 
 /* Keeps a sanitized copy of s; returns it (stable: the array of pointers
  * may move, the strings do not). */

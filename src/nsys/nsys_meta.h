@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../common/hmap.h"
+#include "common/hmap.h"
 #include "nsys_db.h"
 #include "nsys_strings.h"
 

@@ -9,8 +9,8 @@
 #include "nsys_links.h"
 #include "nsys_perfetto.h"
 #include "nsys_readahead.h"
-#include "../common/pairmap.h"
-#include "../common/xalloc.h"
+#include "common/pairmap.h"
+#include "common/xalloc.h"
 
 /* ---- The two time-ordered inputs ---------------------------------------- */
 

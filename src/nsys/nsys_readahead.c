@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "nsys_perfetto.h"
-#include "../common/cancel.h"
-#include "../common/xalloc.h"
+#include "common/cancel.h"
+#include "common/xalloc.h"
 
 /* A block: 64 KiB of rows, and their texts (grown only while empty, so
  * that copies already made stay put). Four per cursor: one being read,

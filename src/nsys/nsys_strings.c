@@ -5,8 +5,8 @@
 
 #include "nsys_cursor.h"
 #include "nsys_perfetto.h"
-#include "../common/utf8.h"
-#include "../common/xalloc.h"
+#include "common/utf8.h"
+#include "common/xalloc.h"
 
 typedef struct string_row {
     int64_t id;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/hmap.h"
+#include "common/hmap.h"
 #include "nsys_db.h"
 
 /* Ids are dense in most exports, and then index an array; some (2026

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <libdeflate.h>
 
-#include "../common/xalloc.h"
-#include "../common/cancel.h"
+#include "common/xalloc.h"
+#include "common/cancel.h"
 
 /* Packets are gathered into chunks; compressor threads deflate full chunks
  * while the converter fills the next ones, each chunk on whichever thread

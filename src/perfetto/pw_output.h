@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/buf.h"
+#include "common/buf.h"
 
 typedef struct pw_output pw_output;
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/hmap.h"
-#include "../common/utf8.h"
-#include "../common/xalloc.h"
+#include "common/hmap.h"
+#include "common/utf8.h"
+#include "common/xalloc.h"
 #include "pftrace.pb-c.h"
 #include "pw_event_packet.h"
 

@@ -1,7 +1,7 @@
 /* Call chains (OS runtime calls, CPU samples) to interned callstacks. */
 #include "source.h"
-#include "../common/pairmap.h"
-#include "../nsys/nsys_callchains.h"
+#include "common/pairmap.h"
+#include "nsys/nsys_callchains.h"
 
 /* Deeper chains are cut at their outermost frames; nsys itself caps them. */
 enum { MAX_FRAMES = 256 };

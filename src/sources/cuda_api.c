@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "source.h"
-#include "../nsys/nsys_ids.h"
+#include "nsys/nsys_ids.h"
 
 typedef struct cuda_api_row {
     int64_t start;

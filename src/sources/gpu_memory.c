@@ -4,7 +4,7 @@
  * allocation at its address when that is known (the row's bytes
  * otherwise), so frees that carry 0 bytes still balance. */
 #include "source.h"
-#include "../common/pairmap.h"
+#include "common/pairmap.h"
 
 /* Running totals, for the counters, and the live allocations. */
 typedef struct memory_state {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "source.h"
-#include "../common/pairmap.h"
+#include "common/pairmap.h"
 
 enum { MAX_METRICS = 256 };
 

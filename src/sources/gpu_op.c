@@ -1,6 +1,6 @@
 #include "gpu_op.h"
 
-#include "../model/gpu_utilization.h"
+#include "model/gpu_utilization.h"
 
 int gpu_op_check(const gpu_op *op)
 {

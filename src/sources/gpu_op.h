@@ -5,8 +5,8 @@
 #define NSYSP_SOURCES_GPU_OP_H
 
 #include "source.h"
-#include "../nsys/nsys_activity.h"
-#include "../nsys/nsys_links.h"
+#include "nsys/nsys_activity.h"
+#include "nsys/nsys_links.h"
 
 typedef struct gpu_op {
     int64_t start;

@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "nvtx_common.h"
-#include "../nsys/nsys_ids.h"
+#include "nsys/nsys_ids.h"
 
 typedef struct nvtx_row {
     int64_t start;

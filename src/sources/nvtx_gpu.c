@@ -6,8 +6,8 @@
 #include <stdio.h>
 
 #include "nvtx_common.h"
-#include "../nsys/nsys_ids.h"
-#include "../nsys/nsys_nvtx_gpu.h"
+#include "nsys/nsys_ids.h"
+#include "nsys/nsys_nvtx_gpu.h"
 
 typedef struct nvtx_gpu_row {
     int64_t start;

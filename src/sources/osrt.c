@@ -2,7 +2,7 @@
  * "OS runtime" row of the calling thread, nested as recorded, with their
  * call chain (OSRT_CALLCHAINS) when nsys sampled one. */
 #include "source.h"
-#include "../common/pairmap.h"
+#include "common/pairmap.h"
 
 typedef struct osrt_row {
     int64_t start;

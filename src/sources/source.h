@@ -11,17 +11,17 @@
 #include <stdint.h>
 
 #include "nsys_perfetto.h"
-#include "../common/buf.h"
-#include "../common/utf8.h"
-#include "../common/pairmap.h"
-#include "../model/flows.h"
-#include "../model/model.h"
-#include "../nsys/nsys_callchains.h"
-#include "../nsys/nsys_cursor.h"
-#include "../nsys/nsys_links.h"
-#include "../nsys/nsys_enums.h"
-#include "../nsys/nsys_meta.h"
-#include "../nsys/nsys_strings.h"
+#include "common/buf.h"
+#include "common/utf8.h"
+#include "common/pairmap.h"
+#include "model/flows.h"
+#include "model/model.h"
+#include "nsys/nsys_callchains.h"
+#include "nsys/nsys_cursor.h"
+#include "nsys/nsys_links.h"
+#include "nsys/nsys_enums.h"
+#include "nsys/nsys_meta.h"
+#include "nsys/nsys_strings.h"
 
 /* What a source's emit sees: the track builder and the report's lookups. */
 typedef struct conv {

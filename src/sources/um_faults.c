@@ -4,7 +4,7 @@
  * GPU, with the number of faults and the access type. (Migrations are
  * memcpy rows of the unified kinds, on their streams.) */
 #include "source.h"
-#include "../nsys/nsys_ids.h"
+#include "nsys/nsys_ids.h"
 
 typedef struct cpu_fault_row {
     int64_t start;

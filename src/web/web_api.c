@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/json.h"
+#include "common/json.h"
 #include "web_reports.h"
 
 /* The page, embedded at build time from src/web/page.html. */

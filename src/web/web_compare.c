@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/diff_model.h"
+#include "cli/diff_model.h"
 #include "web_reports.h"
 
 enum { GATE_PCT_DEFAULT = 5 };

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/json.h"
+#include "common/json.h"
 
 enum MHD_Result web_reply_response(struct MHD_Connection *c, unsigned status,
                                    struct MHD_Response *r)

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../cli/subprocess.h"
-#include "../common/cancel.h"
+#include "cli/subprocess.h"
+#include "common/cancel.h"
 
 enum { QUEUE_MAX = 256, WORKERS_MAX = 16 };
 

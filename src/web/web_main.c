@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../cli/options.h"
+#include "cli/options.h"
 #include "nsys_perfetto.h"
 #include "web_reports.h"
 #include "web_server.h"

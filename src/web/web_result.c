@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/json.h"
+#include "common/json.h"
 #include "web_reports.h"
 
 static void write_options(FILE *out, const web_options *o)

@@ -10,9 +10,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "../common/utf8.h"
+#include "common/utf8.h"
 #include "web_convert.h"
-#include "../common/json.h"
+#include "common/json.h"
 #include "web_options.h"
 #include "web_reports.h"
 
