@@ -756,6 +756,10 @@ static int write_events(conversion *cv)
     cv->writer = pw_writer_new(out);
     uint64_t next_uuid = 1;
     for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
+        /* Each report's times start over: its tracks get batch sequences
+         * of their own, so that every sequence stays in time order. */
+        if (i > 0 && pw_writer_new_batches(cv->writer) < 0)
+            return NSYSP_ERR_OUTPUT;
         status = convert_report(cv, i, shift, next_uuid);
         next_uuid = cv->reports[i].c.model.tracks.next_uuid;
     }

@@ -860,6 +860,16 @@ uint64_t pw_writer_packets(const pw_writer *w)
     return w->packets;
 }
 
+int pw_writer_new_batches(pw_writer *w)
+{
+    if (batches_write(w) < 0)
+        return -1;
+    /* The old sequences stay in w->sequences, freed with the rest. */
+    for (size_t i = 0; i < BATCH_SEQUENCES; i++)
+        w->batches[i] = NULL;
+    return w->failed ? -1 : 0;
+}
+
 int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
 {
     int rc = -1;

@@ -188,6 +188,12 @@ int pw_writer_error(pw_writer *w);
 /* Packets written so far. */
 uint64_t pw_writer_packets(const pw_writer *w);
 
+/* Writes out the batches and gives the tracks written from now on new batch
+ * sequences: events that start over in time (the next of several merged
+ * reports) do not go back in time on a sequence that already holds later
+ * ones. Returns 0, or -1 once a write failed. */
+int pw_writer_new_batches(pw_writer *w);
+
 /* Writes out the batches and commits (ok), or discards the output; then
  * frees everything. Returns 0, or
  * -1 with a message in err. totals (may be NULL) gets the byte counts. */

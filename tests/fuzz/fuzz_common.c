@@ -360,9 +360,10 @@ static uint64_t check_trace(const uint8_t *p, size_t n)
             if (pk->data_case == PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT) {
                 if (ts < sq->last_event && !ignored("unsorted"))
                     FAIL("packet %llu: track event at %llu before the previous one at %llu"
-                         " (trace not sorted)",
+                         " on sequence %u (trace not sorted)",
                          (unsigned long long)packets, (unsigned long long)ts,
-                         (unsigned long long)sq->last_event);
+                         (unsigned long long)sq->last_event,
+                         (unsigned)pk->trusted_packet_sequence_id);
                 sq->last_event = ts;
             }
         }
