@@ -239,8 +239,8 @@ static diff_row value_row(const char *category, const char *name, const int64_t 
 static void compare_gpus(const diff_side *before, const diff_side *after, diff_result *r,
                          bool judged)
 {
-    int64_t devices[DIFF_MAX_GPUS];
-    size_t n = 0;
+    int64_t *devices = NULL; /* every device of any run, each once */
+    size_t n = 0, cap = 0;
     for (size_t side = 0; side < 2; side++) {
         const diff_side *s = side ? after : before;
         for (size_t k = 0; k < s->n_runs; k++)
@@ -249,11 +249,19 @@ static void compare_gpus(const diff_side *before, const diff_side *after, diff_r
                 size_t i = 0;
                 while (i < n && devices[i] != d)
                     i++;
-                if (i == n && n < DIFF_MAX_GPUS)
-                    devices[n++] = d;
+                if (i < n)
+                    continue;
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 8;
+                    devices = realloc(devices, cap * sizeof *devices);
+                    if (!devices)
+                        abort();
+                }
+                devices[n++] = d;
             }
     }
-    qsort(devices, n, sizeof *devices, by_value);
+    if (n)
+        qsort(devices, n, sizeof *devices, by_value);
     r->gpus = calloc(n ? n : 1, sizeof *r->gpus);
     if (!r->gpus)
         abort();
@@ -276,6 +284,7 @@ static void compare_gpus(const diff_side *before, const diff_side *after, diff_r
                                r->gate_pct, judged);
     }
     r->n_gpus = n;
+    free(devices);
 }
 
 static void compare_focus(const diff_side *before, const diff_side *after, const char *name,

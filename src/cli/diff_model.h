@@ -13,7 +13,7 @@
 
 #include "nsys_perfetto.h"
 
-enum { DIFF_MAX_RUNS = 64, DIFF_MAX_GPUS = 64 };
+enum { DIFF_MAX_RUNS = 64 };
 
 /* ---- One report (a run) ---------------------------------------------- */
 
