@@ -441,7 +441,7 @@ static int64_t report_end(report *r)
     /* Beyond the range of usable times nothing is closed there. */
     if (end == NSYS_NULL)
         return 0;
-    return end > SOURCE_MAX_TIME ? SOURCE_MAX_TIME : end < -SOURCE_MAX_TIME ? -SOURCE_MAX_TIME : end;
+    return end > NSYS_MAX_TIME ? NSYS_MAX_TIME : end < -NSYS_MAX_TIME ? -NSYS_MAX_TIME : end;
 }
 
 /* NVTX ranges onto the GPU (nsys_nvtx_gpu.h), over the GPU work only. */

@@ -13,44 +13,35 @@
 #include "common/buf.h"
 #include "common/cancel.h"
 #include "common/xalloc.h"
+#include "nsys/nsys_cursor.h"
 #include "nsys/nsys_db.h"
+#include "nsys/nsys_ids.h"
 #include "summary.h"
 
-#define GPID_MASK "0xFFFFFFFFFF000000"
-
-/* Operations 2^62 ns or more away from 0 are left out, as the converter
- * leaves them out (source.h): their differences and sums would overflow. */
-#define MAX_TIME ((INT64_C(1) << 62) - 1)
+#define LENGTH(a) (sizeof (a) / sizeof *(a))
 
 static int sql_error(nsys_db *db, int rc, buf *err)
 {
     return nsys_db_error(db, rc, "measuring", err);
 }
 
-static bool has_columns(nsys_db *db, const char *table, const char *const *columns)
-{
-    for (; *columns; columns++)
-        if (!nsys_db_has_column(db, table, *columns))
-            return false;
-    return true;
-}
-
 /* The union of each device's kernel, memcpy and memset intervals (two
  * operations that touch make one stretch), read in start order; and the
- * span from the first operation's start to the last one's end. */
+ * span from the first operation's start to the last one's end. Operations
+ * beyond NSYS_MAX_TIME are left out, as the converter leaves them out. */
 static int gpu_busy(nsys_db *db, nsysp_measures *m, buf *err)
 {
     static const char *const TABLES[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
                                          "CUPTI_ACTIVITY_KIND_MEMCPY",
                                          "CUPTI_ACTIVITY_KIND_MEMSET"};
-    static const char *const COLUMNS[] = {"deviceId", "start", "end", NULL};
+    static const char *const COLUMNS[] = {"deviceId", "start", "end"};
     buf sql = {0};
     for (size_t i = 0; i < 3; i++)
-        if (has_columns(db, TABLES[i], COLUMNS))
+        if (nsys_db_has_columns(db, TABLES[i], COLUMNS, LENGTH(COLUMNS)))
             buf_printf(&sql, "%sSELECT deviceId AS d, start AS s, \"end\" AS e FROM %s"
                              " WHERE \"end\" >= start AND deviceId IS NOT NULL"
                              " AND start >= %" PRId64 " AND \"end\" <= %" PRId64,
-                       sql.len ? " UNION ALL " : "", TABLES[i], -MAX_TIME, MAX_TIME);
+                       sql.len ? " UNION ALL " : "", TABLES[i], -NSYS_MAX_TIME, NSYS_MAX_TIME);
     m->gpu_span_ns = -1;
     if (!sql.len)
         return NSYSP_OK;
@@ -112,9 +103,9 @@ static int gpu_busy(nsys_db *db, nsysp_measures *m, buf *err)
 
 static int session(nsys_db *db, nsysp_measures *m, buf *err)
 {
-    static const char *const COLUMNS[] = {"startTime", "stopTime", NULL};
+    static const char *const COLUMNS[] = {"startTime", "stopTime"};
     m->session_ns = -1;
-    if (!has_columns(db, "ANALYSIS_DETAILS", COLUMNS))
+    if (!nsys_db_has_columns(db, "ANALYSIS_DETAILS", COLUMNS, LENGTH(COLUMNS)))
         return NSYSP_OK;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(nsys_db_sqlite(db),
@@ -140,7 +131,7 @@ static int session(nsys_db *db, nsysp_measures *m, buf *err)
  * and ends inside an instance, on its thread, as the summary's nvtx-gpu. */
 #define FOCUS_KERNELS                                                                          \
     FOCUS_INSTANCES ", calls AS (SELECT DISTINCT r.rowid AS id,"                               \
-    " r.globalTid & " GPID_MASK " AS gpid, r.correlationId AS corr"                            \
+    " r.globalTid & " NSYS_GPID_MASK_SQL " AS gpid, r.correlationId AS corr"                   \
     " FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r JOIN inst AS i ON r.globalTid = i.tid"             \
     " AND r.start >= i.start AND r.start <= i.\"end\" AND r.\"end\" <= i.\"end\")"             \
     " SELECT s.value, count(*), sum(k.\"end\" - k.start), min(k.\"end\" - k.start),"           \
@@ -152,11 +143,12 @@ static int session(nsys_db *db, nsysp_measures *m, buf *err)
 static int focus(nsys_db *db, nsysp_measures *m, const char *name, buf *err)
 {
     static const char *const NVTX[] = {"start", "end", "eventType", "globalTid", "text",
-                                       "textId", NULL};
-    static const char *const RUNTIME[] = {"start", "end", "globalTid", "correlationId", NULL};
+                                       "textId"};
+    static const char *const RUNTIME[] = {"start", "end", "globalTid", "correlationId"};
     static const char *const KERNEL[] = {"start", "end", "globalPid", "correlationId",
-                                         "shortName", NULL};
-    if (!has_columns(db, "NVTX_EVENTS", NVTX) || !nsys_db_has_table(db, "StringIds"))
+                                         "shortName"};
+    if (!nsys_db_has_columns(db, "NVTX_EVENTS", NVTX, LENGTH(NVTX)) ||
+        !nsys_db_has_table(db, "StringIds"))
         return NSYSP_OK;
     sqlite3 *sq = nsys_db_sqlite(db);
     sqlite3_stmt *st;
@@ -176,8 +168,9 @@ static int focus(nsys_db *db, nsysp_measures *m, const char *name, buf *err)
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return sql_error(db, rc, err);
-    if (m->n_focus == 0 || !has_columns(db, "CUPTI_ACTIVITY_KIND_RUNTIME", RUNTIME) ||
-        !has_columns(db, "CUPTI_ACTIVITY_KIND_KERNEL", KERNEL))
+    if (m->n_focus == 0 ||
+        !nsys_db_has_columns(db, "CUPTI_ACTIVITY_KIND_RUNTIME", RUNTIME, LENGTH(RUNTIME)) ||
+        !nsys_db_has_columns(db, "CUPTI_ACTIVITY_KIND_KERNEL", KERNEL, LENGTH(KERNEL)))
         return NSYSP_OK;
     if ((rc = sqlite3_prepare_v2(sq, FOCUS_KERNELS, -1, &st, NULL)) != SQLITE_OK)
         return sql_error(db, rc, err);

@@ -3,20 +3,9 @@
 #include <stdbool.h>
 
 #include "nsys_perfetto.h"
+#include "nsys/nsys_ids.h"
 
 #define RUNTIME "CUPTI_ACTIVITY_KIND_RUNTIME"
-
-/* The process part of a globalTid, and its pid bits alone. */
-#define GPID_MASK "0xFFFFFFFFFF000000"
-#define PID_MASK "0x0000FFFFFF000000"
-
-static bool has_columns(nsys_db *db, const char *table, const char *const *columns, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!nsys_db_has_column(db, table, columns[i]))
-            return false;
-    return true;
-}
 
 /* The calls' GPU work, from whichever GPU tables the report has. */
 static int build_calls(nsys_db *db, buf *err)
@@ -29,10 +18,10 @@ static int build_calls(nsys_db *db, buf *err)
                                                "nameId"};
     buf ops = {0}, sql = {0};
     for (size_t i = 0; i < sizeof GPU_TABLES / sizeof *GPU_TABLES; i++)
-        if (has_columns(db, GPU_TABLES[i], OP_COLUMNS, 4))
+        if (nsys_db_has_columns(db, GPU_TABLES[i], OP_COLUMNS, 4))
             buf_printf(&ops, "%sSELECT globalPid, correlationId, start, \"end\" FROM %s",
                        ops.len ? " UNION ALL " : "", GPU_TABLES[i]);
-    if (ops.len && has_columns(db, RUNTIME, CALL_COLUMNS, 5))
+    if (ops.len && nsys_db_has_columns(db, RUNTIME, CALL_COLUMNS, 5))
         buf_printf(&sql,
                    "CREATE TEMP TABLE summary_calls AS"
                    " SELECT r.globalTid AS tid, r.start AS start, r.\"end\" AS \"end\","
@@ -41,7 +30,7 @@ static int build_calls(nsys_db *db, buf *err)
                    " (SELECT globalPid AS gpid, correlationId AS corr, min(start) AS first,"
                    " max(\"end\") AS last, sum(\"end\" - start) AS busy FROM (%s)"
                    " GROUP BY globalPid, correlationId) AS o"
-                   " ON o.corr = r.correlationId AND o.gpid = (r.globalTid & " GPID_MASK ");",
+                   " ON o.corr = r.correlationId AND o.gpid = (r.globalTid & " NSYS_GPID_MASK_SQL ");",
                    buf_cstr(&ops));
     else
         buf_printf(&sql, "CREATE TEMP TABLE summary_calls(tid INTEGER, start INTEGER,"
@@ -63,7 +52,7 @@ static int build_ranges(nsys_db *db, buf *err)
 {
     static const char *const RANGE_COLUMNS[] = {"start", "end", "eventType", "globalTid",
                                                 "text", "textId", "domainId"};
-    if (!has_columns(db, "NVTX_EVENTS", RANGE_COLUMNS, 7) || !nsys_db_has_table(db, "StringIds"))
+    if (!nsys_db_has_columns(db, "NVTX_EVENTS", RANGE_COLUMNS, 7) || !nsys_db_has_table(db, "StringIds"))
         return nsys_db_create(db, SUMMARY_RANGES_TABLE,
                               "CREATE TEMP TABLE summary_ranges(name TEXT, proj INTEGER,"
                               " busy INTEGER);",
@@ -74,16 +63,16 @@ static int build_ranges(nsys_db *db, buf *err)
                "CREATE TEMP TABLE summary_ranges AS"
                " WITH last_time AS (SELECT max(max(start), max(\"end\")) AS t FROM NVTX_EVENTS),"
                /* A domain's name, per process: the first one given. */
-               " domains AS (SELECT domainId AS id, globalTid & " PID_MASK " AS pid,"
+               " domains AS (SELECT domainId AS id, globalTid & " NSYS_PID_MASK_SQL " AS pid,"
                " text AS name, min(start) FROM NVTX_EVENTS WHERE eventType = 75"
-               " GROUP BY domainId, globalTid & " PID_MASK "),"
+               " GROUP BY domainId, globalTid & " NSYS_PID_MASK_SQL "),"
                " ranges AS (SELECT e.rowid AS id, e.globalTid AS tid, e.start AS start,"
                " ifnull(e.\"end\", (SELECT t FROM last_time)) AS \"end\","
                " CASE WHEN coalesce(s.value, e.text) IS NULL THEN NULL"
                " ELSE coalesce(d.name || ':', '') || coalesce(s.value, e.text) END AS name"
                " FROM NVTX_EVENTS AS e"
                " LEFT JOIN domains AS d ON d.id = e.domainId"
-               " AND d.pid = (e.globalTid & " PID_MASK ")"
+               " AND d.pid = (e.globalTid & " NSYS_PID_MASK_SQL ")"
                " LEFT JOIN StringIds AS s ON s.id = e.textId"
                " WHERE e.eventType IN (59, 60, 70, 71)%s)"
                " SELECT r.name AS name, max(c.last) - min(c.first) AS proj, sum(c.busy) AS busy"

@@ -450,6 +450,14 @@ bool nsys_db_has_column(nsys_db *db, const char *table, const char *column)
     return *slot == 1;
 }
 
+bool nsys_db_has_columns(nsys_db *db, const char *table, const char *const *columns, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!nsys_db_has_column(db, table, columns[i]))
+            return false;
+    return true;
+}
+
 nsys_meta_form nsys_db_meta_form(const nsys_db *db)
 {
     return db->meta_form;

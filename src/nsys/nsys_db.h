@@ -49,6 +49,8 @@ bool nsys_db_table_in_file(const nsys_db *db, const char *table);
 /* Roughly how many rows table has (its largest rowid); 0 when unknown. */
 int64_t nsys_db_row_estimate(const nsys_db *db, const char *table);
 bool nsys_db_has_column(nsys_db *db, const char *table, const char *column);
+/* Whether table has all n columns. */
+bool nsys_db_has_columns(nsys_db *db, const char *table, const char *const *columns, size_t n);
 /* A value remembered about the report under key (0 until set), so that
  * what one pass learned by reading (a table's order) serves the next. */
 uint64_t *nsys_db_fact(nsys_db *db, const void *key, size_t key_len);

@@ -22,4 +22,9 @@ static inline int64_t nsys_global_pid_of(int64_t global_tid)
     return (int64_t)((uint64_t)global_tid & 0xFFFFFFFFFF000000ull);
 }
 
+/* The same masks for fixed SQL: globalTid & NSYS_GPID_MASK_SQL is the
+ * globalPid, & NSYS_PID_MASK_SQL the PID still shifted by 24. */
+#define NSYS_GPID_MASK_SQL "0xFFFFFFFFFF000000"
+#define NSYS_PID_MASK_SQL "0x0000FFFFFF000000"
+
 #endif

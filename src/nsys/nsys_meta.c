@@ -393,8 +393,7 @@ static const nsys_table SESSION_TABLE = {"ANALYSIS_DETAILS", SESSION_COLUMNS, 2,
  * arithmetic on them cannot overflow. */
 static int64_t plausible_time(int64_t t)
 {
-    const int64_t limit = (INT64_C(1) << 62) - 1; /* as source_time_in_range */
-    return t != NSYS_NULL && t >= -limit && t <= limit ? t : NSYS_NULL;
+    return t != NSYS_NULL && t >= -NSYS_MAX_TIME && t <= NSYS_MAX_TIME ? t : NSYS_NULL;
 }
 
 static void on_session(nsys_meta *m, const void *r, const nsys_strings *s)

@@ -101,14 +101,10 @@ static inline int source_result(int model_rc)
     return model_rc > 0 ? SOURCE_SKIPPED(NSYSP_SKIP_FILTERED) : SOURCE_EMITTED;
 }
 
-/* Timestamps of 2^62 ns or more away from 0 cannot be shifted or
- * subtracted without overflow (the sum of two may reach 2^63); no real
- * report comes near (2^62 ns is 146 years). */
-#define SOURCE_MAX_TIME ((INT64_C(1) << 62) - 1)
-
+/* Whether t is a time the converter can shift (NSYS_MAX_TIME). */
 static inline bool source_time_in_range(int64_t t)
 {
-    return t >= -SOURCE_MAX_TIME && t <= SOURCE_MAX_TIME;
+    return t >= -NSYS_MAX_TIME && t <= NSYS_MAX_TIME;
 }
 
 /* Checks a row's interval; 0 when usable, else SOURCE_SKIPPED(reason). */
