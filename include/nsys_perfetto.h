@@ -132,8 +132,9 @@ typedef struct nsysp_result {
     nsysp_source_stats sources[NSYSP_MAX_SOURCES];
     size_t n_sources;            /* sources whose table is in the report; with
                                     several reports, one entry per report
-                                    and source while they fit, then later
-                                    reports count into their source's entry */
+                                    and source while room stays for one of
+                                    every source, then later reports count
+                                    into their source's entry */
     uint64_t tracks;             /* track descriptors written */
     uint64_t packets;
     uint64_t flows;

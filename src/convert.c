@@ -11,6 +11,7 @@
  * time-sorted. What is read before the events (names, GPU work per call,
  * the NVTX projection) is read once. */
 #include <limits.h>
+#include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -138,25 +139,27 @@ static bool source_selected(const nsysp_options *opt, const source *src)
 }
 
 /* Where the rows of the report's k-th feed, of source src, are counted:
- * the slot it had before (reopened feeds: keep), else a new one, else
- * (several reports filled every slot) the slot of the same source in an
- * earlier report, which then counts both. */
+ * the slot it had before (reopened feeds: keep), else a slot of its own
+ * while room stays for a slot of every source, else (several reports
+ * filled that far) the slot of the same source in an earlier report, which
+ * then counts both, or a new one in the room kept for it. */
 static nsysp_source_stats *stats_of(report *r, const source *src, size_t k)
 {
     nsysp_result *res = r->res;
     if (r->kept_stats)
         return r->kept_stats[k];
-    if (res->n_sources < NSYSP_MAX_SOURCES) {
-        nsysp_source_stats *st = &res->sources[res->n_sources++];
-        memset(st, 0, sizeof *st);
-        st->name = src->name;
-        st->table = src->table->name;
-        return st;
-    }
-    for (size_t i = 0;; i++) /* every source had a slot: fewer sources than slots */
-        if (strcmp(res->sources[i].name, src->name) == 0 &&
-            strcmp(res->sources[i].table, src->table->name) == 0)
-            return &res->sources[i];
+    if (res->n_sources + sources_count() >= NSYSP_MAX_SOURCES)
+        for (size_t i = 0; i < res->n_sources; i++)
+            if (strcmp(res->sources[i].name, src->name) == 0 &&
+                strcmp(res->sources[i].table, src->table->name) == 0)
+                return &res->sources[i];
+    /* Room: at most one slot per source is added past the threshold. */
+    assert(res->n_sources < NSYSP_MAX_SOURCES);
+    nsysp_source_stats *st = &res->sources[res->n_sources++];
+    memset(st, 0, sizeof *st);
+    st->name = src->name;
+    st->table = src->table->name;
+    return st;
 }
 
 /* Opens the feeds, on r->ahead's readers when there are, starts these,
