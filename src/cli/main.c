@@ -18,11 +18,11 @@
 #include "nsys_export.h"
 #include "options.h"
 #include "report_dir.h"
-#include "serve.h"
 #include "series.h"
 #include "sql_cli.h"
 #include "summary_cli.h"
 #include "web/web_main.h"
+#include "web/web_open.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -78,7 +78,10 @@ static void usage(FILE *to)
           "      --stats              print per-source row accounting to stderr\n"
           "      --open               then serve the trace on 127.0.0.1:9001 (or the next\n"
           "                           free port) for ui.perfetto.dev, print its link (and\n"
-          "                           open it when there is a display); exit once fetched\n"
+          "                           open it when there is a display); exit once the UI\n"
+          "                           fetched it whole (other fetches do not count)\n"
+          "      --open-timeout S     stop serving after S seconds (default 0: until\n"
+          "                           fetched or Ctrl-C)\n"
           "      --perfetto-ui URL    the Perfetto UI --open links to (default\n"
           "                           https://ui.perfetto.dev; a team's own copy)\n"
           "  -q, --quiet              print nothing but errors\n"
@@ -270,7 +273,8 @@ int main(int argc, char **argv)
 
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
-           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI, OPT_THREADS };
+           OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI, OPT_THREADS,
+           OPT_OPEN_TIMEOUT };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -290,6 +294,7 @@ int main(int argc, char **argv)
         {"sources", required_argument, NULL, OPT_SOURCES},
         {"open", no_argument, NULL, OPT_OPEN},
         {"perfetto-ui", required_argument, NULL, OPT_PERFETTO_UI},
+        {"open-timeout", required_argument, NULL, OPT_OPEN_TIMEOUT},
         {"align", required_argument, NULL, OPT_ALIGN},
         {NULL, 0, NULL, 0},
     };
@@ -300,6 +305,7 @@ int main(int argc, char **argv)
     static const char *domains[64], *sources[64];
     size_t n_domains = 0;
     int quiet = 0, stats = 0, open_ui = 0, c;
+    unsigned open_timeout = 0;
     const char *perfetto_ui = "https://ui.perfetto.dev";
     while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
         switch (c) {
@@ -404,6 +410,17 @@ int main(int argc, char **argv)
         case OPT_OPEN:
             open_ui = 1;
             break;
+        case OPT_OPEN_TIMEOUT: {
+            char *end;
+            long seconds = strtol(optarg, &end, 10);
+            if (!*optarg || *end || seconds < 0 || seconds > 7 * 24 * 3600) {
+                fprintf(stderr, "nsys-perfetto: --open-timeout: expected seconds 0-604800, "
+                                "got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            open_timeout = (unsigned)seconds;
+            break;
+        }
         case OPT_PERFETTO_UI:
             if (!is_http_url(optarg)) {
                 fprintf(stderr, "nsys-perfetto: --perfetto-ui: expected an http:// or https:// "
@@ -452,6 +469,6 @@ int main(int argc, char **argv)
     nsysp_result res;
     int rc = convert_inputs(inputs, n_inputs, &opt, quiet, stats, &res);
     if (rc == NSYSP_OK && open_ui)
-        return serve_trace(res.output_path, perfetto_ui, &interrupted, quiet);
+        return web_open_trace(res.output_path, perfetto_ui, open_timeout, &interrupted, quiet);
     return rc;
 }

@@ -167,8 +167,10 @@ bool web_guard_allows(const web_guard *guard, const char *method, const char *ho
         *why = "this server does not answer to that host name (see serve --allow-host)";
         return false;
     }
-    if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
-        return true; /* reads: the browser keeps other pages from seeing the answer */
+    if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 ||
+        strcmp(method, "OPTIONS") == 0)
+        return true; /* reads (and CORS preflights, which read nothing): the browser
+                        keeps other pages from seeing the answer */
     if (origin && !origin_allowed(guard, origin, host)) {
         *status = 403;
         *why = "requests from other web sites may not change this server's reports";

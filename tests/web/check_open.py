@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""--open: the trace is served on 127.0.0.1 behind serve's guard, and only the
+UI's own whole fetch ends the serving. One script, three tests (the mode):
+
+  host     a foreign Host (DNS rebinding: evil.example:PORT, localhost.evil.example,
+           no Host) gets 403 or 400 and no trace, and the serving goes on; loopback
+           names (localhost, 127.0.0.2, [::1]-less IPv4 forms) are answered.
+  fetches  none of these ends the serving: a fetch without Origin (curl), with another
+           site's Origin, a HEAD, ranges (206 with the bytes asked, suffix ranges, 416
+           past the end), a fetch the client drops half way (the UI's Origin), a wrong
+           path (404), another method (405), the CORS preflight (204).
+  end      the UI's fetch afterwards gets the whole trace byte for byte with CORS for
+           its origin and the tool exits 0; with --perfetto-ui the link and the origin
+           are the team's UI and a fetch with ui.perfetto.dev's Origin does not count;
+           --open-timeout ends the serving with no fetch, exit 0.
+
+Every mode ends with the UI's fetch: the whole trace, then exit 0.
+  check_open.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR"""
+import http.client
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_client import Checks, fresh_dir, make_fixture  # noqa: E402
+
+MODE, BIN, FIXTURE, WORK = sys.argv[1], *map(os.path.abspath, sys.argv[2:5])
+UI = "https://ui.perfetto.dev"
+checks = Checks(f"open_{MODE}")
+fresh_dir(WORK)
+
+
+def tcp_send_buffer_max():
+    try:
+        with open("/proc/sys/net/ipv4/tcp_wmem") as f:
+            return int(f.read().split()[2])
+    except (OSError, ValueError, IndexError):
+        return 4 << 20
+
+
+# The trace must outgrow what the kernel buffers for a client that stops
+# reading, or a dropped fetch would look complete to any server: uncompressed,
+# about 85 bytes an event.
+EVENTS = max(200_000, 3 * tcp_send_buffer_max() // 85)
+REPORT = make_fixture(FIXTURE, os.path.join(WORK, "report.sqlite"), seed=3, events=EVENTS)
+TRACE = os.path.join(WORK, "open.perfetto-trace")
+
+
+class Opened:
+    """nsys-perfetto --open running, with the link it printed."""
+
+    def __init__(self, extra, ui=UI):
+        self.proc = subprocess.Popen([BIN, "-q", "--no-compress", "--open", *extra, "-o", TRACE,
+                                      REPORT], stdout=subprocess.PIPE,
+                                     stderr=open(os.path.join(WORK, "err"), "wb"))
+        line = self.proc.stdout.readline().decode().strip()
+        prefix = ui.rstrip("/") + "/#!/?url=http://127.0.0.1:"
+        self.ok = checks.expect(line.startswith(prefix) and
+                                line.endswith("/open.perfetto-trace"),
+                                f"link: {line!r} (expected {prefix}PORT/open.perfetto-trace)")
+        self.port = int(line[len(prefix):].split("/")[0]) if self.ok else 0
+        with open(TRACE, "rb") as f:
+            self.content = f.read()
+
+    def request(self, method, path="/open.perfetto-trace", headers=None, host=None,
+                read=True):
+        """(status, headers dict lowercased, body); status None when the
+        server is gone."""
+        try:
+            return self._request(method, path, headers, host, read)
+        except OSError as e:
+            checks.note(f"{method} {path}: {e!r}")
+            return None, {}, b""
+
+    def _request(self, method, path, headers, host, read):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        c.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        if host is not False:
+            c.putheader("Host", host or f"127.0.0.1:{self.port}")
+        for k, v in (headers or {}).items():
+            c.putheader(k, v)
+        c.endheaders()
+        r = c.getresponse()
+        body = r.read() if read else b""
+        c.close()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+
+    def alive(self, what, wait=0.5):
+        time.sleep(wait)
+        return checks.expect(self.proc.poll() is None,
+                             f"{what}: the serving ended (exit {self.proc.returncode})")
+
+    def ui_fetch(self, origin=UI):
+        status, headers, body = self.request("GET", headers={"Origin": origin})
+        checks.expect(status == 200 and body == self.content,
+                      f"the UI's fetch: {status}, {len(body)} of {len(self.content)} bytes"
+                      f"{'' if body == self.content else ', not the trace'}")
+        checks.expect(headers.get("access-control-allow-origin") == origin,
+                      f"the UI's fetch: CORS origin {headers.get('access-control-allow-origin')!r}")
+        self.ends("after the UI's whole fetch")
+
+    def ends(self, what, within=10):
+        try:
+            rc = self.proc.wait(timeout=within)
+            checks.expect(rc == 0, f"{what}: exit status {rc}")
+        except subprocess.TimeoutExpired:
+            checks.expect(False, f"{what}: still serving {within} s later")
+            self.stop()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def dropped_fetch(port, origin):
+    """GET with the UI's Origin, read 64 KiB with a small window, then reset."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    try:
+        s.connect(("127.0.0.1", port))
+    except OSError:
+        return 0
+    s.sendall(f"GET /open.perfetto-trace HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+              f"Origin: {origin}\r\n\r\n".encode())
+    got = 0
+    while got < 65536:
+        data = s.recv(4096)
+        if not data:
+            break
+        got += len(data)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    return got
+
+
+def mode_host():
+    srv = Opened([])
+    if not srv.ok:
+        return srv
+    for host in (f"evil.example:{srv.port}", "evil.example", "localhost.evil.example",
+                 f"127.0.0.1.nip.io:{srv.port}", "127.0.0.1:9001@evil.example"):
+        status, _, body = srv.request("GET", headers={"Origin": UI}, host=host)
+        checks.expect(status == 403 and srv.content not in body,
+                      f"Host {host!r}: expected 403 without the trace, got {status}")
+        srv.alive(f"after Host {host!r}", wait=0.2)
+    status, _, _ = srv.request("GET", headers={"Origin": UI}, host=False)
+    checks.expect(status == 400, f"no Host: expected 400, got {status}")
+    for host in (f"localhost:{srv.port}", "127.0.0.2", f"app.localhost:{srv.port}"):
+        status, _, body = srv.request("GET", host=host)
+        checks.expect(status == 200 and body == srv.content,
+                      f"Host {host!r}: expected 200 and the trace, got {status}")
+    srv.alive("after the refusals and loopback fetches")
+    return srv
+
+
+def mode_fetches():
+    srv = Opened([])
+    if not srv.ok:
+        return srv
+    status, headers, _ = srv.request("OPTIONS", headers={
+        "Origin": UI, "Access-Control-Request-Method": "GET"})
+    checks.expect(status == 204 and headers.get("access-control-allow-origin") == UI and
+                  "GET" in headers.get("access-control-allow-methods", ""),
+                  f"preflight: {status} {headers}")
+    srv.alive("after the preflight")
+    status, _, body = srv.request("GET")
+    checks.expect(status == 200 and body == srv.content, f"fetch without Origin: {status}")
+    srv.alive("after a fetch without Origin (curl)")
+    status, headers, body = srv.request("GET", headers={"Origin": "https://evil.example"})
+    checks.expect(status == 200 and headers.get("access-control-allow-origin") == UI,
+                  f"fetch with another site's Origin: {status}, CORS "
+                  f"{headers.get('access-control-allow-origin')!r} (must stay the UI's)")
+    srv.alive("after a fetch with another site's Origin")
+    status, headers, body = srv.request("HEAD", headers={"Origin": UI})
+    checks.expect(status == 200 and body == b"" and
+                  headers.get("content-length") == str(len(srv.content)),
+                  f"HEAD: {status}, Content-Length {headers.get('content-length')}")
+    srv.alive("after a HEAD with the UI's Origin")
+    size = len(srv.content)
+    for rng, first, last in (("bytes=0-99", 0, 99), ("bytes=100-", 100, size - 1),
+                             ("bytes=-10", size - 10, size - 1),
+                             ("bytes=5-99999999999", 5, size - 1)):
+        status, headers, body = srv.request("GET", headers={"Origin": UI, "Range": rng})
+        checks.expect(status == 206 and body == srv.content[first:last + 1] and
+                      headers.get("content-range") == f"bytes {first}-{last}/{size}",
+                      f"Range {rng}: {status}, {len(body)} bytes, "
+                      f"Content-Range {headers.get('content-range')!r}")
+        srv.alive(f"after Range {rng} with the UI's Origin", wait=0.2)
+    status, headers, _ = srv.request("GET", headers={"Origin": UI, "Range": f"bytes={size}-"})
+    checks.expect(status == 416 and headers.get("content-range") == f"bytes */{size}",
+                  f"Range past the end: {status} {headers.get('content-range')!r}")
+    status, _, body = srv.request("GET", headers={"Origin": UI, "Range": "bytes=0-1,5-6"})
+    checks.expect(status == 200 and body == srv.content,
+                  f"two ranges: expected the whole trace (200), got {status}")
+    srv.alive("after range fetches with the UI's Origin")
+    got = dropped_fetch(srv.port, UI)
+    checks.expect(0 < got < size, f"dropped fetch read {got} of {size} bytes")
+    srv.alive("after a fetch dropped half way (the UI's Origin)", wait=1.0)
+    status, _, _ = srv.request("GET", "/other.perfetto-trace", {"Origin": UI})
+    checks.expect(status == 404, f"another path: expected 404, got {status}")
+    status, _, _ = srv.request("GET", "/open.perfetto-trace/..", {"Origin": UI})
+    checks.expect(status == 404, f"a path past the trace: expected 404, got {status}")
+    status, _, _ = srv.request("POST", headers={"Content-Length": "0"})
+    checks.expect(status == 405, f"POST: expected 405, got {status}")
+    srv.alive("after a wrong path and a POST")
+    return srv
+
+
+def mode_end():
+    team = "https://perfetto.example.com/ui/"
+    srv = Opened(["--perfetto-ui", team], ui=team)
+    if srv.ok:
+        status, headers, body = srv.request("GET", headers={"Origin": UI})
+        checks.expect(status == 200 and headers.get("access-control-allow-origin") ==
+                      "https://perfetto.example.com",
+                      f"--perfetto-ui CORS origin: {headers.get('access-control-allow-origin')!r}")
+        srv.alive("--perfetto-ui: after a fetch with ui.perfetto.dev's Origin")
+        srv.ui_fetch("https://perfetto.example.com")
+    srv.stop()
+    start = time.monotonic()
+    srv = Opened(["--open-timeout", "1"])
+    srv.ends("--open-timeout 1 with no fetch", within=15)
+    checks.expect(time.monotonic() - start >= 1.0, "--open-timeout 1: ended before 1 s")
+    status = subprocess.run([BIN, "--open-timeout", "x", REPORT], capture_output=True).returncode
+    checks.expect(status == 2, f"--open-timeout x: exit {status}, expected 2")
+    return Opened([])
+
+
+srv = {"host": mode_host, "fetches": mode_fetches, "end": mode_end}[MODE]()
+try:
+    if srv.ok and srv.proc.poll() is None:
+        srv.ui_fetch()
+finally:
+    srv.stop()
+checks.finish()
