@@ -11,6 +11,7 @@
 #include "common/cancel.h"
 #include "common/hmap.h"
 #include "common/regex_limits.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_enums.h"
@@ -53,8 +54,16 @@ static bool kept(const summary_build *b, const char *name)
 static void add(summary_build *b, const char *category, const char *name, int64_t count,
                 int64_t total, int64_t min, int64_t max)
 {
-    if (!name || count <= 0 || !kept(b, name))
+    if (!name || count <= 0)
         return;
+    /* Inline NVTX text is the program's own bytes: repaired as the trace
+     * and StringIds repair them, so that both spellings are one name. */
+    buf clean = {0};
+    name = utf8_sanitize(name, strlen(name), &clean);
+    if (!kept(b, name)) {
+        buf_free(&clean);
+        return;
+    }
     buf key = {0};
     buf_printf(&key, "%s%c%s", category, 0, name);
     bool inserted;
@@ -72,6 +81,7 @@ static void add(summary_build *b, const char *category, const char *name, int64_
     r->total_ns += total;
     r->min_ns = min < r->min_ns ? min : r->min_ns;
     r->max_ns = max > r->max_ns ? max : r->max_ns;
+    buf_free(&clean);
 }
 
 /* Runs a fixed aggregate query whose rows are (key, text, count, total,

@@ -6,6 +6,7 @@
 
 #include "common/json.h"
 #include "diff_model.h"
+#include "text_out.h"
 
 /* ---- Values in words --------------------------------------------------- */
 
@@ -44,7 +45,9 @@ static const char *const COLORS[DIFF_STATUSES] = {"", "\033[31m", "\033[32m", "\
 
 static void side_text(const diff_side *s, char *out, size_t size)
 {
-    snprintf(out, size, "%s (%zu run%s)", s->label, s->n_runs, s->n_runs == 1 ? "" : "s");
+    char label[200]; /* out is 256 */
+    text_visible(s->label, label, sizeof label);
+    snprintf(out, size, "%s (%zu run%s)", label, s->n_runs, s->n_runs == 1 ? "" : "s");
 }
 
 static void verdict_text(const diff_result *r, char *out, size_t size)
@@ -105,7 +108,7 @@ static void table_rows(FILE *to, const diff_row *rows, size_t n, const diff_prin
     size_t listed = 0, hidden = 0;
     for (size_t i = 0; i < n; i++)
         if (shown(&rows[i], o) && (!o->top || listed < o->top)) {
-            int len = (int)strlen(rows[i].name);
+            int len = (int)text_width(rows[i].name);
             width = len > width ? (len < 60 ? len : 60) : width;
             listed++;
         }
@@ -128,10 +131,11 @@ static void table_rows(FILE *to, const diff_row *rows, size_t n, const diff_prin
         char b[32], a[32], d[32], p[32], c[48];
         snprintf(c, sizeof c, "%lld -> %lld", (long long)row->before.count,
                  (long long)row->after.count);
-        fprintf(to, "%s%s%-12s%s %-12s %-*.*s %12s %12s %12s %8s %17s\n", indent,
-                o->color ? COLORS[row->status] : "", diff_status_name(row->status),
-                o->color && row->status != DIFF_UNCHANGED ? "\033[0m" : "", row->category,
-                width, width, row->name, stat_text(&row->before, b, sizeof b),
+        fprintf(to, "%s%s%-12s%s %-12s ", indent, o->color ? COLORS[row->status] : "",
+                diff_status_name(row->status),
+                o->color && row->status != DIFF_UNCHANGED ? "\033[0m" : "", row->category);
+        text_cell(to, row->name, width);
+        fprintf(to, " %12s %12s %12s %8s %17s\n", stat_text(&row->before, b, sizeof b),
                 stat_text(&row->after, a, sizeof a), human(row->delta_ns, true, d, sizeof d),
                 pct(row->delta_pct, p, sizeof p), c);
     }
@@ -154,8 +158,11 @@ static void print_table(FILE *to, const diff_result *r, const diff_side *before,
 {
     char line[1024], x[256];
     verdict_text(r, line, sizeof line);
-    if (value)
-        fprintf(to, "== %s ==\n", value);
+    if (value) {
+        fputs("== ", to);
+        text_cell(to, value, (int)text_width(value));
+        fputs(" ==\n", to);
+    }
     fprintf(to, "nsys-perfetto diff: %s%s%s\n", o->color ? (r->fail ? "\033[1;31m" : "\033[1;32m") : "",
             line, o->color ? "\033[0m" : "");
     side_text(before, x, sizeof x);
@@ -175,8 +182,9 @@ static void print_table(FILE *to, const diff_result *r, const diff_side *before,
     if (r->focus) {
         const diff_focus *f = r->focus;
         char b[32], a[32], p[32];
-        fprintf(to, "  focus:  NVTX range \"%s\": %zu -> %zu instances", f->name,
-                f->before_instances, f->after_instances);
+        fputs("  focus:  NVTX range \"", to);
+        text_cell(to, f->name, (int)text_width(f->name));
+        fprintf(to, "\": %zu -> %zu instances", f->before_instances, f->after_instances);
         if (f->time.before.present || f->time.after.present)
             fprintf(to, "; median %s; p90 %s -> %s; %s%s%s", change_text(&f->time, x, sizeof x),
                     human(f->before_p90_ns, false, b, sizeof b),
@@ -192,15 +200,6 @@ static void print_table(FILE *to, const diff_result *r, const diff_side *before,
 }
 
 /* ---- Markdown -------------------------------------------------------- */
-
-static void md_text(FILE *to, const char *s)
-{
-    for (; *s; s++) {
-        if (strchr("|\\`*_<>[]", *s))
-            fputc('\\', to);
-        fputc(*s == '\n' ? ' ' : *s, to);
-    }
-}
 
 static void md_rows(FILE *to, const diff_row *rows, size_t n, const diff_print_options *o)
 {
@@ -220,7 +219,7 @@ static void md_rows(FILE *to, const diff_row *rows, size_t n, const diff_print_o
         fprintf(to, "| %s%s%s | %s | ", row->status == DIFF_REGRESSION ? "**" : "",
                 diff_status_name(row->status), row->status == DIFF_REGRESSION ? "**" : "",
                 row->category);
-        md_text(to, row->name);
+        text_md(to, row->name);
         fprintf(to, " | %s | %s | %s | %s | %lld → %lld |\n", stat_text(&row->before, b, sizeof b),
                 stat_text(&row->after, a, sizeof a), human(row->delta_ns, true, d, sizeof d),
                 pct(row->delta_pct, p, sizeof p), (long long)row->before.count,
@@ -237,13 +236,18 @@ static void print_md(FILE *to, const diff_result *r, const diff_side *before,
 {
     char line[1024], x[256];
     verdict_text(r, line, sizeof line);
-    fprintf(to, "### nsys-perfetto diff%s%s: %s\n\n", value ? ": " : "", value ? value : "", line);
+    fputs("### nsys-perfetto diff", to);
+    if (value) {
+        fputs(": ", to);
+        text_md(to, value);
+    }
+    fprintf(to, ": %s\n\n", line);
     fputs("| | |\n| --- | --- |\n| before | ", to);
     side_text(before, x, sizeof x);
-    md_text(to, x);
+    text_md(to, x);
     fputs(" |\n| after | ", to);
     side_text(after, x, sizeof x);
-    md_text(to, x);
+    text_md(to, x);
     noise_text(r, line, sizeof line);
     fprintf(to, " |\n| noise | %s |\n", line);
     if (r->session.before.present || r->session.after.present)
@@ -258,7 +262,7 @@ static void print_md(FILE *to, const diff_result *r, const diff_side *before,
         const diff_focus *f = r->focus;
         char b[32], a[32];
         fputs("| focus | NVTX range `", to);
-        md_text(to, f->name);
+        text_md(to, f->name);
         fprintf(to, "`: %zu → %zu instances", f->before_instances, f->after_instances);
         if (f->time.before.present || f->time.after.present)
             fprintf(to, "; median %s; p90 %s → %s; **%s**", change_text(&f->time, x, sizeof x),
@@ -274,21 +278,6 @@ static void print_md(FILE *to, const diff_result *r, const diff_side *before,
 
 /* ---- CSV --------------------------------------------------------------- */
 
-static void csv_field(FILE *to, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, to);
-        return;
-    }
-    fputc('"', to);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', to);
-        fputc(*s, to);
-    }
-    fputc('"', to);
-}
-
 static void csv_stat(FILE *to, const diff_stat *s)
 {
     if (s->present)
@@ -301,12 +290,12 @@ static void csv_stat(FILE *to, const diff_stat *s)
 static void csv_row(FILE *to, const char *value, const char *category, const diff_row *row)
 {
     if (value) {
-        csv_field(to, value);
+        text_csv(to, value);
         fputc(',', to);
     }
-    csv_field(to, category);
+    text_csv(to, category);
     fputc(',', to);
-    csv_field(to, row->name);
+    text_csv(to, row->name);
     fprintf(to, ",%s", diff_status_name(row->status));
     csv_stat(to, &row->before);
     csv_stat(to, &row->after);

@@ -216,6 +216,29 @@ static int convert_inputs(const char *const *given, size_t n_inputs, const nsysp
 
 /* Every report of dir, each to its own trace beside it; a failure is
  * reported and the others still go. */
+/* Whether two reports of a directory would write the same trace (r.nsys-rep
+ * and r.qdrep both make r.perfetto-trace), said in words: then none is
+ * converted, rather than one trace silently replacing the other. */
+static bool traces_collide(char **paths, size_t n)
+{
+    char (*traces)[4096] = calloc(n ? n : 1, sizeof *traces);
+    if (!traces)
+        abort();
+    bool collide = false;
+    for (size_t i = 0; i < n && !collide; i++) {
+        if (nsysp_default_output_path(paths[i], traces[i], sizeof traces[i]) != 0)
+            snprintf(traces[i], sizeof traces[i], "%s", paths[i]);
+        for (size_t j = 0; j < i && !collide; j++)
+            if (strcmp(traces[i], traces[j]) == 0) {
+                fprintf(stderr, "nsys-perfetto: %s and %s would both write %s: convert them "
+                                "one at a time with -o\n", paths[j], paths[i], traces[i]);
+                collide = true;
+            }
+    }
+    free(traces);
+    return collide;
+}
+
 static int convert_directory(const char *dir, const nsysp_options *opt, int quiet, int stats)
 {
     char **paths;
@@ -231,6 +254,10 @@ static int convert_directory(const char *dir, const nsysp_options *opt, int quie
                                 : strerror(errno));
         free_reports(paths, paths ? n : 0);
         return NSYSP_ERR_INPUT_OPEN;
+    }
+    if (traces_collide(paths, n)) {
+        free_reports(paths, n);
+        return NSYSP_ERR_OUTPUT;
     }
     int status = NSYSP_OK;
     for (size_t i = 0; i < n && !cancel_requested(&interrupted); i++) {

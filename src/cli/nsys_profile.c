@@ -106,8 +106,13 @@ int nsys_profile(const profile_request *req, char *why, size_t why_size)
         remove(qdstrm);
     }
     if (rc != 0) {
-        /* nsys exits with the program's status. */
-        run_failure(rc, &req->limits, why, why_size);
+        /* nsys exits with the program's status; its log's last line says
+         * more (shown by last_line, never obeyed). */
+        char failure[128], line[512] = "";
+        run_failure(rc, &req->limits, failure, sizeof failure);
+        if (rc > 0)
+            last_line(req->log, line, sizeof line);
+        snprintf(why, why_size, "%s%s%s", failure, line[0] ? ": " : "", line);
         return -1;
     }
     if (!exists(rep) && exists(qdstrm)) {

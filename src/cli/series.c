@@ -1,6 +1,8 @@
 #include "series.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "nsys_profile.h"
 #include "options.h"
 #include "series_output.h"
+#include "text_out.h"
 
 /* What nsys traces by default, plus NVTX, OS runtime, cuBLAS and cuDNN. */
 static const char *const DEFAULT_OPTIONS[] = {"--trace=cuda,opengl,nvtx,osrt,cublas,cudnn"};
@@ -48,7 +51,8 @@ static void series_usage(FILE *to)
           "summarize each report, and write series.csv, series.md and series.svg.\n"
           "\n"
           "Options:\n"
-          "  -p, --values VALUE...  the parameter's values, in the order to run them\n"
+          "  -p, --values VALUE...  the parameter's values, in the order to run them,\n"
+          "                         each once (negative numbers are values too)\n"
           "      --runs N           profile each value N times (default 1)\n"
           "      --gpu ID           set CUDA_VISIBLE_DEVICES=ID for the runs\n"
           "      --dir DIR          where everything goes (default: a new\n"
@@ -76,6 +80,63 @@ static int usage_error(const char *what, const char *arg)
     return NSYSP_ERR_USAGE;
 }
 
+/* The longest file a run writes beside its name: the converter's
+ * temporary ".NAME.perfetto-trace.tmp-XXXXXX". */
+enum { LONGEST_SUFFIX = sizeof "." - 1 + sizeof ".perfetto-trace.tmp-XXXXXX" - 1 };
+
+/* How long pattern is with every "$p" replaced by value. */
+static size_t expanded_length(const char *pattern, const char *value)
+{
+    size_t n = 0;
+    for (const char *p = pattern; *p; p++, n++)
+        if (p[0] == '$' && p[1] == 'p') {
+            n += strlen(value) - 1;
+            p++;
+        }
+    return n;
+}
+
+/* Each value's files are named from the pattern: refused before anything
+ * runs when a name would not fit a file name (or the path), or when two
+ * values would write the same files. */
+static int check_names(const series_args *a)
+{
+    size_t run_suffix = 0; /* "-runN" */
+    for (int r = a->runs; a->runs > 1 && r > 0; r /= 10)
+        run_suffix += run_suffix ? 1 : 5;
+    size_t dir = a->dir ? strlen(a->dir) + 1 : 64;
+    for (size_t v = 0; v < a->n_values; v++) {
+        size_t name = expanded_length(a->pattern, a->values[v]) + run_suffix;
+        if (name + LONGEST_SUFFIX > NAME_MAX || dir + name + LONGEST_SUFFIX >= 4096) {
+            char shown[64];
+            text_visible(a->values[v], shown, sizeof shown);
+            fprintf(stderr, "nsys-perfetto series: -p %s%s: a file name of %zu bytes with this "
+                            "value, past the %d a file name may have (or the path's %d)\n",
+                    shown, strlen(shown) < strlen(a->values[v]) ? "..." : "",
+                    name + LONGEST_SUFFIX, NAME_MAX, 4096);
+            return -1;
+        }
+        for (size_t w = 0; w < v; w++)
+            if (strcmp(a->values[w], a->values[v]) == 0) {
+                usage_error("a value given twice would overwrite its runs (use --runs N to "
+                            "repeat one)", a->values[v]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* A word after -p is a value unless it is an option: it does not start
+ * with '-', or it is a number ("-1", "-0.5"). */
+static bool is_value_word(const char *word)
+{
+    if (word[0] != '-')
+        return true;
+    char *end;
+    strtod(word, &end);
+    return end != word && !*end;
+}
+
 /* Options are parsed by hand: -p takes every word up to the next option. */
 static int parse(int argc, char **argv, series_args *a)
 {
@@ -93,7 +154,7 @@ static int parse(int argc, char **argv, series_args *a)
             series_usage(stdout);
             return -1;
         } else if (strcmp(opt, "-p") == 0 || strcmp(opt, "--values") == 0) {
-            while (i + 1 < argc && argv[i + 1][0] != '-') {
+            while (i + 1 < argc && is_value_word(argv[i + 1])) {
                 if (a->n_values == MAX_VALUES)
                     return usage_error("too many values", NULL);
                 a->values[a->n_values++] = argv[++i];
@@ -135,6 +196,8 @@ static int parse(int argc, char **argv, series_args *a)
     for (size_t v = 0; v < a->n_values; v++)
         if (!a->values[v][0] || strchr(a->values[v], '/'))
             return usage_error("a value must be a non-empty name without '/'", a->values[v]);
+    if (check_names(a) != 0)
+        return NSYSP_ERR_USAGE;
     a->command = argv + i;
     a->n_command = (size_t)(argc - i);
     if (a->nsys_args) {
@@ -189,8 +252,20 @@ static int make_dir(const series_args *a, char *dir, size_t size)
 {
     if (a->dir) {
         snprintf(dir, size, "%s", a->dir);
-        if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+        struct stat st;
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            /* below: why */
+        } else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "nsys-perfetto series: --dir %s: %s\n", dir,
+                    errno == ENOENT ? "a link to nothing" : "not a directory");
+            return -1;
+        } else if (access(dir, W_OK | X_OK) != 0) {
+            fprintf(stderr, "nsys-perfetto series: --dir %s: cannot write in it: %s\n", dir,
+                    strerror(errno));
+            return -1;
+        } else {
             return 0;
+        }
     } else {
         char host[256] = "host", stamp[32];
         gethostname(host, sizeof host - 1);
@@ -242,7 +317,13 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
     snprintf(log, sizeof log, "%s.log", stem);
     snprintf(sqlite, sizeof sqlite, "%s.sqlite", stem);
     snprintf(trace, sizeof trace, "%s.perfetto-trace", stem);
-    remove(log);
+    int log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (log_fd < 0) { /* its output would go to the terminal, its error name no file */
+        fprintf(stderr, "nsys-perfetto series: %s: cannot create the log: %s\n", log,
+                strerror(errno));
+        return -1;
+    }
+    close(log_fd);
 
     const char *command[MAX_ARGS];
     char *expanded[MAX_ARGS];

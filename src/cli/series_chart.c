@@ -5,26 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_out.h"
+
 enum { WIDTH = 960, HEIGHT = 520, LEFT = 90, RIGHT = 330, TOP = 50, BOTTOM = 70 };
 
 static const char *const COLORS[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                      "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-
-static void xml_text(FILE *to, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", to); break;
-        case '<': fputs("&lt;", to); break;
-        case '>': fputs("&gt;", to); break;
-        case '"': fputs("&quot;", to); break;
-        default:
-            /* Control characters are not allowed in XML 1.0. */
-            if ((unsigned char)*s >= 0x20 || *s == '\t')
-                fputc(*s, to);
-        }
-    }
-}
 
 /* An axis maps a value to a pixel between lo_px and hi_px. */
 typedef struct axis {
@@ -110,7 +96,7 @@ static void draw_x_ticks(FILE *to, const axis *x, const char *const *names, cons
         fprintf(to, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", px,
                 TOP, px, HEIGHT - BOTTOM);
         fprintf(to, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", px, HEIGHT - BOTTOM + 18);
-        xml_text(to, names[i]);
+        text_xml(to, names[i], 0);
         fputs("</text>\n", to);
     }
 }
@@ -137,10 +123,7 @@ static void draw_lines(FILE *to, const axis *x, const axis *y, const double *xs,
         fprintf(to, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
                     "stroke-width=\"3\"/>\n<text x=\"%d\" y=\"%d\">",
                 WIDTH - RIGHT + 20, ly, WIDTH - RIGHT + 44, ly, color, WIDTH - RIGHT + 50, ly + 4);
-        char shown[48];
-        size_t len = strlen(lines[l].label);
-        snprintf(shown, sizeof shown, len > 40 ? "%.37s..." : "%s", lines[l].label);
-        xml_text(to, shown);
+        text_xml(to, lines[l].label, 40);
         fputs("</text>\n", to);
     }
 }
@@ -182,7 +165,7 @@ void chart_svg(FILE *to, const char *title, const char *x_label, const char *con
                 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             WIDTH, HEIGHT, WIDTH, HEIGHT);
     fprintf(to, "<text x=\"%d\" y=\"24\" font-size=\"15\" font-weight=\"bold\">", LEFT);
-    xml_text(to, title);
+    text_xml(to, title, 0);
     fputs("</text>\n", to);
     draw_time_ticks(to, &y, scale);
     draw_x_ticks(to, &x, x_names, xs, n_x);
@@ -192,7 +175,7 @@ void chart_svg(FILE *to, const char *title, const char *x_label, const char *con
     draw_lines(to, &x, &y, xs, n_x, lines, n_lines);
     fprintf(to, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (LEFT + WIDTH - RIGHT) / 2,
             HEIGHT - 24);
-    xml_text(to, x_label);
+    text_xml(to, x_label, 0);
     fprintf(to, "%s</text>\n", x.log ? " (log scale)" : "");
     fprintf(to, "<text transform=\"translate(22 %d) rotate(-90)\" text-anchor=\"middle\">"
                 "total time (%s%s)</text>\n</svg>\n",

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "series_chart.h"
+#include "text_out.h"
 
 /* The categories charted, and how many names. */
 static const char *const CHARTED[] = {"kernel", "api-gpu", "nvtx-gpu"};
@@ -107,22 +108,6 @@ static void free_rows(rows *r)
     free(r->rows);
 }
 
-/* CSV field: quoted when it holds a comma, quote or newline. */
-static void csv_field(FILE *to, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, to);
-        return;
-    }
-    fputc('"', to);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', to);
-        fputc(*s, to);
-    }
-    fputc('"', to);
-}
-
 static void write_csv(FILE *to, const series *s)
 {
     fputs("category,name,value,run,count,total_ns,mean_ns,min_ns,max_ns\n", to);
@@ -130,11 +115,11 @@ static void write_csv(FILE *to, const series *s)
         const series_run *run = &s->runs[i];
         for (size_t k = 0; k < run->summary->n_rows; k++) {
             const nsysp_summary_row *r = &run->summary->rows[k];
-            csv_field(to, r->category);
+            text_csv(to, r->category);
             fputc(',', to);
-            csv_field(to, r->name);
+            text_csv(to, r->name);
             fputc(',', to);
-            csv_field(to, s->values[run->value]);
+            text_csv(to, s->values[run->value]);
             fprintf(to, ",%d,%llu,%lld,%lld,%lld,%lld\n", run->run, (unsigned long long)r->count,
                     (long long)r->total_ns, (long long)(r->total_ns / (int64_t)r->count),
                     (long long)r->min_ns, (long long)r->max_ns);
@@ -142,30 +127,23 @@ static void write_csv(FILE *to, const series *s)
     }
 }
 
-/* Markdown cell text: pipes and newlines would break the table. */
-static void md_text(FILE *to, const char *s)
-{
-    for (; *s; s++)
-        if (*s == '|')
-            fputs("\\|", to);
-        else
-            fputc(*s == '\n' || *s == '\r' ? ' ' : *s, to);
-}
-
 static void write_md(FILE *to, const series *s, const rows *r)
 {
     size_t most = 0, *runs = xcalloc_or_die(s->n_values, sizeof *runs);
     for (size_t i = 0; i < s->n_runs; i++)
         most = ++runs[s->runs[i].value] > most ? runs[s->runs[i].value] : most;
-    fprintf(to, "# Series over %s\n\nTotal time in ms per value of %s: the mean over runs", 
-            s->parameter, s->parameter);
+    fputs("# Series over ", to);
+    text_md(to, s->parameter);
+    fputs("\n\nTotal time in ms per value of ", to);
+    text_md(to, s->parameter);
+    fputs(": the mean over runs", to);
     fputs(most > 1 ? " (and the fastest run's)" : "", to);
     fprintf(to, "; the %d largest names of each category (all of them are in series.csv).\n\n",
             TABLE_NAMES);
     fputs("| category | name |", to);
     for (size_t v = 0; v < s->n_values; v++) {
         fputc(' ', to);
-        md_text(to, s->values[v]);
+        text_md(to, s->values[v]);
         fprintf(to, " (%zu run%s) |", runs[v], runs[v] == 1 ? "" : "s");
     }
     fputs("\n|---|---|", to);
@@ -192,7 +170,7 @@ static void write_md(FILE *to, const series *s, const rows *r)
                 continue;
             listed++;
             fprintf(to, "| %s | ", row->category);
-            md_text(to, row->name);
+            text_md(to, row->name);
             fputs(" |", to);
             for (size_t v = 0; v < s->n_values; v++) {
                 if (!runs[v])

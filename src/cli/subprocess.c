@@ -3,6 +3,7 @@
 
 #include "subprocess.h"
 #include "common/cancel.h"
+#include "text_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,9 @@
 
 /* How long a session has to end after SIGINT/SIGTERM before SIGKILL. */
 #define GRACE_S 3.0
+/* How long what a program left running may take to end by itself before it
+ * is ended. */
+#define LINGER_S 2.0
 /* SIGKILL ends anything not stuck in the kernel; past this the keeper
  * stops trying rather than hang itself. */
 #define KILL_GIVE_UP_S 10.0
@@ -232,6 +236,17 @@ static bool reap(session *s)
     }
 }
 
+/* SIGKILL to all of the session until nothing of it is left (or
+ * KILL_GIVE_UP_S passed). */
+static void kill_session(session *s)
+{
+    double give_up = now_s() + KILL_GIVE_UP_S;
+    while (reap(s) && now_s() < give_up) {
+        signal_session(s, SIGKILL);
+        sleep_ms(POLL_MS / 4);
+    }
+}
+
 /* first_signal to the program's process group, as a terminal would send
  * it (nsys then ends its session itself), up to GRACE_S for the program to
  * end, then SIGKILL to all of the session until nothing of it is left. */
@@ -241,11 +256,18 @@ static void end_session(session *s, int first_signal)
     double grace_end = now_s() + GRACE_S;
     while (reap(s) && !s->ended && now_s() < grace_end)
         sleep_ms(POLL_MS);
-    double give_up = now_s() + KILL_GIVE_UP_S;
-    while (reap(s) && now_s() < give_up) {
-        signal_session(s, SIGKILL);
-        sleep_ms(POLL_MS / 4);
-    }
+    kill_session(s);
+}
+
+/* After the program ended: SIGTERM to what is left of its session, up to
+ * GRACE_S for it to go, then SIGKILL until nothing is left. */
+static void end_leftovers(session *s)
+{
+    signal_session(s, SIGTERM);
+    double grace_end = now_s() + GRACE_S;
+    while (reap(s) && now_s() < grace_end)
+        sleep_ms(POLL_MS);
+    kill_session(s);
 }
 
 /* Waits up to ms for the parent's word: the signal to end the session
@@ -308,11 +330,21 @@ static void keep_session(int stop_fd, const char *const argv[], const char *log,
         _exit(RUN_NOT_RUN);
     setpgid(s.leader, s.leader); /* either side may run first */
     for (;;) {
-        reap(&s);
-        /* What a program that ended leaves (nsys's daemon lingers a few
-         * seconds) is let be, as without a keeper. */
-        if (s.ended)
+        bool left = reap(&s);
+        if (s.ended) {
+            /* What the program leaves running (nsys's daemon lingers a
+             * moment; a setsid child of the workload would stay) is given
+             * LINGER_S to end by itself, then ended like a stopped session:
+             * nothing of it outlives the call. */
+            double linger_end = now_s() + LINGER_S;
+            while (left && now_s() < linger_end) {
+                sleep_ms(POLL_MS);
+                left = reap(&s);
+            }
+            if (left)
+                end_leftovers(&s);
             _exit(exit_code(s.status));
+        }
         int sig = stop_request(stop_fd, POLL_MS);
         if (sig) {
             end_session(&s, sig);
@@ -433,8 +465,8 @@ void last_line(const char *file, char *out, unsigned size)
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
-        if (line[0])
-            snprintf(out, size, "%s", line);
+        if (line[0]) /* shown, never obeyed: a log's escapes must not reach a terminal */
+            text_visible(line, out, size);
     }
     fclose(f);
 }

@@ -35,8 +35,9 @@ enum {
  * daemonize). At the timeout, or once *cancel is set, the whole session is
  * ended: SIGINT (cancel: what Ctrl-C would have sent) or SIGTERM (timeout)
  * to all of it, then SIGKILL to what is left after a grace of a few
- * seconds, so nothing of it outlives the call. A child that ends by itself
- * returns at once; what it leaves running is let be, as without limits. */
+ * seconds, so nothing of it outlives the call. When the program ends by
+ * itself, what it leaves running (a daemon, a setsid child) has 2 s to end
+ * too, then is ended the same way: with limits, nothing outlives the call. */
 int run_logged(const char *const argv[], const char *log, const char *env_name,
                const char *env_value, const run_limits *limits);
 
@@ -48,7 +49,7 @@ void run_failure(int rc, const run_limits *limits, char *out, size_t size);
 void format_duration(double seconds, char *out, size_t size);
 
 /* The last non-empty line of a file into out (empty when none), for error
- * messages. */
+ * messages: as text_visible shows it (no terminal escapes, valid UTF-8). */
 void last_line(const char *file, char *out, unsigned size);
 
 #endif

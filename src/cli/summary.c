@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "summary_cli.h"
+#include "text_out.h"
 
 #include "nsys_export.h"
 #include "report_dir.h"
@@ -87,21 +88,6 @@ static size_t merge(const nsysp_summary *sums, size_t n_reports, merged_row **ou
 }
 
 /* CSV field: quoted when it holds a comma, quote or newline. */
-static void csv_field(const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"')
-            putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 static void print_csv(const merged_row *rows, size_t n, const char *const *labels, size_t reports)
 {
     fputs("category,name", stdout);
@@ -111,14 +97,14 @@ static void print_csv(const merged_row *rows, size_t n, const char *const *label
             putchar(',');
             char head[256];
             snprintf(head, sizeof head, "%s %s", labels[r], FIELDS[f]);
-            csv_field(head);
+            text_csv(stdout, head);
         }
     }
     putchar('\n');
     for (size_t i = 0; i < n; i++) {
-        csv_field(rows[i].category);
+        text_csv(stdout, rows[i].category);
         putchar(',');
-        csv_field(rows[i].name);
+        text_csv(stdout, rows[i].name);
         for (size_t r = 0; r < reports; r++) {
             const nsysp_summary_row *s = rows[i].per_report[r];
             if (s)
@@ -137,18 +123,21 @@ static void print_table(const merged_row *rows, size_t n, const char *const *lab
 {
     int name_width = 4;
     for (size_t i = 0; i < n; i++) {
-        int len = (int)strlen(rows[i].name);
+        int len = (int)text_width(rows[i].name);
         name_width = len > name_width ? (len < 60 ? len : 60) : name_width;
     }
     printf("%-12s %-*s", "category", name_width, "name");
-    for (size_t r = 0; r < reports; r++)
-        printf(" | %-52.52s", labels[r]);
+    for (size_t r = 0; r < reports; r++) {
+        fputs(" | ", stdout);
+        text_cell(stdout, labels[r], 52);
+    }
     printf("\n%-12s %-*s", "", name_width, "");
     for (size_t r = 0; r < reports; r++)
         printf(" | %8s %14s %12s %12s", "count", "total ns", "mean ns", "max ns");
     putchar('\n');
     for (size_t i = 0; i < n; i++) {
-        printf("%-12s %-*.*s", rows[i].category, name_width, name_width, rows[i].name);
+        printf("%-12s ", rows[i].category);
+        text_cell(stdout, rows[i].name, name_width);
         for (size_t r = 0; r < reports; r++) {
             const nsysp_summary_row *s = rows[i].per_report[r];
             if (s)
@@ -182,9 +171,12 @@ int summarize_report(const char *path, const char *const *matches, size_t n_matc
 }
 
 /* The reports named on the command line, directories expanded (their
- * reports in natural order). Returns how many, or -1 after saying why. */
-static long expand_inputs(char **args, size_t n_args, char **out)
+ * reports in natural order). Returns how many, or -1 after saying why
+ * (*status: NSYSP_ERR_INPUT_OPEN for a directory that cannot be read,
+ * NSYSP_ERR_USAGE for more than MAX_REPORTS, as diff). */
+static long expand_inputs(char **args, size_t n_args, char **out, int *status)
 {
+    *status = NSYSP_ERR_INPUT_OPEN;
     size_t n = 0;
     for (size_t i = 0; i < n_args; i++) {
         if (!is_directory(args[i])) {
@@ -218,6 +210,7 @@ too_many:
     for (size_t k = 0; k < n; k++)
         free(out[k]);
     fprintf(stderr, "nsys-perfetto summary: at most %d reports\n", MAX_REPORTS);
+    *status = NSYSP_ERR_USAGE;
     return -1;
 }
 
@@ -302,9 +295,12 @@ int summary_main(int argc, char **argv)
     if (series_dir && optind == argc)
         return series_from_reports(series_dir, pattern, labels, n_labels, matches, n_matches);
     char *paths[MAX_REPORTS];
-    long reports = series_dir ? -2 : expand_inputs(argv + optind, (size_t)(argc - optind), paths);
+    int failed;
+    long reports = series_dir ? -2
+                              : expand_inputs(argv + optind, (size_t)(argc - optind), paths,
+                                              &failed);
     if (reports < 0 && reports != -2)
-        return NSYSP_ERR_INPUT_OPEN;
+        return failed;
     if (reports <= 0 || (n_labels && n_labels != (size_t)reports)) {
         fprintf(stderr, "nsys-perfetto summary: %s\nTry 'nsys-perfetto summary --help'.\n",
                 series_dir ? "--series takes a directory and no other report"

@@ -1,0 +1,115 @@
+#include "text_out.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "common/utf8.h"
+
+/* The next character of *s as shown into out (1 to 4 bytes of UTF-8);
+ * returns its length and moves *s past it. */
+static size_t next_shown(const char **s, char out[4])
+{
+    const unsigned char *p = (const unsigned char *)*s;
+    if (*p < 0x20 || *p == 0x7f) { /* its control picture, U+2400 + c (DEL: U+2421) */
+        out[0] = (char)0xe2;
+        out[1] = (char)0x90;
+        out[2] = (char)(*p == 0x7f ? 0xa1 : 0x80 + *p);
+        *s += 1;
+        return 3;
+    }
+    if (*p < 0x80) {
+        out[0] = (char)*p;
+        *s += 1;
+        return 1;
+    }
+    size_t len = utf8_char_length(*s, strnlen(*s, 4));
+    if (len == 0 || (len == 2 && p[0] == 0xc2 && p[1] < 0xa0)) { /* not UTF-8, or C1 */
+        memcpy(out, "\xef\xbf\xbd", 3);
+        *s += len ? len : 1;
+        return 3;
+    }
+    memcpy(out, *s, len);
+    *s += len;
+    return len;
+}
+
+void text_visible(const char *s, char *out, size_t size)
+{
+    size_t n = 0;
+    char c[4];
+    for (size_t len; *s && (len = next_shown(&s, c)) < size - n;) {
+        memcpy(out + n, c, len);
+        n += len;
+    }
+    out[n] = '\0';
+}
+
+size_t text_width(const char *s)
+{
+    size_t n = 0;
+    char c[4];
+    while (*s) {
+        next_shown(&s, c);
+        n++;
+    }
+    return n;
+}
+
+void text_cell(FILE *to, const char *s, int width)
+{
+    int n = 0;
+    char c[4];
+    for (; *s && n < width; n++)
+        fwrite(c, 1, next_shown(&s, c), to);
+    fprintf(to, "%*s", width - n, "");
+}
+
+void text_xml(FILE *to, const char *s, size_t max)
+{
+    size_t shown = max && text_width(s) > max ? max - 3 : (size_t)-1;
+    char c[4];
+    for (size_t n = 0; *s && n < shown; n++) {
+        size_t len = next_shown(&s, c);
+        if (len > 1)
+            fwrite(c, 1, len, to);
+        else if (c[0] == '&')
+            fputs("&amp;", to);
+        else if (c[0] == '<')
+            fputs("&lt;", to);
+        else if (c[0] == '>')
+            fputs("&gt;", to);
+        else if (c[0] == '"')
+            fputs("&quot;", to);
+        else
+            fputc(c[0], to);
+    }
+    if (*s)
+        fputs("...", to);
+}
+
+void text_md(FILE *to, const char *s)
+{
+    char c[4];
+    while (*s) {
+        size_t len = next_shown(&s, c);
+        if (len == 1 && strchr("|\\`*_<>[]", c[0]))
+            fputc('\\', to);
+        fwrite(c, 1, len, to);
+    }
+}
+
+void text_csv(FILE *to, const char *s)
+{
+    bool quoted = strpbrk(s, ",\"") != NULL;
+    if (quoted)
+        fputc('"', to);
+    char c[4];
+    while (*s) {
+        size_t len = next_shown(&s, c);
+        if (len == 1 && c[0] == '"')
+            fputc('"', to);
+        fwrite(c, 1, len, to);
+    }
+    if (quoted)
+        fputc('"', to);
+}
