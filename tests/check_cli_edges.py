@@ -19,6 +19,11 @@
                  daemon is gone, and the run is kept (exit 0).
   escapes        a failing run whose log ends in ESC[2J and an OSC title: the error
                  on stderr carries no ESC or BEL, and shows the escape visibly.
+  leftovers_timeout  a run of 1.2 s under --timeout 2 that leaves a daemon succeeds
+                 (the clearing is not counted in the run's time), the daemon gone.
+  log_link       a link where a run's log goes is replaced, the file it named intact.
+  escaped_paths  file names holding ESC and BEL, met in a directory (colliding
+                 traces, summary --series): stderr shows them, never obeys them.
   long_value     a 300-character value: exit 2 before anything is profiled or any
                  directory made.
   series_names   summary --series reads what series -o 'x$p$p' wrote, with --runs 2
@@ -69,7 +74,7 @@ if any("escape" in word for word in command):
     print("fake nsys: failing")
     sys.stdout.write("boom \\x1b[2J\\x1b]0;pwned\\x07 \\x1b[31mred\\n")
     sys.exit(1 if "fails" in command else 0)  # failed, or ended without a report
-if "daemon" in command:
+if "daemon" in command or "daemon-slow" in command:
     if os.fork() == 0:  # leaves the process group and its parent, as a daemon does
         os.setsid()
         if os.fork() == 0:
@@ -80,7 +85,7 @@ if "daemon" in command:
             while True:
                 time.sleep(0.1)
         os._exit(0)
-    time.sleep(0.3)
+    time.sleep(1.2 if "daemon-slow" in command else 0.3)
 shutil.copyfile(os.environ["FAKE_NSYS_REPORT"], output + ".nsys-rep")
 '''
 
@@ -202,7 +207,7 @@ def shows_every_name(what, text, escaped=lambda s: s):
 
 
 def md_escaped(s):
-    return "".join("\\" + c if c in "|\\`*_<>[]" else c for c in s)
+    return "".join("\\" + c if c in "|\\`*_<>[]&" else c for c in s)
 
 
 def csv_names(what, text, column="name"):
@@ -303,6 +308,24 @@ def mode_leftovers():
         os.kill(pid, signal.SIGKILL)
 
 
+def mode_leftovers_timeout():
+    """What a run leaves gets its time to end after the run, not inside the
+    run's --timeout: a run of 1.2 s with --timeout 2 succeeds."""
+    env = fake_env()
+    d = os.path.join(WORK, "slow")
+    r = series(["-p", "daemon-slow", "--timeout", "2", "--dir", d], env)
+    expect(r.returncode == 0 and b"timed out" not in r.stderr,
+           f"a 1.2 s run with --timeout 2 that leaves a daemon: exit {r.returncode} "
+           f"{r.stderr[-300:]!r}")
+    try:
+        with open(os.path.join(WORK, "daemon.pid")) as f:
+            pid = int(f.read())
+        if not expect(not alive(pid), f"the daemon (pid {pid}) still runs"):
+            os.kill(pid, signal.SIGKILL)
+    except (OSError, ValueError):
+        expect(False, "the fake nsys never started its daemon")
+
+
 def alive(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -322,6 +345,41 @@ def mode_escapes():
         expect("boom \u241b[2J\u241b]0;pwned\u2407 \u241b[31mred" in
                r.stderr.decode(errors="replace"),
                f"{how}: the log's last line is not shown visibly: {r.stderr!r}")
+
+
+def mode_log_link():
+    """A link where a run's log goes is replaced, never written through."""
+    env = fake_env()
+    d = os.path.join(WORK, "links")
+    os.makedirs(d)
+    precious = os.path.join(WORK, "precious")
+    with open(precious, "w") as f:
+        f.write("keep me\n")
+    os.symlink(precious, os.path.join(d, "p1.log"))
+    r = series(["-p", "1", "--dir", d], env)
+    expect(r.returncode == 0, f"series: exit {r.returncode} {r.stderr[-300:]!r}")
+    with open(precious) as f:
+        expect(f.read() == "keep me\n", "the file the log link pointed to was written")
+    expect(not os.path.islink(os.path.join(d, "p1.log")), "the log is still a link")
+
+
+def mode_escaped_paths():
+    """File names from a directory listing reach stderr shown, not obeyed."""
+    d = os.path.join(WORK, "names")
+    os.makedirs(d)
+    evil = "r\x1b]0;pwned\x07\x1b[2J"
+    for ext in (".nsys-rep", ".qdrep"):
+        shutil.copyfile(REPORT, os.path.join(d, evil + ext))
+    r = run([d], fake_env())
+    expect(r.returncode == 6 and b"\x1b" not in r.stderr and b"\x07" not in r.stderr,
+           f"colliding traces: exit {r.returncode}, stderr {r.stderr!r}")
+    for ext in (".nsys-rep", ".qdrep"):
+        os.remove(os.path.join(d, evil + ext))
+    shutil.copyfile(REPORT, os.path.join(d, evil + ".sqlite"))
+    r = run(["summary", "--series", d])  # the name does not fit p$p
+    expect(r.returncode == 2 and b"\x1b" not in r.stderr and b"\x07" not in r.stderr and
+           "\u241b" in r.stderr.decode(errors="replace"),
+           f"summary --series: exit {r.returncode}, stderr {r.stderr!r}")
 
 
 def mode_long_value():
@@ -390,6 +448,8 @@ def mode_report_limit():
 {"series_dir": mode_series_dir, "repeated": mode_repeated, "names_utf8": mode_names_utf8,
  "collide": mode_collide, "leftovers": mode_leftovers, "escapes": mode_escapes,
  "long_value": mode_long_value, "series_names": mode_series_names,
+ "leftovers_timeout": mode_leftovers_timeout, "log_link": mode_log_link,
+ "escaped_paths": mode_escaped_paths,
  "report_limit": mode_report_limit}[MODE]()
 if failures:
     print(f"cli_edges {MODE}: {len(failures)} failures")

@@ -23,6 +23,7 @@
 #include "summary_cli.h"
 #include "web/web_main.h"
 #include "web/web_open.h"
+#include "text_out.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -170,7 +171,7 @@ static int convert_inputs(const char *const *given, size_t n_inputs, const nsysp
         rc = export_nsys_report_limited(inputs[i], exported[i], sizeof exported[i], tmpdirs[i],
                                         sizeof tmpdirs[i], why, sizeof why, &limits);
         if (rc != NSYSP_OK)
-            fprintf(stderr, "nsys-perfetto: %s\n", why);
+            text_printf(stderr, "nsys-perfetto: %s\n", why);
         if (rc == NSYSP_OK) {
             n_exported = i + 1;
             inputs[i] = exported[i];
@@ -198,7 +199,7 @@ static int convert_inputs(const char *const *given, size_t n_inputs, const nsysp
     if (rc != NSYSP_OK)
         return rc; /* said why above */
     if (status != NSYSP_OK) {
-        fprintf(stderr, "nsys-perfetto: %s\n", res->message);
+        text_printf(stderr, "nsys-perfetto: %s\n", res->message);
         return status;
     }
     clock_gettime(CLOCK_MONOTONIC, &ended);
@@ -210,7 +211,7 @@ static int convert_inputs(const char *const *given, size_t n_inputs, const nsysp
                         "(--min-stream-activity)\n",
                 (unsigned long long)res->hidden_streams, opt.min_stream_activity);
     if (!quiet)
-        fprintf(stderr, "nsys-perfetto: wrote %s\n", res->output_path);
+        text_printf(stderr, "nsys-perfetto: wrote %s\n", res->output_path);
     return 0;
 }
 
@@ -230,7 +231,7 @@ static bool traces_collide(char **paths, size_t n)
             snprintf(traces[i], sizeof traces[i], "%s", paths[i]);
         for (size_t j = 0; j < i && !collide; j++)
             if (strcmp(traces[i], traces[j]) == 0) {
-                fprintf(stderr, "nsys-perfetto: %s and %s would both write %s: convert them "
+                text_printf(stderr, "nsys-perfetto: %s and %s would both write %s: convert them "
                                 "one at a time with -o\n", paths[j], paths[i], traces[i]);
                 collide = true;
             }
@@ -249,7 +250,7 @@ static int convert_directory(const char *dir, const nsysp_options *opt, int quie
         return NSYSP_ERR_USAGE;
     }
     if (list_reports(dir, &paths, &n) != 0 || n == 0) {
-        fprintf(stderr, "nsys-perfetto: %s: %s\n", dir,
+        text_printf(stderr, "nsys-perfetto: %s: %s\n", dir,
                 n == 0 && paths ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
                                 : strerror(errno));
         free_reports(paths, paths ? n : 0);
@@ -326,6 +327,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
 
+    catch_signals(); /* first: a signal soon after the start still ends the run cleanly */
     nsysp_options opt;
     nsysp_options_init(&opt);
     /* argv outlives the conversion, so domain names can point into it. */
@@ -484,8 +486,6 @@ int main(int argc, char **argv)
     }
     opt.nvtx_domains = domains;
     opt.n_nvtx_domains = n_domains;
-
-    catch_signals();
     opt.cancel = &interrupted;
 
     if (n_inputs == 1 && is_directory(argv[optind]))

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/regex_limits.h"
 
@@ -71,7 +72,7 @@ int parse_duration(const char *text, double *seconds)
 
 bool is_http_url(const char *text)
 {
-    return strncmp(text, "https://", 8) == 0 || strncmp(text, "http://", 7) == 0;
+    return strncasecmp(text, "https://", 8) == 0 || strncasecmp(text, "http://", 7) == 0;
 }
 
 /* "1.5ms" -> 1500000 (ns); a bare number is ns. Returns 0 or -1. */

@@ -317,7 +317,10 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
     snprintf(log, sizeof log, "%s.log", stem);
     snprintf(sqlite, sizeof sqlite, "%s.sqlite", stem);
     snprintf(trace, sizeof trace, "%s.perfetto-trace", stem);
-    int log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* A new file: a link left where the log goes is replaced, never
+     * written through. */
+    remove(log);
+    int log_fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (log_fd < 0) { /* its output would go to the terminal, its error name no file */
         fprintf(stderr, "nsys-perfetto series: %s: cannot create the log: %s\n", log,
                 strerror(errno));
@@ -376,7 +379,7 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
         if (a->runs > 1)
             snprintf(which, sizeof which, " run %d", run);
         if (!cancel_requested(st->interrupted))
-            fprintf(stderr, "nsys-perfetto series: $p=%s%s: %s failed: %s (log: %s)\n", v, which,
+            text_printf(stderr, "nsys-perfetto series: $p=%s%s: %s failed: %s (log: %s)\n", v, which,
                     failed, why, log);
         return -1;
     }

@@ -11,6 +11,7 @@
 #include "series_output.h"
 #include "series.h"
 #include "summary_cli.h"
+#include "text_out.h"
 
 /* A report's file name without its directory and extension. */
 static void stem_of(const char *path, char *out, size_t size)
@@ -118,7 +119,7 @@ int series_from_reports(const char *dir, const char *pattern, const char *const 
         return NSYSP_ERR_USAGE;
     }
     if (list_reports(dir, &paths, &n) != 0 || n == 0) {
-        fprintf(stderr, "nsys-perfetto summary: %s: %s\n", dir,
+        text_printf(stderr, "nsys-perfetto summary: %s: %s\n", dir,
                 n == 0 && paths ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
                                 : strerror(errno));
         free_reports(paths, paths ? n : 0);
@@ -146,7 +147,7 @@ int series_from_reports(const char *dir, const char *pattern, const char *const 
             for (size_t k = 0; k < done; k++) /* the label's next run */
                 run += strcmp(values[runs[k].value], value) == 0;
         } else if (parse_name(paths[i], pattern, with_runs, value, sizeof value, &run) != 0) {
-            fprintf(stderr, "nsys-perfetto summary: %s: the name does not fit '%s' (use -o "
+            text_printf(stderr, "nsys-perfetto summary: %s: the name does not fit '%s' (use -o "
                             "PATTERN or --label)\n", paths[i], pattern);
             status = NSYSP_ERR_USAGE;
             break;
@@ -154,7 +155,7 @@ int series_from_reports(const char *dir, const char *pattern, const char *const 
         status = summarize_report(paths[i], matches, n_matches, &sums[done]);
         if (status != NSYSP_OK) {
             if (sums[done].message[0])
-                fprintf(stderr, "nsys-perfetto summary: %s\n", sums[done].message);
+                text_printf(stderr, "nsys-perfetto summary: %s\n", sums[done].message);
             break;
         }
         runs[done] = (series_run){value_index(values, &n_values, value), run, &sums[done]};

@@ -26,6 +26,9 @@
 /* How long what a program left running may take to end by itself before it
  * is ended. */
 #define LINGER_S 2.0
+/* The keeper's word to the parent once the program has ended (signals
+ * travel the other way, as their numbers, which are never 0). */
+enum { KEEPER_PROGRAM_ENDED = 0 };
 /* SIGKILL ends anything not stuck in the kernel; past this the keeper
  * stops trying rather than hang itself. */
 #define KILL_GIVE_UP_S 10.0
@@ -70,7 +73,7 @@ static void exec_logged(const char *const argv[], const char *log, const char *e
     sigset_t none; /* the web server blocks Ctrl-C in its threads; the child must not */
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644); /* never through a link */
     if (fd >= 0) {
         dup2(fd, 1);
         dup2(fd, 2);
@@ -197,7 +200,11 @@ static size_t read_process_links(void)
  * (orphans are adopted by the keeper, a subreaper). */
 static void signal_session(const session *s, int sig)
 {
-    kill(-s->leader, sig);
+    /* Once the leader is reaped its pid, and so its group's id, may be
+     * reused by another process: then only the walk below, which sees
+     * only our descendants, is safe. */
+    if (!s->ended)
+        kill(-s->leader, sig);
     size_t n = read_process_links(), members = 0;
     in_session[members++] = getpid();
     /* Marks descendants pass by pass: a process whose parent is marked. */
@@ -335,7 +342,11 @@ static void keep_session(int stop_fd, const char *const argv[], const char *log,
             /* What the program leaves running (nsys's daemon lingers a
              * moment; a setsid child of the workload would stay) is given
              * LINGER_S to end by itself, then ended like a stopped session:
-             * nothing of it outlives the call. */
+             * nothing of it outlives the call. The parent is told first
+             * that the program ended, so that this wait is not counted
+             * against the program's timeout. */
+            unsigned char ended = KEEPER_PROGRAM_ENDED;
+            send(stop_fd, &ended, 1, MSG_NOSIGNAL);
             double linger_end = now_s() + LINGER_S;
             while (left && now_s() < linger_end) {
                 sleep_ms(POLL_MS);
@@ -369,6 +380,7 @@ static int wait_for_keeper(pid_t keeper, int stop_fd, const run_limits *limits)
 {
     double deadline = limits->timeout_s > 0 ? now_s() + limits->timeout_s : 0, stop_sent = 0;
     int stopped = 0;
+    bool program_ended = false; /* then the keeper only clears what it left */
     for (;;) {
         int status;
         pid_t pid = waitpid(keeper, &status, WNOHANG);
@@ -376,7 +388,12 @@ static int wait_for_keeper(pid_t keeper, int stop_fd, const run_limits *limits)
             return stopped ? stopped : exit_code(status);
         if (pid < 0 && errno != EINTR)
             return RUN_NOT_RUN;
-        if (!stopped && (stopped = stop_reason(limits, deadline)) != 0) {
+        unsigned char word;
+        if (!program_ended && recv(stop_fd, &word, 1, MSG_DONTWAIT) == 1)
+            program_ended = word == KEEPER_PROGRAM_ENDED;
+        if (program_ended && !stop_sent)
+            stop_sent = now_s(); /* bounds the keeper's clearing, as a stop would */
+        if (!stopped && !program_ended && (stopped = stop_reason(limits, deadline)) != 0) {
             /* cancel: what Ctrl-C would have sent */
             unsigned char sig = stopped == RUN_CANCELLED ? SIGINT : SIGTERM;
             /* MSG_NOSIGNAL: a keeper that has just exited must not kill us */
@@ -385,7 +402,7 @@ static int wait_for_keeper(pid_t keeper, int stop_fd, const run_limits *limits)
         }
         /* A keeper that does not end its session in the time it has is
          * itself stuck: the caller (a server's worker) must not be. */
-        if (stop_sent && now_s() > stop_sent + GRACE_S + KILL_GIVE_UP_S + 2)
+        if (stop_sent && now_s() > stop_sent + LINGER_S + GRACE_S + KILL_GIVE_UP_S + 2)
             kill(keeper, SIGKILL);
         sleep_ms(POLL_MS);
     }

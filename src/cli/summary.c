@@ -188,7 +188,7 @@ static long expand_inputs(char **args, size_t n_args, char **out, int *status)
         char **found;
         size_t n_found;
         if (list_reports(args[i], &found, &n_found) != 0 || n_found == 0) {
-            fprintf(stderr, "nsys-perfetto summary: %s: %s\n", args[i],
+            text_printf(stderr, "nsys-perfetto summary: %s: %s\n", args[i],
                     n_found == 0 && found ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
                                           : strerror(errno));
             free_reports(found, found ? n_found : 0);
@@ -226,7 +226,7 @@ static int summarize_all(char **paths, size_t reports, const char *const *labels
         shown[done] = labels ? labels[done] : slash ? slash + 1 : paths[done];
         status = summarize_report(paths[done], matches, n_matches, &sums[done]);
         if (status != NSYSP_OK && sums[done].message[0])
-            fprintf(stderr, "nsys-perfetto summary: %s\n", sums[done].message);
+            text_printf(stderr, "nsys-perfetto summary: %s\n", sums[done].message);
     }
     if (status == NSYSP_OK) {
         merged_row *rows;

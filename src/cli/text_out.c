@@ -1,6 +1,8 @@
 #include "text_out.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/utf8.h"
@@ -35,6 +37,8 @@ static size_t next_shown(const char **s, char out[4])
 
 void text_visible(const char *s, char *out, size_t size)
 {
+    if (size == 0)
+        return;
     size_t n = 0;
     char c[4];
     for (size_t len; *s && (len = next_shown(&s, c)) < size - n;) {
@@ -66,7 +70,7 @@ void text_cell(FILE *to, const char *s, int width)
 
 void text_xml(FILE *to, const char *s, size_t max)
 {
-    size_t shown = max && text_width(s) > max ? max - 3 : (size_t)-1;
+    size_t shown = max > 3 && text_width(s) > max ? max - 3 : (size_t)-1;
     char c[4];
     for (size_t n = 0; *s && n < shown; n++) {
         size_t len = next_shown(&s, c);
@@ -92,7 +96,7 @@ void text_md(FILE *to, const char *s)
     char c[4];
     while (*s) {
         size_t len = next_shown(&s, c);
-        if (len == 1 && strchr("|\\`*_<>[]", c[0]))
+        if (len == 1 && strchr("|\\`*_<>[]&", c[0]))
             fputc('\\', to);
         fwrite(c, 1, len, to);
     }
@@ -112,4 +116,28 @@ void text_csv(FILE *to, const char *s)
     }
     if (quoted)
         fputc('"', to);
+}
+
+void text_printf(FILE *to, const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (text)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (!text)
+        return;
+    char c[4];
+    for (const char *s = text; *s;) {
+        if (*s == '\n') {
+            fputc(*s++, to);
+            continue;
+        }
+        fwrite(c, 1, next_shown(&s, c), to);
+    }
+    free(text);
 }

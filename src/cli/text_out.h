@@ -15,6 +15,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* printf to `to`, the text as shown but its line ends kept: for messages
+ * that quote paths and names (a file name may hold ESC too). */
+void text_printf(FILE *to, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* s as shown into out (NUL-terminated, cut at a character boundary when
  * out is too small). */
 void text_visible(const char *s, char *out, size_t size);
@@ -27,10 +31,10 @@ size_t text_width(const char *s);
 void text_cell(FILE *to, const char *s, int width);
 
 /* s as shown, cut to max characters with "..." in the last three when
- * longer (0: never cut), escaped for XML text and attributes. */
+ * longer (max 3 or less: never cut), escaped for XML text and attributes. */
 void text_xml(FILE *to, const char *s, size_t max);
 
-/* s as shown in a Markdown table cell: | \ ` * _ < > [ ] escaped. */
+/* s as shown in a Markdown table cell: | \ ` * _ < > [ ] & escaped. */
 void text_md(FILE *to, const char *s);
 
 /* s as shown as one CSV field (RFC 4180: quoted when it holds a comma or

@@ -1,6 +1,7 @@
 #include "web_open.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <microhttpd.h>
@@ -43,12 +44,24 @@ typedef struct open_server {
  * counts, a mark so that its completion ends the serving. */
 static char answer_pending, ui_fetch;
 
-/* "https://host:port/path/" -> "https://host:port" into out. */
+/* "HTTPS://UI.Example:443/path/" -> "https://ui.example" into out: the
+ * origin as a browser sends it (scheme and host lowercased, no default
+ * port). */
 static void origin_of(const char *url, char *out, size_t size)
 {
     const char *host = strstr(url, "://");
     size_t n = host ? (size_t)(host + 3 - url) + strcspn(host + 3, "/?#") : strlen(url);
     snprintf(out, size, "%.*s", (int)n, url);
+    for (char *p = out; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    static const char *const DEFAULT_PORTS[][2] = {{"https://", ":443"}, {"http://", ":80"}};
+    size_t len = strlen(out);
+    for (size_t i = 0; i < 2; i++) {
+        size_t scheme = strlen(DEFAULT_PORTS[i][0]), port = strlen(DEFAULT_PORTS[i][1]);
+        if (strncmp(out, DEFAULT_PORTS[i][0], scheme) == 0 && len > scheme + port &&
+            strcmp(out + len - port, DEFAULT_PORTS[i][1]) == 0)
+            out[len - port] = '\0';
+    }
 }
 
 /* Decimal digits at *p into *v (no overflow); false when there are none. */
@@ -204,6 +217,10 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
     return answer(srv, c, url, method, state);
 }
 
+/* libmicrohttpd calls a response complete once the kernel took its last
+ * bytes. A client that reads part of a trace small enough for the socket
+ * buffers (a few MB) and drops the connection looks the same; only a local
+ * program can send the UI's Origin to do so, not another web page. */
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
                          enum MHD_RequestTerminationCode why)
 {
