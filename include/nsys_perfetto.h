@@ -61,6 +61,12 @@ typedef struct nsysp_options {
      * ERE), over 1024 bytes, a {n,m} count over 255, or over 1024
      * characters once its repeats are written out. */
     const char *nvtx_filter;
+    /* PyTorch's op ranges (emit_nvtx: "aten::to, seq = 12, op_id = 998949")
+     * are named by their op ("aten::to"), the parts kept as args seq,
+     * op_id, sizes, input_op_ids and the whole text as arg text; with
+     * raw_names, named by their whole text as recorded. nvtx_filter
+     * keeps a range when the op's name or the whole text matches. */
+    int raw_names;
     /* Filters. Rows they leave out are counted as skipped ("filtered out").
      * sources: names as nsysp_source_name() lists them (NULL: all).
      * time range: events that start in [time_start, time_end], in ns from
@@ -231,6 +237,12 @@ void nsysp_summary_free(nsysp_summary *summary);
  * summaries start (it is read without a lock); NULL, the default, never
  * cancels. */
 void nsysp_summary_set_cancel(volatile sig_atomic_t *cancel);
+/* Summaries and measures group PyTorch's op ranges by op, as the
+ * converter names them (see nsysp_options.raw_names, and --match and the
+ * focus range match the op's name); raw non-zero groups them by their whole
+ * text instead, as nsys stats does. Process-wide, like the cancel flag:
+ * set it before summaries start. */
+void nsysp_summary_set_raw_names(int raw);
 
 /* ---- Measures: a run's headline times, for comparing runs ------------- */
 

@@ -16,6 +16,7 @@
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_enums.h"
 #include "nsys/nsys_strings.h"
+#include "nsys/nsys_torch.h"
 #include "summary.h"
 #include "summary_gpu.h"
 
@@ -29,6 +30,19 @@ typedef struct summary_build {
     size_t n, cap;
     buf err;
 } summary_build;
+
+/* See nsysp_summary_set_raw_names. */
+static int summary_raw_names;
+
+void nsysp_summary_set_raw_names(int raw)
+{
+    summary_raw_names = raw;
+}
+
+bool summary_names_raw(void)
+{
+    return summary_raw_names != 0;
+}
 
 /* See nsysp_summary_set_cancel. */
 static volatile sig_atomic_t *summary_cancel;
@@ -93,7 +107,7 @@ static int aggregate(summary_build *b, const char *category, const char *sql,
     int rc = sqlite3_prepare_v2(nsys_db_sqlite(b->db), sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return nsys_db_error(b->db, rc, "summarizing", &b->err);
-    char scratch[256];
+    char scratch[4096];
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         add(b, category, name_of(b, st, scratch, sizeof scratch), sqlite3_column_int64(st, 2),
             sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5));
@@ -106,6 +120,14 @@ static const char *string_name(summary_build *b, sqlite3_stmt *st, char *scratch
     (void)scratch, (void)size;
     const char *text = (const char *)sqlite3_column_text(st, 1);
     return text ? text : nsys_string(&b->strings, sqlite3_column_int64(st, 0));
+}
+
+/* An NVTX range's name as grouped: a PyTorch op range's op (nsys_torch.h),
+ * unless raw names are asked for. */
+static const char *range_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
+{
+    const char *full = string_name(b, st, scratch, size);
+    return full && !summary_raw_names ? nsys_torch_op_name(full, scratch, size) : full;
 }
 
 /* The displayed name, without a "_v7000"-style version suffix (the last
@@ -179,13 +201,13 @@ static const struct category_query {
     {"api-gpu", "CUDNN_EVENTS", "globalTid", LIBRARY_GPU("CUDNN_EVENTS"), api_name},
     {"nvtx", "NVTX_EVENTS", "textId",
      "SELECT textId, text, " DURATIONS " FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"
-     " AND \"end\" >= start GROUP BY text, textId", string_name},
+     " AND \"end\" >= start GROUP BY text, textId", range_name},
     {"nvtx-gpu", SUMMARY_RANGES_TABLE, NULL,
      "SELECT NULL, name, " GPU_TIMES("proj") " FROM " SUMMARY_RANGES_TABLE " GROUP BY name",
-     string_name},
+     range_name},
     {"nvtx-gpu-ops", SUMMARY_RANGES_TABLE, NULL,
      "SELECT NULL, name, " GPU_TIMES("busy") " FROM " SUMMARY_RANGES_TABLE " GROUP BY name",
-     string_name},
+     range_name},
 };
 enum { N_QUERIES = sizeof QUERIES / sizeof QUERIES[0] };
 

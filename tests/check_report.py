@@ -37,6 +37,7 @@ import sys
 
 from check_accounting_helper import accounting
 from check_beyond_cuda import beyond_cuda_problems
+from torch_names import torch_op, torch_range
 
 NULL_NAME_KERNEL = '(unnamed kernel)'
 NULL_NAME_API = '(unnamed CUDA call)'
@@ -378,10 +379,12 @@ def main():
         compare(cat, [(s + shift, d, dev) for s, d, dev in rows], got_o.get(cat, []), problems)
     def nvtx_arg(args, key):
         return next((a.split('=', 1)[1] for a in args.split(';') if a.startswith(key + '=')), None)
-    compare('NVTX ranges and marks (start, duration, name, domain)',
-            [(s + shift, d, n, dom) for s, d, n, dom in want_n],
-            [(s, None if nvtx_arg(a, 'unterminated') else d, n, nvtx_arg(a, 'domain'))
-             for s, d, n, a in got_n], problems)
+    # A PyTorch op range is named by its op, its whole text in arg "text".
+    compare('NVTX ranges and marks (start, duration, name, domain, text)',
+            [(s + shift, d, torch_op(n), dom, n if torch_range(n) else None)
+             for s, d, n, dom in want_n],
+            [(s, None if nvtx_arg(a, 'unterminated') else d, n, nvtx_arg(a, 'domain'),
+              nvtx_arg(a, 'text')) for s, d, n, a in got_n], problems)
     if got_flows != want_flows:
         problems.append(f'flows: {got_flows} arrows, expected {want_flows}')
     devices = {r[-1] for r in want_k} | {r[-1] for rows in want_o.values() for r in rows}

@@ -15,7 +15,10 @@ docs/sql.md) and the converter's "GPU utilization" counter:
    - iterations: an NVTX range "step" repeated 5 times on a thread, each
      launching known kernels (one step with two concurrent ones, a call at
      a step's very end that is not inside it): per iteration its CPU time,
-     GPU projection, busy time, kernels, ranks, and the p50/p90 summary.
+     GPU projection, busy time, kernels, ranks, and the p50/p90 summary;
+     three PyTorch op ranges (`aten::to, seq = 1, op_id = 11`, ...) are one
+     loop of their op `aten::to`, with their whole texts, and the default
+     loop stays "step" though they cover more time.
 2. On real reports: the busy time per GPU and the compute/communication
    figures equal the same computed in Python from the report's SQL; the
    counter equals nsys_gpu_utilization step for step; utilization stays in
@@ -35,6 +38,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sql_golden as sg  # noqa: E402
 
 GPID = (1 << 48) | (100 << 24)
 MAIN = GPID | 100
@@ -109,6 +115,14 @@ ITER = [
 ITER_SUMMARY = '5 32500 5000 6000 9000 9000 1300 2900 13 3'
 
 
+# PyTorch op ranges (emit_nvtx), top level, after the steps: one op, three
+# calls, longer in total (36000 ns) than the steps (32500 ns). The trace
+# names them by their op, so they repeat; the default loop stays "step".
+TORCH_RANGES = [(150000, 162000, 'aten::to, seq = 1, op_id = 11'),
+                (163000, 175000, 'aten::to, seq = 2, op_id = 12'),
+                (176000, 188000, 'aten::to, op_id = 13')]
+
+
 def make_report(path):
     if os.path.exists(path):
         os.unlink(path)
@@ -164,6 +178,7 @@ def make_report(path):
         nvtx.append((s, s + d, 'step'))
         nvtx.append((s + 50, s + 900, 'fwd'))       # nested: not a loop of its own
     nvtx += [(90000, 90100, 'setup'), (90200, 90300, 'setup')]  # repeated, short
+    nvtx += TORCH_RANGES
     db.executemany('INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, NULL, NULL, NULL, ?, ?, NULL, NULL, 0)',
                    [(s, e, t, MAIN) for s, e, t in sorted(nvtx)])
     db.commit()
@@ -266,7 +281,13 @@ FROM nsys_top_iteration_summary
 UNION ALL
 SELECT 'iter.glob', count(*) FROM nsys_iterations('st*p')
 UNION ALL
-SELECT 'repeated', group_concat(name || ':' || count, ' ') FROM (SELECT * FROM nsys_repeated_ranges ORDER BY name)
+SELECT 'repeated', group_concat(name || ':' || count || ':' || pytorch_op, ' ')
+FROM (SELECT * FROM nsys_repeated_ranges ORDER BY name)
+UNION ALL
+SELECT 'iter.op', count(*) || ' ' || max(iterations) || ' ' || group_concat(text, '|') || ' ' || sum(dur)
+FROM (SELECT * FROM nsys_iterations('aten::to') ORDER BY ts)
+UNION ALL
+SELECT 'iter.op_text', count(*) || ' ' || min(name) FROM nsys_iterations('aten::to, seq = 2, op_id = 12')
 '''
 
 REAL = COMMON + r'''
@@ -373,7 +394,8 @@ def expected_real(db):
 
 
 def nvtx_counts(db, name):
-    """Ranges named `name` per tid (all domains), as the report has them."""
+    """Ranges named `name` per tid (all domains), as the report has them: a PyTorch op range
+    (`aten::to, seq = 12, op_id = 998949`) is named by its op, as in the trace."""
     if not has(db, 'NVTX_EVENTS'):
         return {}
     strings = dict(db.execute('SELECT id, value FROM StringIds'))
@@ -381,7 +403,7 @@ def nvtx_counts(db, name):
     for text, text_id, tid in db.execute(
             'SELECT text, textId, globalTid FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71) '
             'AND start IS NOT NULL AND globalTid IS NOT NULL'):
-        n = text if text is not None else strings.get(text_id)
+        n = sg.torch_op(text if text is not None else strings.get(text_id))
         if n == name:
             t = str(tid & 0xFFFFFF)
             counts[t] = counts.get(t, 0) + 1
@@ -414,7 +436,9 @@ def check_synthetic(nsysp, tp, pkg, work, checker, problems):
         'iter.summary': ITER_SUMMARY,
         'iter.top': '1 2 3 4 5 step/1',
         'iter.glob': '5',
-        'repeated': 'setup:2 step:5',
+        'repeated': 'aten::to:3:1 setup:2:0 step:5:0',
+        'iter.op': '3 3 ' + '|'.join(t for *_, t in TORCH_RANGES) + ' 36000',
+        'iter.op_text': '1 aten::to',
     }
     # Bins of 2000 ns from the trace's start, worked out from the stretches.
     for dev, stretches in ((0, [(1000, 5000), (6000, 7000), (8000, 9500)]),

@@ -385,6 +385,9 @@ SELECT 'mpi ' || source || ' ' || name, instances || ' ' || total_time_ns FROM n
 # Every table of the two modules, for the pasted-script check.
 ALL_TABLES = ['nsys_nvtx_sum', 'nsys_nvtx_pushpop_sum', 'nsys_nvtx_startend_sum', 'nsys_nvtx_kern_sum',
               "nsys_nvtx_kern_sum_by_name('base')", 'nsys_nvtx_gpu_proj_trace', 'nsys_nvtx_gpu_proj_sum',
+              'nsys_nvtx_sum_by_op', 'nsys_nvtx_pushpop_sum_by_op', 'nsys_nvtx_startend_sum_by_op',
+              'nsys_nvtx_gpu_proj_sum_by_op', 'nsys_nvtx_kern_sum_by_op',
+              "nsys_nvtx_kern_sum_by_op_by_name('base')",
               'nsys_osrt_sum', 'nsys_openacc_sum', 'nsys_openmp_sum', 'nsys_um_cpu_page_faults_sum',
               'nsys_mpi_event_sum', 'nsys_osrt_calls', 'nsys_openacc_events', 'nsys_openmp_events',
               'nsys_um_cpu_page_faults', 'nsys_mpi_calls']

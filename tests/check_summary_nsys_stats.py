@@ -4,7 +4,9 @@
 On real reports, `nsys-perfetto summary` equals NVIDIA's own `nsys stats`
 for every name: kernel totals equal gpukernsum:base summed over its
 grid/block rows, cuda-api totals equal cudaapisum, and nvtx-gpu equals
-nvtxgpuproj's projected ranges (count, total, min, max per name). nsys
+nvtxgpuproj's projected ranges (count, total, min, max per name), with
+--raw-names, as nsys groups PyTorch op ranges by their whole text; without,
+nvtx-gpu equals nvtxgpuproj regrouped by op (a PyTorch report is among them). nsys
 stats runs on a copy (it may write into the file). Exits 77 (skipped)
 without nsys or the corpus.
 """
@@ -16,6 +18,10 @@ import os
 import shutil
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_names import torch_op  # noqa: E402
 
 
 def unpack(gz, workdir):
@@ -67,11 +73,7 @@ def main():
     for gz in gzs:
         report = unpack(gz, workdir)
         copy = os.path.join(workdir, f'nsys-stats-copy-{os.getpid()}.sqlite')
-        out = subprocess.run([bin_, 'summary', '--csv', report], check=True, capture_output=True,
-                             text=True).stdout
-        ours = collections.defaultdict(dict)
-        for r in list(csv.reader(io.StringIO(out)))[1:]:
-            ours[r[0]][r[1]] = (int(r[2]), int(r[3]), int(r[5]), int(r[6]))
+        ours, by_op = summary(bin_, report, '--raw-names'), summary(bin_, report)
         checks = [
             ('gpukernsum:base', 'kernel', dict(name='Name', count='Instances')),
             ('cudaapisum', 'cuda-api', dict(name='Name', count='Num Calls')),
@@ -86,6 +88,9 @@ def main():
                 problems.append(f'{os.path.basename(report)}: {category} != {report_name}: '
                                 f'differs at {diff}')
             compared[category] += len(want)
+            if category == 'nvtx-gpu' and by_op.get(category, {}) != regrouped_by_op(want):
+                problems.append(f'{os.path.basename(report)}: nvtx-gpu by op != {report_name} '
+                                'regrouped by op')
         os.remove(copy)
     if problems:
         print('\n'.join(problems))
@@ -93,6 +98,29 @@ def main():
     print(f'ok: {len(gzs)} reports equal nsys stats: ' +
           ', '.join(f'{n} {c} names' for c, n in compared.items()))
     return 0
+
+
+def summary(bin_, report, *extra):
+    """{category: {name: (count, total, min, max)}} of `summary --csv`."""
+    out = subprocess.run([bin_, 'summary', '--csv', *extra, report], check=True,
+                         capture_output=True, text=True).stdout
+    rows = collections.defaultdict(dict)
+    for r in list(csv.reader(io.StringIO(out)))[1:]:
+        rows[r[0]][r[1]] = (int(r[2]), int(r[3]), int(r[5]), int(r[6]))
+    return rows
+
+
+def regrouped_by_op(totals_by_name):
+    """nsys's per-text rows summed per PyTorch op, as the summary groups them."""
+    out = {}
+    for name, (n, total, lo, hi) in totals_by_name.items():
+        op = torch_op(name)
+        if op in out:
+            m, t, a, b = out[op]
+            out[op] = (m + n, t + total, min(a, lo), max(b, hi))
+        else:
+            out[op] = (n, total, lo, hi)
+    return out
 
 
 if __name__ == '__main__':

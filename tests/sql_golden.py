@@ -50,6 +50,11 @@ Library API (import with sys.path.insert(0, <tests dir>); import sql_golden as s
        Golden.count, Golden.sha256, Golden.column_sha256, Golden.decimals ('digest'),
        Golden.message ('none', 'error'), Golden.note (made from a patched copy: why)
   sg.reports_with(name)                -> stems whose golden has data (kind rows/digest)
+  sg.torch_range(text)                 -> (op, {'seq', 'op_id', 'sizes', 'input_op_ids'}) for a
+                                          PyTorch op range name ('aten::to, seq = 12, op_id =
+                                          998949' -> 'aten::to'; parts absent are left out),
+                                          None for any other text; sg.torch_op(text) -> the op,
+                                          or the text whole
   sg.snake(header)                     -> our column name: 'Time (%)' -> 'time_pct',
                                           'Total Time (ns)' -> 'total_time_ns', 'StdDev (ns)'
                                           -> 'stddev_ns', 'Reg/Trd' -> 'reg_trd', 'CorrId' -> 'corrid'
@@ -372,6 +377,11 @@ def tp_query(trace, sql, modules=(), package=None, tp=None):
     """Rows (dicts) of the query's last statement. Note a result with no rows prints no
     header in some versions: an empty list then."""
     return tp_queries(trace, [sql], modules, package, tp)[0]
+
+
+# ---------------------------------------------------------------- PyTorch op ranges
+
+from torch_names import torch_op, torch_range  # noqa: E402,F401 (the tests' copy of the rule)
 
 
 # ---------------------------------------------------------------- goldens

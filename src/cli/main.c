@@ -63,6 +63,8 @@ static void usage(FILE *to)
           "                           (the default domain is called 'default')\n"
           "      --nvtx-filter REGEX  keep only NVTX ranges/marks whose name matches REGEX\n"
           "                           (POSIX extended)\n"
+          "      --raw-names          name PyTorch op ranges by their whole text\n"
+          "                           (default: by the op, 'aten::to', the rest as args)\n"
           "      --time-range START:END\n"
           "                           keep events that start in this range of the report\n"
           "                           (times with a unit: ns, us, ms or s; e.g. 1.5s:2s)\n"
@@ -302,7 +304,7 @@ int main(int argc, char **argv)
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
            OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI, OPT_THREADS,
-           OPT_OPEN_TIMEOUT };
+           OPT_OPEN_TIMEOUT, OPT_RAW_NAMES };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -323,6 +325,7 @@ int main(int argc, char **argv)
         {"open", no_argument, NULL, OPT_OPEN},
         {"perfetto-ui", required_argument, NULL, OPT_PERFETTO_UI},
         {"open-timeout", required_argument, NULL, OPT_OPEN_TIMEOUT},
+        {"raw-names", no_argument, NULL, OPT_RAW_NAMES},
         {"align", required_argument, NULL, OPT_ALIGN},
         {NULL, 0, NULL, 0},
     };
@@ -465,6 +468,9 @@ int main(int argc, char **argv)
                 return NSYSP_ERR_USAGE;
             }
             opt.align_start = strcmp(optarg, "start") == 0;
+            break;
+        case OPT_RAW_NAMES:
+            opt.raw_names = 1;
             break;
         case OPT_NO_COMPRESS:
             opt.compress_level = 0;

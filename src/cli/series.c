@@ -41,6 +41,7 @@ typedef struct series_args {
     size_t n_matches;
     char *const *command;
     size_t n_command;
+    bool raw_names;                  /* PyTorch op ranges by their whole text */
 } series_args;
 
 static void series_usage(FILE *to)
@@ -63,6 +64,7 @@ static void series_usage(FILE *to)
           "                         --trace=cuda,opengl,nvtx,osrt,cublas,cudnn\n"
           "                         (split at blanks)\n"
           "      --match REGEX      summarize only names matching REGEX; repeatable\n"
+          "      --raw-names        name and group PyTorch op ranges by their whole text\n"
           "      --timeout DURATION stop a run (nsys and all it started) whose nsys\n"
           "                         profile or export takes longer than DURATION:\n"
           "                         90s, 30m, 2h or seconds (default 30m; 0: none)\n"
@@ -159,6 +161,8 @@ static int parse(int argc, char **argv, series_args *a)
                     return usage_error("too many values", NULL);
                 a->values[a->n_values++] = argv[++i];
             }
+        } else if (strcmp(opt, "--raw-names") == 0) {
+            a->raw_names = true;
         } else if (!has_value) {
             return usage_error("option needs a value", opt);
         } else if (strcmp(opt, "--runs") == 0) {
@@ -362,6 +366,7 @@ static int one_run(run_state *st, size_t value, int run, size_t step, size_t ste
         nsysp_options_init(&opt);
         opt.output_path = trace;
         opt.cancel = st->interrupted;
+        opt.raw_names = a->raw_names;
         nsysp_result res;
         if (nsysp_convert(sqlite, &opt, &res) != NSYSP_OK) {
             failed = "the conversion";
@@ -393,6 +398,7 @@ int series_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     int rc = parse(argc, argv, &a);
     if (rc != 0)
         return rc < 0 ? 0 : rc;
+    nsysp_summary_set_raw_names(a.raw_names);
     const char *nsys = find_nsys();
     if (!nsys) {
         fputs("nsys-perfetto series: nsys not found: put it on PATH or set $NSYS\n", stderr);

@@ -40,6 +40,8 @@ static void summary_usage(FILE *to)
           "      --label TEXT   the column label of the next report (repeat once per report;\n"
           "                     default: the file name)\n"
           "      --csv          comma-separated values instead of an aligned table\n"
+          "      --raw-names    group PyTorch op ranges by their whole text, as nsys stats\n"
+          "                     does (default: by op, 'aten::to, op_id = 7' is aten::to)\n"
           "      --series DIR   write DIR/series.csv, series.md and series.svg from the\n"
           "                     reports in DIR, as `nsys-perfetto series` does\n"
           "  -o, --output PATTERN\n"
@@ -244,12 +246,13 @@ static int summarize_all(char **paths, size_t reports, const char *const *labels
 
 int summary_main(int argc, char **argv)
 {
-    enum { OPT_MATCH = 256, OPT_LABEL, OPT_CSV, OPT_SERIES };
+    enum { OPT_MATCH = 256, OPT_LABEL, OPT_CSV, OPT_SERIES, OPT_RAW_NAMES };
     static const struct option options[] = {
         {"match", required_argument, NULL, OPT_MATCH},
         {"label", required_argument, NULL, OPT_LABEL},
         {"csv", no_argument, NULL, OPT_CSV},
         {"series", required_argument, NULL, OPT_SERIES},
+        {"raw-names", no_argument, NULL, OPT_RAW_NAMES},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -280,6 +283,9 @@ int summary_main(int argc, char **argv)
             break;
         case OPT_SERIES:
             series_dir = optarg;
+            break;
+        case OPT_RAW_NAMES:
+            nsysp_summary_set_raw_names(1);
             break;
         case 'o':
             pattern = optarg;

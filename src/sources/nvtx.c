@@ -7,7 +7,8 @@
  *                                   freely and may end on another thread
  *   marks (34)                      instants on the thread's NVTX row
  *
- * Names come from text or from a registered string (textId); category,
+ * Names come from text or from a registered string (textId); a PyTorch op
+ * range is named by its op, its parts args (nvtx_common.h); category,
  * colour and payload become args. Ranges still open at the end of the
  * report are closed there and say so. Naming rows (domains, categories,
  * threads) are read up front with the report's metadata (nsys_meta.c). */
@@ -118,14 +119,13 @@ static int emit(conv *c, const void *r)
     }
 
     int64_t gpid = nsys_global_pid_of(row->global_tid);
-    char unnamed_domain[48];
-    const char *domain_name, *name;
-    if (!nvtx_resolve(c, gpid, row->domain, row->text, row->text_id, unnamed_domain,
-                      sizeof unnamed_domain, &domain_name, &name))
+    nvtx_name names;
+    if (!nvtx_resolve(c, gpid, row->domain, row->text, row->text_id, &names))
         return SOURCE_SKIPPED(NSYSP_SKIP_FILTERED);
+    const char *domain_name = names.domain_label;
     int64_t domain = row->domain == NSYS_NULL ? 0 : row->domain;
 
-    pw_arg args[10];
+    pw_arg args[10 + NVTX_TORCH_ARGS];
     size_t n = 0;
     args[n++] = arg_str("domain", domain_name ? domain_name : "default");
     if (row->category != NSYS_NULL && row->category != 0) {
@@ -150,8 +150,9 @@ static int emit(conv *c, const void *r)
         args[n++] = arg_int("tid", model_tid(&c->model, row->global_tid));
     if (is_mark)
         args[n++] = (pw_arg){.name = "mark", .type = PW_ARG_BOOL, .v.b = true};
+    n += nvtx_torch_args(&names, args + n);
 
-    pw_event ev = {.name = name, .category = "nvtx", .args = args, .n_args = n};
+    pw_event ev = {.name = names.name, .category = "nvtx", .args = args, .n_args = n};
     int rc;
     if (is_mark) {
         slice_row *dest = model_thread_row(&c->model, row->global_tid, ROW_NVTX, domain_name);

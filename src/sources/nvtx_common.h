@@ -17,10 +17,26 @@ const char *nvtx_domain_label(const conv *c, int64_t global_pid, int64_t domain,
  * options' filters. */
 bool nvtx_selected(const conv *c, const char *domain_label, const char *name);
 
-/* The domain label and the name (text, else the registered string textId)
- * of an NVTX row; false when the filters leave it out. */
-bool nvtx_resolve(const conv *c, int64_t global_pid, int64_t domain, const char *text,
-                  int64_t text_id, char *scratch, size_t size, const char **domain_label,
-                  const char **name);
+/* An NVTX row's names. A PyTorch op range (nsys/nsys_torch.h) is named by
+ * its op, unless the options ask for raw names; its parts become args. */
+typedef struct nvtx_name {
+    const char *domain_label;    /* NULL for the default domain */
+    const char *name;            /* the slice's name */
+    const char *text;            /* the whole text as recorded (text, else textId) */
+    bool torch;                  /* name is a PyTorch op's: the args below apply */
+    int64_t seq, op_id;          /* -1 when absent */
+    const char *sizes, *input_op_ids; /* NULL when absent */
+    char unnamed_domain[48];     /* "domain N" */
+} nvtx_name;
+
+/* Resolves an NVTX row's names into *out (its strings live in c->scratch
+ * until the next row); false when the filters leave it out. */
+bool nvtx_resolve(conv *c, int64_t global_pid, int64_t domain, const char *text, int64_t text_id,
+                  nvtx_name *out);
+
+/* The args of a PyTorch op range (none for other names) into args; how
+ * many (at most NVTX_TORCH_ARGS). */
+enum { NVTX_TORCH_ARGS = 5 };
+size_t nvtx_torch_args(const nvtx_name *n, pw_arg *args);
 
 #endif

@@ -45,20 +45,19 @@ static int emit(conv *c, const void *r)
     if (check != SOURCE_EMITTED)
         return check;
     int64_t gpid = nsys_global_pid_of(row->global_tid);
-    char unnamed_domain[48];
-    const char *domain_name, *name;
-    if (!nvtx_resolve(c, gpid, row->domain, row->text, row->text_id, unnamed_domain,
-                      sizeof unnamed_domain, &domain_name, &name))
+    nvtx_name names;
+    if (!nvtx_resolve(c, gpid, row->domain, row->text, row->text_id, &names))
         return SOURCE_SKIPPED(NSYSP_SKIP_FILTERED);
-    pw_arg args[] = {
-        arg_int("GPU operations", row->ops),
-        arg_str("domain", domain_name ? domain_name : "default"),
-        arg_int("pid", nsys_pid_of(row->global_tid)),
-        arg_int("tid", nsys_tid_of(row->global_tid)),
-    };
-    pw_event ev = {.name = name, .category = "nvtx_gpu", .args = args,
-                   .n_args = sizeof args / sizeof args[0]};
-    slice_row *dest = model_gpu_row(&c->model, row->device, GPU_PLACE_NVTX, "NVTX", domain_name);
+    pw_arg args[4 + NVTX_TORCH_ARGS];
+    size_t n = 0;
+    args[n++] = arg_int("GPU operations", row->ops);
+    args[n++] = arg_str("domain", names.domain_label ? names.domain_label : "default");
+    args[n++] = arg_int("pid", nsys_pid_of(row->global_tid));
+    args[n++] = arg_int("tid", nsys_tid_of(row->global_tid));
+    n += nvtx_torch_args(&names, args + n);
+    pw_event ev = {.name = names.name, .category = "nvtx_gpu", .args = args, .n_args = n};
+    slice_row *dest = model_gpu_row(&c->model, row->device, GPU_PLACE_NVTX, "NVTX",
+                                    names.domain_label);
     return source_result(model_slice(&c->model, dest, row->start, row->end, &ev));
 }
 

@@ -1,5 +1,10 @@
 -- nsys.nvtx: NVTX ranges and marks (CPU side), and their projections onto
 -- the GPU written by the converter. See docs/sql.md.
+--
+-- A PyTorch op range (emit_nvtx: `aten::to, seq = 12, op_id = 998949`) is
+-- named by its op in the trace (`aten::to`), its whole text and parts in
+-- args: `name` is the op, `text` the text as recorded (the name for any
+-- other range), `seq`, `op_id`, `sizes`, `input_op_ids` its parts.
 
 INCLUDE PERFETTO MODULE nsys.gpus;
 
@@ -40,7 +45,17 @@ CREATE PERFETTO TABLE _nsys_nvtx(
   -- Track.
   track_id LONG,
   -- Args.
-  arg_set_id LONG
+  arg_set_id LONG,
+  -- The text as recorded (the name, or the whole PyTorch range text).
+  text STRING,
+  -- PyTorch op range: sequence number.
+  seq LONG,
+  -- PyTorch op range: op id.
+  op_id LONG,
+  -- PyTorch op range: input sizes.
+  sizes STRING,
+  -- PyTorch op range: input op ids.
+  input_op_ids STRING
 ) AS
 SELECT
   s.id,
@@ -64,7 +79,12 @@ SELECT
   s.depth,
   s.parent_id,
   s.track_id,
-  s.arg_set_id
+  s.arg_set_id,
+  coalesce(extract_arg(s.arg_set_id, 'debug.text'), s.name) AS text,
+  extract_arg(s.arg_set_id, 'debug.seq') AS seq,
+  extract_arg(s.arg_set_id, 'debug.op_id') AS op_id,
+  extract_arg(s.arg_set_id, 'debug.sizes') AS sizes,
+  extract_arg(s.arg_set_id, 'debug.input_op_ids') AS input_op_ids
 FROM slice s
 LEFT JOIN thread_track tt ON tt.id = s.track_id
 LEFT JOIN thread th ON th.utid = tt.utid
@@ -80,7 +100,8 @@ CREATE PERFETTO TABLE nsys_nvtx_ranges(
   ts LONG,
   -- Duration, ns (to the end of the report for unterminated ranges).
   dur LONG,
-  -- Range name (its text or registered string).
+  -- Range name: its text or registered string; for a PyTorch op range
+  -- (`aten::to, seq = 12, op_id = 998949`), its op (`aten::to`).
   name STRING,
   -- 'push/pop' or 'start/end'.
   kind STRING,
@@ -111,7 +132,18 @@ CREATE PERFETTO TABLE nsys_nvtx_ranges(
   -- Track id.
   track_id LONG,
   -- Arg set id.
-  arg_set_id LONG
+  arg_set_id LONG,
+  -- The text as recorded: the whole text of a PyTorch op range (name is
+  -- its op), else the name.
+  text STRING,
+  -- PyTorch op range: its sequence number (`seq = N`), else NULL.
+  seq LONG,
+  -- PyTorch op range: its op id (`op_id = K`), else NULL.
+  op_id LONG,
+  -- PyTorch op range: its input sizes (`[[2, 3], []]`), else NULL.
+  sizes STRING,
+  -- PyTorch op range: its input op ids (`[(12,0), (13,1)]`), else NULL.
+  input_op_ids STRING
 ) AS
 WITH r AS (
   SELECT
@@ -130,7 +162,8 @@ SELECT
   p.pid,
   r.end_tid,
   r.unterminated,
-  r.depth, r.parent_id, r.track_id, r.arg_set_id
+  r.depth, r.parent_id, r.track_id, r.arg_set_id,
+  r.text, r.seq, r.op_id, r.sizes, r.input_op_ids
 FROM r
 LEFT JOIN thread th ON th.utid = r.start_utid
 LEFT JOIN process p ON p.upid = r.upid
@@ -163,11 +196,13 @@ CREATE PERFETTO TABLE nsys_nvtx_marks(
   -- Track id.
   track_id LONG,
   -- Arg set id.
-  arg_set_id LONG
+  arg_set_id LONG,
+  -- The text as recorded (see nsys_nvtx_ranges.text).
+  text STRING
 ) AS
 SELECT
   n.id, n.ts, n.name, n.domain, n.category, n.color, n.payload,
-  n.utid, th.tid, n.upid, p.pid, n.track_id, n.arg_set_id
+  n.utid, th.tid, n.upid, p.pid, n.track_id, n.arg_set_id, n.text
 FROM _nsys_nvtx n
 LEFT JOIN thread th ON th.utid = n.utid
 LEFT JOIN process p ON p.upid = n.upid
@@ -184,7 +219,7 @@ CREATE PERFETTO TABLE nsys_nvtx_gpu_ranges(
   ts LONG,
   -- To the end of the last one, ns.
   dur LONG,
-  -- Range name.
+  -- Range name (a PyTorch op range's op, as nsys_nvtx_ranges.name).
   name STRING,
   -- Domain name.
   domain STRING,
@@ -205,7 +240,18 @@ CREATE PERFETTO TABLE nsys_nvtx_gpu_ranges(
   -- Track id.
   track_id LONG,
   -- Arg set id.
-  arg_set_id LONG
+  arg_set_id LONG,
+  -- The text as recorded: the whole text of a PyTorch op range (name is
+  -- its op), else the name.
+  text STRING,
+  -- PyTorch op range: its sequence number (`seq = N`), else NULL.
+  seq LONG,
+  -- PyTorch op range: its op id (`op_id = K`), else NULL.
+  op_id LONG,
+  -- PyTorch op range: its input sizes (`[[2, 3], []]`), else NULL.
+  sizes STRING,
+  -- PyTorch op range: its input op ids (`[(12,0), (13,1)]`), else NULL.
+  input_op_ids STRING
 ) AS
 WITH RECURSIVE up(track_id, ancestor_id, parent_id) AS (
   SELECT DISTINCT s.track_id, t.id, t.parent_id
@@ -222,7 +268,12 @@ SELECT
   extract_arg(s.arg_set_id, 'debug.tid') AS tid,
   g.device,
   g.gpu_track_id,
-  s.depth, s.parent_id, s.track_id, s.arg_set_id
+  s.depth, s.parent_id, s.track_id, s.arg_set_id,
+  coalesce(extract_arg(s.arg_set_id, 'debug.text'), s.name) AS text,
+  extract_arg(s.arg_set_id, 'debug.seq') AS seq,
+  extract_arg(s.arg_set_id, 'debug.op_id') AS op_id,
+  extract_arg(s.arg_set_id, 'debug.sizes') AS sizes,
+  extract_arg(s.arg_set_id, 'debug.input_op_ids') AS input_op_ids
 FROM slice s
 JOIN up ON up.track_id = s.track_id AND up.parent_id IS NULL
 LEFT JOIN nsys_gpus g ON g.gpu_track_id = up.ancestor_id

@@ -47,7 +47,7 @@ WITH
     SELECT ts, dur, pid, tid
     FROM nsys_nvtx_ranges
     WHERE $nvtx IS NOT NULL
-      AND name || iif(domain = 'default' OR domain GLOB 'domain [0-9]*', '', '@' || domain) = $nvtx
+      AND text || iif(domain = 'default' OR domain GLOB 'domain [0-9]*', '', '@' || domain) = $nvtx
     ORDER BY ts, id
     LIMIT 1
   ),

@@ -5,7 +5,10 @@
 --
 -- An iteration is one NVTX range (push/pop or start/end). The instances
 -- of one loop are the ranges of one name (or name pattern) in one domain
--- started on one thread, numbered in start order. What an iteration
+-- started on one thread, numbered in start order. A range's name is
+-- nsys_nvtx_ranges.name: a PyTorch op range (`aten::to, seq = 12, op_id =
+-- 998949`) is named by its op (`aten::to`), so the calls of one op are
+-- one loop, and the repeated ranges group by op. What an iteration
 -- launched is the GPU work (kernels, memcpys, memsets) of the CUDA calls
 -- that start inside it (ts <= call start < ts + dur) on its thread: the
 -- rule of nsys's NVTX GPU projection (nsys_nvtx_gpu_ranges), computed
@@ -47,8 +50,9 @@ FROM nsys_gpu_ops
 WHERE api_call_id IS NOT NULL;
 
 -- The instances of the NVTX ranges named `name` (exact, or a GLOB pattern
--- such as 'step *'): one row per range, numbered per (domain, thread) in
--- start order, with what it launched on the GPU.
+-- such as 'step *'; matched on the range's name, a PyTorch op range's op,
+-- or on its whole text): one row per range, numbered per (domain, thread)
+-- in start order, with what it launched on the GPU.
 CREATE PERFETTO FUNCTION nsys_iterations(
   -- Range name, or GLOB pattern.
   name STRING
@@ -91,13 +95,17 @@ RETURNS TABLE(
   -- 1 for the slowest instance of its loop (CPU time), 2 next, ...
   cpu_rank LONG,
   -- 1 for the instance with the longest GPU projection, 2 next, ...
-  gpu_rank LONG
+  gpu_rank LONG,
+  -- The range's whole text (nsys_nvtx_ranges.text: with its seq and
+  -- op_id for a PyTorch op range).
+  text STRING
 ) AS
 WITH
   r AS (
-    SELECT id, ts, dur, name, domain, utid, tid, pid
+    SELECT id, ts, dur, name, domain, utid, tid, pid, text
     FROM nsys_nvtx_ranges
-    WHERE (name = $name OR name GLOB $name) AND utid IS NOT NULL
+    WHERE (name = $name OR name GLOB $name OR text = $name OR text GLOB $name)
+      AND utid IS NOT NULL
   ),
   ri AS (SELECT id, ts, dur, utid FROM r WHERE dur > 0),
   c AS (SELECT id, ts, dur, utid FROM _nsys_iter_calls WHERE utid IN (SELECT utid FROM r)),
@@ -150,7 +158,8 @@ SELECT
   count(*) OVER (PARTITION BY domain, utid) AS iterations,
   ts, dur, cuda_calls, gpu_ops, kernels, kernel_ns, gpu_ts, gpu_dur, gpu_busy_ns,
   rank() OVER (PARTITION BY domain, utid ORDER BY dur DESC) AS cpu_rank,
-  rank() OVER (PARTITION BY domain, utid ORDER BY coalesce(gpu_dur, -1) DESC) AS gpu_rank
+  rank() OVER (PARTITION BY domain, utid ORDER BY coalesce(gpu_dur, -1) DESC) AS gpu_rank,
+  text
 FROM j
 ORDER BY domain, utid, ts, id;
 
@@ -234,7 +243,8 @@ ORDER BY domain, utid;
 
 -- The repeated top-level NVTX ranges: one row per (name, domain, thread)
 -- with at least two ranges that are not nested in another range, the
--- candidates for a loop's iterations, the longest in total first.
+-- candidates for a loop's iterations, the longest in total first. Names
+-- are nsys_nvtx_ranges.name: the calls of a PyTorch op group by op.
 CREATE PERFETTO TABLE nsys_repeated_ranges(
   -- Range name.
   name STRING,
@@ -255,7 +265,10 @@ CREATE PERFETTO TABLE nsys_repeated_ranges(
   -- Shortest, ns.
   min_ns LONG,
   -- Longest, ns.
-  max_ns LONG
+  max_ns LONG,
+  -- 1 when they are calls of a PyTorch op (their text is more than the
+  -- name: `aten::to, seq = 12, op_id = 998949`).
+  pytorch_op LONG
 ) AS
 SELECT
   name, domain, utid, max(tid) AS tid, max(pid) AS pid,
@@ -263,7 +276,8 @@ SELECT
   sum(dur) AS total_ns,
   avg(dur) AS avg_ns,
   min(dur) AS min_ns,
-  max(dur) AS max_ns
+  max(dur) AS max_ns,
+  max(text IS NOT name) AS pytorch_op
 FROM nsys_nvtx_ranges
 WHERE parent_id IS NULL AND utid IS NOT NULL AND name IS NOT NULL
 GROUP BY name, domain, utid
@@ -272,7 +286,9 @@ ORDER BY total_ns DESC, count DESC, name, domain, utid;
 
 -- The default loop: the (name, domain) of nsys_repeated_ranges whose
 -- instances cover the most time, over all threads (each rank of a
--- data-parallel job runs its own copy of the loop).
+-- data-parallel job runs its own copy of the loop). Ranges of the program's
+-- own come before the calls of a PyTorch op (pytorch_op), which repeat at
+-- the top level without marking a step.
 CREATE PERFETTO TABLE _nsys_top_iteration_range(
   -- Name.
   name STRING,
@@ -282,7 +298,7 @@ CREATE PERFETTO TABLE _nsys_top_iteration_range(
 SELECT name, domain
 FROM nsys_repeated_ranges
 GROUP BY name, domain
-ORDER BY sum(total_ns) DESC, sum(count) DESC, name, domain
+ORDER BY max(pytorch_op), sum(total_ns) DESC, sum(count) DESC, name, domain
 LIMIT 1;
 
 -- nsys_iterations() of the default loop (_nsys_top_iteration_range): the

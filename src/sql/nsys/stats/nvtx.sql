@@ -10,6 +10,16 @@
 --   nsys_nvtx_kern_sum        (nvtxkernsum)  kernels per enclosing range, thread
 --                                            and kernel name
 --
+-- They group ranges on their whole text as nsys recorded it
+-- (nsys_nvtx_ranges.text), as nsys does. A PyTorch op range, which the
+-- converter names by its op (`aten::to`, its text `aten::to, seq = 12,
+-- op_id = 998949` in an arg), is a name of its own per call there. The same
+-- tables grouped by op (nsys_nvtx_ranges.name), with the same columns:
+-- nsys_nvtx_sum_by_op, nsys_nvtx_pushpop_sum_by_op,
+-- nsys_nvtx_startend_sum_by_op, nsys_nvtx_gpu_proj_sum_by_op,
+-- nsys_nvtx_kern_sum_by_op and nsys_nvtx_kern_sum_by_op_by_name(name_kind);
+-- nsys_nvtx_gpu_proj_trace has the op in its `op` column.
+--
 -- As nsys 2022.4: a range is named `domain:name` in a named domain, `name`
 -- in the default domain or in a domain the report never named; a range
 -- still open at the end of the report ends at the last NVTX timestamp; a
@@ -64,7 +74,7 @@ CREATE PERFETTO TABLE _nsys_nvtx_stats_range(
   dur LONG,
   -- End, ns.
   end_ts LONG,
-  -- 'domain:name' or 'name'.
+  -- 'domain:text' or 'text': the whole text as recorded (nsys's name).
   tag STRING,
   -- 'PushPop' or 'StartEnd'.
   style STRING,
@@ -75,19 +85,22 @@ CREATE PERFETTO TABLE _nsys_nvtx_stats_range(
   -- Its process id.
   pid LONG,
   -- 1 when it started and ended on the same thread (projections use only these).
-  same_thread BOOL
+  same_thread BOOL,
+  -- 'domain:name' or 'name' with the range's name: a PyTorch op range's op.
+  op STRING
 ) AS
 SELECT
   r.id,
   r.ts,
   iif(r.unterminated, (SELECT ts FROM _nsys_nvtx_last_ts) - r.ts, r.dur) AS dur,
   iif(r.unterminated, (SELECT ts FROM _nsys_nvtx_last_ts), r.ts + r.dur) AS end_ts,
-  _nsys_nvtx_tag(r.domain, r.name) AS tag,
+  _nsys_nvtx_tag(r.domain, r.text) AS tag,
   iif(r.kind = 'push/pop', 'PushPop', 'StartEnd') AS style,
   r.utid,
   r.tid,
   r.pid,
-  r.end_tid IS NULL AS same_thread
+  r.end_tid IS NULL AS same_thread,
+  _nsys_nvtx_tag(r.domain, r.name) AS op
 FROM nsys_nvtx_ranges r
 ORDER BY r.id;
 
@@ -184,6 +197,86 @@ CREATE PERFETTO TABLE nsys_nvtx_startend_sum(
 ) AS
 SELECT time_pct, total_time_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, range
 FROM _nsys_nvtx_range_summary!((SELECT * FROM _nsys_nvtx_stats_range WHERE style = 'StartEnd'));
+
+-- nsys_nvtx_sum grouped by op: a PyTorch op range (`aten::to, seq = 12,
+-- op_id = 998949`) counts under its op ('aten::to'), other ranges under
+-- their name, as nsys_nvtx_ranges.name has it ('domain:name' in a named
+-- domain). Same columns; `range` is the op.
+CREATE PERFETTO TABLE nsys_nvtx_sum_by_op(
+  -- Share of the summed time of all ranges, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of ranges.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Op or range name ('domain:name' in a named domain).
+  range STRING
+) AS
+SELECT * FROM _nsys_nvtx_range_summary!((SELECT id, op AS tag, style, dur FROM _nsys_nvtx_stats_range));
+
+-- nsys_nvtx_pushpop_sum grouped by op (see nsys_nvtx_sum_by_op).
+CREATE PERFETTO TABLE nsys_nvtx_pushpop_sum_by_op(
+  -- Share of the summed time of all push/pop ranges, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of ranges.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Op or range name.
+  range STRING
+) AS
+SELECT time_pct, total_time_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, range
+FROM _nsys_nvtx_range_summary!((
+  SELECT id, op AS tag, style, dur FROM _nsys_nvtx_stats_range WHERE style = 'PushPop'
+));
+
+-- nsys_nvtx_startend_sum grouped by op (see nsys_nvtx_sum_by_op).
+CREATE PERFETTO TABLE nsys_nvtx_startend_sum_by_op(
+  -- Share of the summed time of all start/end ranges, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of ranges.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Op or range name.
+  range STRING
+) AS
+SELECT time_pct, total_time_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, range
+FROM _nsys_nvtx_range_summary!((
+  SELECT id, op AS tag, style, dur FROM _nsys_nvtx_stats_range WHERE style = 'StartEnd'
+));
 
 -- x rounded to the nearest 32-bit float (ties to even), as C's (float)x.
 CREATE PERFETTO FUNCTION _nsys_f32(
@@ -411,7 +504,11 @@ CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_trace(
   -- The parent range's slice id (NULL at the top).
   parentid LONG,
   -- The slice ids from the top range down to it: ':12:40:41'.
-  rangestack STRING
+  rangestack STRING,
+  -- The range's op: 'domain:name' or 'name' with nsys_nvtx_ranges.name,
+  -- 'aten::to' for the PyTorch op range `aten::to, seq = 12, op_id = 998949`
+  -- (name has the whole text, as nsys).
+  op STRING
 ) AS
 WITH
   proj AS (
@@ -445,7 +542,8 @@ SELECT
   coalesce(c.n, 0) AS numchild,
   r.id AS rangeid,
   t.parent_id AS parentid,
-  t.range_stack AS rangestack
+  t.range_stack AS rangestack,
+  r.op
 FROM proj p
 CROSS JOIN sh
 JOIN _nsys_nvtx_stats_range r USING (id)
@@ -453,9 +551,52 @@ JOIN _nsys_nvtx_proj_tree t USING (id)
 LEFT JOIN children c USING (id)
 ORDER BY projected_start_ns, projected_duration_ns DESC, rangeid;
 
+-- The projections of `src` (columns name, style, projected_duration_ns,
+-- orig_duration_ns, numgpuops, lvl, numchild) per name and style: the
+-- columns of nsys's NVTX Range Projection Summary.
+CREATE PERFETTO MACRO _nsys_nvtx_gpu_proj_summary(src TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    k AS (
+      SELECT quote(name) || ',' || style AS grp, * FROM $src
+    ),
+    s AS (SELECT * FROM _nsys_stats_summary_ns!((SELECT grp, projected_duration_ns AS val FROM k))),
+    e AS (
+      SELECT
+        grp,
+        name,
+        style,
+        sum(orig_duration_ns) AS range_time,
+        sum(numgpuops) AS ops,
+        avg(numgpuops) AS avg_ops,
+        avg(lvl) AS avg_lvl,
+        avg(numchild) AS avg_child
+      FROM k
+      GROUP BY grp
+    )
+  SELECT
+    e.name AS range,
+    e.style,
+    s.total_time_ns AS total_proj_time_ns,
+    e.range_time AS total_range_time_ns,
+    s.num AS range_instances,
+    s.avg_ns AS proj_avg_ns,
+    s.med_ns AS proj_med_ns,
+    s.min_ns AS proj_min_ns,
+    s.max_ns AS proj_max_ns,
+    s.stddev_ns AS proj_stddev_ns,
+    e.ops AS total_gpu_ops,
+    _nsys_stats_round(e.avg_ops, 1) AS avg_gpu_ops,
+    _nsys_stats_round(e.avg_lvl, 1) AS avg_range_lvl,
+    _nsys_stats_round(e.avg_child, 1) AS avg_num_child
+  FROM s JOIN e USING (grp)
+  ORDER BY s.total_time_ns DESC, e.name, e.style
+);
+
 -- NVTX Range Projection Summary (nsys 2023+ nvtx_gpu_proj_sum; no 2022.4
--- report): the projections of nsys_nvtx_gpu_proj_trace per name and style,
--- longest total projected time first.
+-- report): the projections of nsys_nvtx_gpu_proj_trace per name (the whole
+-- text, as nsys) and style, longest total projected time first.
 CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_sum(
   -- Range name.
   range STRING,
@@ -486,41 +627,46 @@ CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_sum(
   -- Mean numchild, 1 decimal.
   avg_num_child DOUBLE
 ) AS
-WITH
-  k AS (
-    SELECT quote(name) || ',' || style AS grp, * FROM nsys_nvtx_gpu_proj_trace
-  ),
-  s AS (SELECT * FROM _nsys_stats_summary_ns!((SELECT grp, projected_duration_ns AS val FROM k))),
-  e AS (
-    SELECT
-      grp,
-      name,
-      style,
-      sum(orig_duration_ns) AS range_time,
-      sum(numgpuops) AS ops,
-      avg(numgpuops) AS avg_ops,
-      avg(lvl) AS avg_lvl,
-      avg(numchild) AS avg_child
-    FROM k
-    GROUP BY grp
-  )
-SELECT
-  e.name AS range,
-  e.style,
-  s.total_time_ns AS total_proj_time_ns,
-  e.range_time AS total_range_time_ns,
-  s.num AS range_instances,
-  s.avg_ns AS proj_avg_ns,
-  s.med_ns AS proj_med_ns,
-  s.min_ns AS proj_min_ns,
-  s.max_ns AS proj_max_ns,
-  s.stddev_ns AS proj_stddev_ns,
-  e.ops AS total_gpu_ops,
-  _nsys_stats_round(e.avg_ops, 1) AS avg_gpu_ops,
-  _nsys_stats_round(e.avg_lvl, 1) AS avg_range_lvl,
-  _nsys_stats_round(e.avg_child, 1) AS avg_num_child
-FROM s JOIN e USING (grp)
-ORDER BY s.total_time_ns DESC, e.name, e.style;
+SELECT * FROM _nsys_nvtx_gpu_proj_summary!(nsys_nvtx_gpu_proj_trace);
+
+-- nsys_nvtx_gpu_proj_sum grouped by op (nsys_nvtx_gpu_proj_trace.op): a
+-- PyTorch op range counts under its op ('aten::to'). Same columns; `range`
+-- is the op.
+CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_sum_by_op(
+  -- Op or range name ('domain:name' in a named domain).
+  range STRING,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Summed projected duration, ns.
+  total_proj_time_ns LONG,
+  -- Summed duration of the ranges themselves, ns.
+  total_range_time_ns LONG,
+  -- Number of projected ranges.
+  range_instances LONG,
+  -- Mean projected duration, ns, 1 decimal.
+  proj_avg_ns DOUBLE,
+  -- Median projected duration, ns, 1 decimal.
+  proj_med_ns DOUBLE,
+  -- Shortest projection, ns.
+  proj_min_ns LONG,
+  -- Longest projection, ns.
+  proj_max_ns LONG,
+  -- Sample standard deviation of the projected durations, ns, 1 decimal.
+  proj_stddev_ns DOUBLE,
+  -- Summed numgpuops.
+  total_gpu_ops LONG,
+  -- Mean numgpuops, 1 decimal.
+  avg_gpu_ops DOUBLE,
+  -- Mean level, 1 decimal.
+  avg_range_lvl DOUBLE,
+  -- Mean numchild, 1 decimal.
+  avg_num_child DOUBLE
+) AS
+SELECT * FROM _nsys_nvtx_gpu_proj_summary!((
+  SELECT
+    op AS name, style, projected_duration_ns, orig_duration_ns, numgpuops, lvl, numchild
+  FROM nsys_nvtx_gpu_proj_trace
+));
 
 -- Every kernel with each range that contains its launch (one row per
 -- kernel and range; one row with no range for a kernel launched outside
@@ -543,7 +689,9 @@ CREATE PERFETTO TABLE _nsys_nvtx_kernel_range(
   -- Range name.
   tag STRING,
   -- Range style.
-  style STRING
+  style STRING,
+  -- Range op (_nsys_nvtx_stats_range.op).
+  op STRING
 ) AS
 SELECT
   k.id AS kernel_id,
@@ -554,22 +702,21 @@ SELECT
   c.tid,
   cr.range_id,
   r.tag,
-  r.style
+  r.style,
+  r.op
 FROM nsys_kernels k
 LEFT JOIN nsys_cuda_api_calls c ON c.id = k.api_call_id
 LEFT JOIN _nsys_nvtx_call_range cr ON cr.call_id = k.api_call_id
 LEFT JOIN _nsys_nvtx_stats_range r ON r.id = cr.range_id;
 
--- NVTX Range Kernel Summary with a choice of kernel names (nsys stats
--- nvtx_kern_sum[:base]; 2022.4: nvtxkernsum): kernels per containing range
--- name and style, launching process and thread, and kernel name; by range
--- name, pid, tid, then longest total. A kernel counts once in each range
--- that contains its launch (nested ranges of one name count it again in
--- total_time_ns, not in kern_inst); kernels outside every range have an
--- empty range.
-CREATE PERFETTO FUNCTION nsys_nvtx_kern_sum_by_name(
-  -- 'demangled' (nsys's default) or 'base' (short names).
-  name_kind STRING
+-- The NVTX Range Kernel Summary of nsys_nvtx_kern_sum_by_name(name_kind),
+-- its ranges grouped on their whole text (by_op 0, as nsys) or on their op
+-- (by_op 1: a PyTorch op range counts under its op).
+CREATE PERFETTO FUNCTION _nsys_nvtx_kern_sum(
+  -- 'demangled' or 'base'.
+  name_kind STRING,
+  -- 1: group ranges by op.
+  by_op BOOL
 )
 RETURNS TABLE(
   -- Range name.
@@ -603,14 +750,15 @@ WITH
   kr AS (
     SELECT
       *,
-      iif($name_kind = 'base', coalesce(short_name, demangled_name), demangled_name) AS kname
+      iif($name_kind = 'base', coalesce(short_name, demangled_name), demangled_name) AS kname,
+      iif($by_op, op, tag) AS grp_tag
     FROM _nsys_nvtx_kernel_range
     -- nsys reports nothing for a report without NVTX.
     WHERE EXISTS (SELECT 1 FROM nsys_nvtx_ranges) OR EXISTS (SELECT 1 FROM nsys_nvtx_marks)
   ),
   k AS (
     SELECT
-      quote(pid) || ',' || quote(tid) || ',' || quote(tag) || ',' || quote(style) || ','
+      quote(pid) || ',' || quote(tid) || ',' || quote(grp_tag) || ',' || quote(style) || ','
         || quote(kname) AS grp,
       *
     FROM kr
@@ -619,7 +767,7 @@ WITH
   e AS (
     SELECT
       grp,
-      tag,
+      grp_tag AS tag,
       style,
       pid,
       tid,
@@ -641,7 +789,91 @@ SELECT
 FROM s JOIN e USING (grp)
 ORDER BY e.tag, e.pid, e.tid, s.total_time_ns DESC, e.kname;
 
+-- NVTX Range Kernel Summary with a choice of kernel names (nsys stats
+-- nvtx_kern_sum[:base]; 2022.4: nvtxkernsum): kernels per containing range
+-- name (the whole text, as nsys) and style, launching process and thread,
+-- and kernel name; by range name, pid, tid, then longest total. A kernel
+-- counts once in each range that contains its launch (nested ranges of one
+-- name count it again in total_time_ns, not in kern_inst); kernels outside
+-- every range have an empty range.
+CREATE PERFETTO FUNCTION nsys_nvtx_kern_sum_by_name(
+  -- 'demangled' (nsys's default) or 'base' (short names).
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Range name.
+  nvtx_range STRING,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Process id of the launching thread.
+  pid LONG,
+  -- Its thread id.
+  tid LONG,
+  -- Ranges of this name containing these kernels.
+  nvtx_inst LONG,
+  -- Kernels.
+  kern_inst LONG,
+  -- Summed kernel duration (per range and kernel), ns.
+  total_time_ns LONG,
+  -- Mean kernel duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median kernel duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest kernel, ns.
+  min_ns LONG,
+  -- Longest kernel, ns.
+  max_ns LONG,
+  -- Sample standard deviation of kernel durations, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Kernel name (demangled, or short with 'base').
+  kernel_name STRING
+) AS
+SELECT * FROM _nsys_nvtx_kern_sum($name_kind, 0);
+
 -- NVTX Range Kernel Summary (nsys stats nvtx_kern_sum; 2022.4: nvtxkernsum)
 -- with nsys's default, demangled kernel names: nsys_nvtx_kern_sum_by_name('demangled').
 CREATE PERFETTO TABLE nsys_nvtx_kern_sum AS
 SELECT * FROM nsys_nvtx_kern_sum_by_name('demangled');
+
+-- nsys_nvtx_kern_sum_by_name(name_kind) with the ranges grouped by op: a
+-- PyTorch op range (`aten::to, seq = 12, op_id = 998949`) counts under its
+-- op ('aten::to'), other ranges under their name. Same columns; nvtx_range
+-- is the op, nvtx_inst the ranges of that op containing these kernels.
+CREATE PERFETTO FUNCTION nsys_nvtx_kern_sum_by_op_by_name(
+  -- 'demangled' or 'base' (short names).
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Op or range name.
+  nvtx_range STRING,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Process id of the launching thread.
+  pid LONG,
+  -- Its thread id.
+  tid LONG,
+  -- Ranges of this name containing these kernels.
+  nvtx_inst LONG,
+  -- Kernels.
+  kern_inst LONG,
+  -- Summed kernel duration (per range and kernel), ns.
+  total_time_ns LONG,
+  -- Mean kernel duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median kernel duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest kernel, ns.
+  min_ns LONG,
+  -- Longest kernel, ns.
+  max_ns LONG,
+  -- Sample standard deviation of kernel durations, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Kernel name (demangled, or short with 'base').
+  kernel_name STRING
+) AS
+SELECT * FROM _nsys_nvtx_kern_sum($name_kind, 1);
+
+-- nsys_nvtx_kern_sum grouped by op, with demangled kernel names:
+-- nsys_nvtx_kern_sum_by_op_by_name('demangled').
+CREATE PERFETTO TABLE nsys_nvtx_kern_sum_by_op AS
+SELECT * FROM nsys_nvtx_kern_sum_by_op_by_name('demangled');
