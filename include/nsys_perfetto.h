@@ -251,6 +251,15 @@ typedef struct nsysp_gpu_busy {
     int64_t busy_ns;             /* the union of its kernels, copies and sets */
 } nsysp_gpu_busy;
 
+/* How a report's step (its unit of work) was found. */
+typedef enum nsysp_step_rule {
+    NSYSP_STEP_NONE,             /* none: compare per call */
+    NSYSP_STEP_GIVEN,            /* the range the caller named (--step, --focus) */
+    NSYSP_STEP_PROFILER,         /* PyTorch profiler's ProfilerStep#N ranges */
+    NSYSP_STEP_REPEATED,         /* the most repeated top-level range that is not an op
+                                  * (not a PyTorch op range, no "::"), twice or more */
+} nsysp_step_rule;
+
 typedef struct nsysp_measures {
     int64_t session_ns;          /* ANALYSIS_DETAILS stop - start, or -1 */
     int64_t gpu_span_ns;         /* first GPU operation's start to the last one's end, or -1 */
@@ -263,15 +272,27 @@ typedef struct nsysp_measures {
     size_t n_focus;
     nsysp_summary_row *focus_kernels;
     size_t n_focus_kernels;
+    /* The unit of work for comparing runs of different length: the step
+     * range, how it was found, and its instances (on the thread with the
+     * most of them: each rank of a job runs every step). */
+    char step_name[256];         /* "" when step_rule is NSYSP_STEP_NONE */
+    nsysp_step_rule step_rule;
+    size_t n_steps;
     char message[512];           /* one-line error, empty on success */
 } nsysp_measures;
 
 /* Measures one report; focus_range (NULL for none) is an NVTX range name,
- * matched exactly (text, else registered string). GPU operations 2^62 ns
- * or more from 0 are left out, as the converter leaves them out. Cancelled
- * by the summaries' flag (nsysp_summary_set_cancel). */
+ * matched exactly as the summary's nvtx category names ranges (text, else
+ * registered string; a PyTorch op range by its op unless raw names are
+ * set). The steps are focus_range's instances when given, else found
+ * (nsysp_step_rule). GPU operations 2^62 ns or more from 0 are left out,
+ * as the converter leaves them out. Cancelled by the summaries' flag
+ * (nsysp_summary_set_cancel). */
 nsysp_status nsysp_measure(const char *input_path, const char *focus_range,
                            nsysp_measures *measures);
+/* The same, with step_range (NULL: as nsysp_measure) as the step. */
+nsysp_status nsysp_measure_with_step(const char *input_path, const char *focus_range,
+                                     const char *step_range, nsysp_measures *measures);
 void nsysp_measures_free(nsysp_measures *measures);
 
 #ifdef __cplusplus

@@ -1,9 +1,10 @@
 /* nsysp_measure: a run's headline times, read by fixed SQL for comparing
  * runs (nsys-perfetto diff): GPU busy time per device, the session's and
- * the GPU work's spans, and the instances of a focus NVTX range with the
- * kernels launched inside them. No SQL text is built from the caller's
- * input (the focus name is bound). */
+ * the GPU work's spans, the instances of a focus NVTX range with the
+ * kernels launched inside them, and the run's steps (its unit of work).
+ * No SQL text is built from the caller's input (names are bound). */
 #include <inttypes.h>
+#include <search.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "nsys/nsys_cursor.h"
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_ids.h"
+#include "nsys/nsys_torch.h"
 #include "summary.h"
 
 #define LENGTH(a) (sizeof (a) / sizeof *(a))
@@ -119,13 +121,36 @@ static int session(nsys_db *db, nsysp_measures *m, buf *err)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? NSYSP_OK : sql_error(db, rc, err);
 }
 
+/* A range's name as the summary groups it (nsysp_range_name(TEXT)): a
+ * PyTorch op range by its op, unless raw names are set. */
+static void range_name_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    if (!text) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    char op[1024];
+    sqlite3_result_text(ctx, summary_names_raw() ? text : nsys_torch_op_name(text, op, sizeof op),
+                        -1, SQLITE_TRANSIENT);
+}
+
+static int register_range_name(nsys_db *db, buf *err)
+{
+    int rc = sqlite3_create_function(nsys_db_sqlite(db), "nsysp_range_name", 1,
+                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, range_name_sql,
+                                     NULL, NULL);
+    return rc == SQLITE_OK ? NSYSP_OK : sql_error(db, rc, err);
+}
+
 /* The focus range's instances, named as the summary's nvtx category names
- * ranges (the text, else the registered string). */
+ * ranges (the text, else the registered string; an op range by its op). */
 #define FOCUS_INSTANCES                                                                        \
     "WITH inst AS (SELECT e.globalTid AS tid, e.start AS start, e.\"end\" AS \"end\""          \
     " FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s ON s.id = e.textId"                       \
     " WHERE e.eventType IN (59, 60, 70, 71) AND e.\"end\" >= e.start"                          \
-    " AND coalesce(e.text, s.value) = ?1)"
+    " AND nsysp_range_name(coalesce(e.text, s.value)) = ?1)"
 
 /* Kernels whose launching call (same process and correlation id) starts
  * and ends inside an instance, on its thread, as the summary's nvtx-gpu. */
@@ -197,7 +222,178 @@ static int focus(nsys_db *db, nsysp_measures *m, const char *name, buf *err)
     return rc == SQLITE_DONE ? NSYSP_OK : sql_error(db, rc, err);
 }
 
+/* ---- Steps: the unit of work ------------------------------------------ */
+
+/* The given step's instances on the thread with the most of them. */
+static int given_steps(nsys_db *db, nsysp_measures *m, const char *name, buf *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db),
+                                FOCUS_INSTANCES " SELECT count(*) AS n FROM inst GROUP BY tid"
+                                " ORDER BY n DESC LIMIT 1", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return sql_error(db, rc, err);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        m->n_steps = (size_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return sql_error(db, rc, err);
+    snprintf(m->step_name, sizeof m->step_name, "%s", name);
+    m->step_rule = NSYSP_STEP_GIVEN;
+    return NSYSP_OK;
+}
+
+/* "ProfilerStep#" and decimal digits: PyTorch profiler's step ranges. */
+static bool is_profiler_step(const char *name)
+{
+    static const char PREFIX[] = "ProfilerStep#";
+    if (strncmp(name, PREFIX, sizeof PREFIX - 1) != 0 || !name[sizeof PREFIX - 1])
+        return false;
+    return strspn(name + sizeof PREFIX - 1, "0123456789") == strlen(name + sizeof PREFIX - 1);
+}
+
+/* An op's range cannot be a step: PyTorch's op ranges and C++-qualified
+ * names (aten::to, autograd::engine::...) are called many times a step. */
+static bool is_op_like(const char *name)
+{
+    nsys_torch_range r;
+    return strstr(name, "::") != NULL || nsys_torch_parse(name, &r);
+}
+
+/* A candidate step name with its top-level instances, on the current
+ * thread and the most on any thread. */
+typedef struct step_count {
+    char *name;
+    size_t thread, most;
+} step_count;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const step_count *)a)->name, ((const step_count *)b)->name);
+}
+
+typedef struct step_tally {
+    void *tree;                  /* step_count by name */
+    step_count **all;
+    size_t n, cap;
+    step_count *best;            /* the most repeated so far */
+} step_tally;
+
+static void tally_add(step_tally *t, const char *name)
+{
+    step_count key = {.name = (char *)name};
+    step_count **found = tfind(&key, &t->tree, by_name);
+    step_count *c = found ? *found : NULL;
+    if (!c) {
+        c = xcalloc(1, sizeof *c);
+        c->name = xstrdup(name);
+        if (!tsearch(c, &t->tree, by_name))
+            abort();
+        if (t->n == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 32;
+            t->all = xrealloc(t->all, t->cap * sizeof *t->all);
+        }
+        t->all[t->n++] = c;
+    }
+    if (++c->thread > c->most)
+        c->most = c->thread;
+    if (!t->best || c->most > t->best->most ||
+        (c->most == t->best->most && strcmp(c->name, t->best->name) < 0))
+        t->best = c;
+}
+
+static void tally_new_thread(step_tally *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        t->all[i]->thread = 0;
+}
+
+static void tally_free(step_tally *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        tdelete(t->all[i], &t->tree, by_name);
+        free(t->all[i]->name);
+        free(t->all[i]);
+    }
+    free(t->all);
+}
+
+/* Push/pop ranges (the ones that nest on a thread) by thread, outermost
+ * first where two start together. */
+#define PUSH_POP_RANGES(domain)                                                                \
+    "SELECT e.globalTid, e.start, e.\"end\", coalesce(e.text, s.value), " domain                \
+    " FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s ON s.id = e.textId"                       \
+    " WHERE e.eventType IN (59, 70) AND e.\"end\" >= e.start"                                  \
+    " ORDER BY e.globalTid, e.start, e.\"end\" DESC"
+
+/* ProfilerStep#N ranges when there are any, else the most repeated
+ * top-level range (one inside no other range of its thread) of the
+ * default domain that is not an op's, twice or more on one thread. Named
+ * domains are libraries' (NCCL's ncclAllReduce): a call, not a step. */
+static int found_steps(nsys_db *db, nsysp_measures *m, buf *err)
+{
+    sqlite3_stmt *st;
+    const char *sql = nsys_db_has_column(db, "NVTX_EVENTS", "domainId")
+                          ? PUSH_POP_RANGES("coalesce(e.domainId, 0)")
+                          : PUSH_POP_RANGES("0");
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return sql_error(db, rc, err);
+    step_tally top = {0}, profiler = {0};
+    int64_t tid = 0, open_end = INT64_MIN;
+    bool first = true;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t t = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
+        const char *text = (const char *)sqlite3_column_text(st, 3);
+        char op[1024];
+        const char *name = text && !summary_names_raw() ? nsys_torch_op_name(text, op, sizeof op)
+                                                        : text;
+        if (first || t != tid) {
+            tally_new_thread(&top);
+            tally_new_thread(&profiler);
+            tid = t;
+            open_end = INT64_MIN;
+            first = false;
+        }
+        if (name && is_profiler_step(name))
+            tally_add(&profiler, "ProfilerStep#N");
+        if (start < open_end) /* inside a top-level range */
+            continue;
+        open_end = sqlite3_column_int64(st, 2);
+        if (name && !is_profiler_step(name) && !is_op_like(text) &&
+            sqlite3_column_int64(st, 4) == 0)
+            tally_add(&top, name);
+    }
+    sqlite3_finalize(st);
+    const step_tally *pick = profiler.best ? &profiler : &top;
+    if (rc == SQLITE_DONE && pick->best && pick->best->most >= 2) {
+        snprintf(m->step_name, sizeof m->step_name, "%s", pick->best->name);
+        m->step_rule = pick == &profiler ? NSYSP_STEP_PROFILER : NSYSP_STEP_REPEATED;
+        m->n_steps = pick->best->most;
+    }
+    tally_free(&top);
+    tally_free(&profiler);
+    return rc == SQLITE_DONE ? NSYSP_OK : sql_error(db, rc, err);
+}
+
+static int steps(nsys_db *db, nsysp_measures *m, const char *given, buf *err)
+{
+    static const char *const NVTX[] = {"start", "end", "eventType", "globalTid", "text",
+                                       "textId"};
+    if (!nsys_db_has_columns(db, "NVTX_EVENTS", NVTX, LENGTH(NVTX)) ||
+        !nsys_db_has_table(db, "StringIds"))
+        return NSYSP_OK;
+    return given ? given_steps(db, m, given, err) : found_steps(db, m, err);
+}
+
 nsysp_status nsysp_measure(const char *input, const char *focus_range, nsysp_measures *m)
+{
+    return nsysp_measure_with_step(input, focus_range, NULL, m);
+}
+
+nsysp_status nsysp_measure_with_step(const char *input, const char *focus_range,
+                                     const char *step_range, nsysp_measures *m)
 {
     memset(m, 0, sizeof *m);
     m->session_ns = m->gpu_span_ns = -1;
@@ -207,11 +403,15 @@ nsysp_status nsysp_measure(const char *input, const char *focus_range, nsysp_mea
     nsys_db *db = nsys_db_open(input, &err, &status);
     if (db) {
         nsys_db_set_cancel(db, cancel);
-        status = gpu_busy(db, m, &err);
+        status = register_range_name(db, &err);
+        if (status == NSYSP_OK)
+            status = gpu_busy(db, m, &err);
         if (status == NSYSP_OK)
             status = session(db, m, &err);
         if (status == NSYSP_OK && focus_range)
             status = focus(db, m, focus_range, &err);
+        if (status == NSYSP_OK)
+            status = steps(db, m, step_range ? step_range : focus_range, &err);
         nsys_db_close(db);
     }
     if (status == NSYSP_OK && cancel_requested(cancel)) { /* after the last query */

@@ -1,7 +1,9 @@
 /* nsysp_measure on a report built here, every figure worked by hand: GPU
  * busy time per device (overlapping, touching and nested operations across
  * kernels and copies), the session's and the GPU work's spans, a focus
- * range's instances and the kernels launched inside them; a report without
+ * range's instances and the kernels launched inside them; the step found
+ * (a repeated top-level range, not an op's or a library's; ProfilerStep#N
+ * first) and a focus on a PyTorch op by its op; a report without
  * these tables measures nothing; a file that is not a report fails with
  * one line naming it. Only the public header is used. */
 #include <sqlite3.h>
@@ -125,6 +127,51 @@ int main(int argc, char **argv)
     if (m.n_gpus == 1)
         CHECK_EQ_INT(m.gpus[0].busy_ns, 20);
     CHECK_EQ_INT(m.gpu_span_ns, 20);
+    nsysp_measures_free(&m);
+
+    /* Steps. Thread 7: "train" three times at the top, each holding PyTorch
+     * op ranges; "c10d::barrier" (an op: "::") and a NCCL-domain "allreduce"
+     * (a library's call) repeat more at the top, and are no steps. Thread 8:
+     * "train" once. The step is "train", 3 instances (the most on a thread). */
+    static const char *const STEPS_SQL =
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+        "CREATE TABLE NVTX_EVENTS(start INTEGER, \"end\" INTEGER, eventType INTEGER,"
+        " globalTid INTEGER, text TEXT, textId INTEGER, domainId INTEGER);"
+        "INSERT INTO NVTX_EVENTS VALUES"
+        " (0, 100, 59, 16777223, 'train', NULL, 0),"
+        " (10, 20, 59, 16777223, 'aten::mm, seq = 1, op_id = 11', NULL, 0),"
+        " (200, 300, 59, 16777223, 'train', NULL, 0),"
+        " (210, 220, 59, 16777223, 'aten::mm, seq = 2, op_id = 12', NULL, 0),"
+        " (400, 500, 59, 16777223, 'train', NULL, NULL),"
+        " (410, 430, 59, 16777223, 'aten::mm, seq = 3, op_id = 13', NULL, 0),"
+        " (600, 601, 59, 16777223, 'c10d::barrier', NULL, 0),"
+        " (610, 611, 59, 16777223, 'c10d::barrier', NULL, 0),"
+        " (620, 621, 59, 16777223, 'c10d::barrier', NULL, 0),"
+        " (630, 631, 59, 16777223, 'c10d::barrier', NULL, 0),"
+        " (700, 701, 59, 16777223, 'allreduce', NULL, 5),"
+        " (710, 711, 59, 16777223, 'allreduce', NULL, 5),"
+        " (720, 721, 59, 16777223, 'allreduce', NULL, 5),"
+        " (730, 731, 59, 16777223, 'allreduce', NULL, 5),"
+        " (0, 100, 59, 16777224, 'train', NULL, 0);";
+    write_report(path, STEPS_SQL);
+    CHECK_EQ_INT(nsysp_measure(path, NULL, &m), NSYSP_OK);
+    CHECK_EQ_INT(m.step_rule, NSYSP_STEP_REPEATED);
+    CHECK_EQ_STR(m.step_name, "train");
+    CHECK_EQ_INT(m.n_steps, 3);
+    nsysp_measures_free(&m);
+    /* The focus matches a PyTorch op range by its op: three instances. */
+    CHECK_EQ_INT(nsysp_measure(path, "aten::mm", &m), NSYSP_OK);
+    CHECK_EQ_INT(m.n_focus, 3);
+    nsysp_measures_free(&m);
+    /* ProfilerStep#N ranges win over a repeated range, whatever their N. */
+    char with_profiler[4096];
+    snprintf(with_profiler, sizeof with_profiler, "%s%s", STEPS_SQL,
+             "INSERT INTO NVTX_EVENTS VALUES (1000, 1100, 59, 16777223, 'ProfilerStep#7', NULL, 0),"
+             " (1200, 1300, 59, 16777223, 'ProfilerStep#8', NULL, 0);");
+    write_report(path, with_profiler);
+    CHECK_EQ_INT(nsysp_measure(path, NULL, &m), NSYSP_OK);
+    CHECK_EQ_INT(m.step_rule, NSYSP_STEP_PROFILER);
+    CHECK_EQ_INT(m.n_steps, 2);
     nsysp_measures_free(&m);
 
     /* A report with none of these tables: nothing measured, no error. */

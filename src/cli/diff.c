@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "diff_model.h"
+#include "text_out.h"
 #include "common/cancel.h"
 #include "nsys_perfetto.h"
 #include "options.h"
@@ -31,24 +32,31 @@ static void on_signal(int sig)
 static void diff_usage(FILE *to)
 {
     fputs("Usage: nsys-perfetto diff [OPTIONS] BEFORE AFTER\n"
-          "Did the change help? Compares per-name totals (every category of `summary`:\n"
-          "kernel, memory, cuda-api, library, api-gpu, nvtx, nvtx-gpu, nvtx-gpu-ops),\n"
-          "GPU busy time per device and the report's span, before against after.\n"
+          "Did the change help? Compares every name of `summary` (kernel, memory,\n"
+          "cuda-api, library, api-gpu, nvtx, nvtx-gpu, nvtx-gpu-ops) per unit of work:\n"
+          "per step (ProfilerStep#N ranges, --step or --focus, else the most repeated\n"
+          "top-level NVTX range that is not an op), else per call; totals as context.\n"
+          "Also GPU busy time per device and the report's span, before against after.\n"
           "Each side is a report (.sqlite, .nsys-rep, .qdrep) or a directory of reports\n"
           "that are runs of one configuration (medians over runs). Two series\n"
           "directories (from `nsys-perfetto series`) are compared value by value.\n"
           "\n"
-          "A name is a regression (or improvement) when its total moves past the gate;\n"
-          "with two runs a side or more, also only when the runs' ranges do not overlap\n"
-          "(after's fastest run slower than before's slowest), else inconclusive.\n"
+          "A name is a regression (or improvement) when its per-unit time moves past the\n"
+          "gate, by at least --min-effect of before's GPU busy time (else: small), and,\n"
+          "with two runs a side or more, the runs' ranges do not overlap; with one run\n"
+          "a side, only past the single-run gate. Else inconclusive: profile more runs.\n"
           "Three runs a side suffice to call a clear shift (docs/diff.md).\n"
           "\n"
           "Options:\n"
           "      --gate PCT      the change that counts, in % (default 5)\n"
+          "      --min-effect PCT  and the least change that counts, in % of before's\n"
+          "                      GPU busy time (else its session) (default 0.5)\n"
           "      --match REGEX   only names matching REGEX (POSIX extended); repeatable\n"
           "      --focus NAME    one NVTX range as the unit of work (a training step): its\n"
           "                      per-instance time (median, p90) and the kernels launched\n"
           "                      inside it\n"
+          "      --step NAME     the NVTX range that is one step, to compare per step\n"
+          "      --raw-names     PyTorch op ranges by their whole text, not by op\n"
           "      --format F      table (default), md (a pull-request comment), csv, json\n"
           "      --top N         table and md: list at most N changed names (default 40;\n"
           "                      0: all)\n"
@@ -143,7 +151,7 @@ static int read_input(const char *given, input *in)
     char **paths;
     size_t n;
     if (list_reports(given, &paths, &n) != 0 || n == 0) {
-        fprintf(stderr, "nsys-perfetto diff: %s: %s\n", given,
+        text_printf(stderr, "nsys-perfetto diff: %s: %s\n", given,
                 n == 0 && paths ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
                                 : strerror(errno));
         free_reports(paths, paths ? n : 0);
@@ -202,7 +210,8 @@ static int read_input(const char *given, input *in)
 }
 
 typedef struct diff_args {
-    double gate;
+    diff_rule rule;
+    const char *step;
     const char *matches[64];
     size_t n_matches;
     const char *focus;
@@ -220,7 +229,7 @@ static int load_side(diff_side *side, const char *label, const side_input *in,
         abort();
     for (size_t i = 0; i < in->n; i++) {
         int status = diff_run_load(&side->runs[i], in->paths[i], a->matches, a->n_matches,
-                                   a->focus);
+                                   a->focus, a->step);
         side->n_runs = i + 1;
         if (status != NSYSP_OK)
             return status;
@@ -252,9 +261,9 @@ static int write_trace(const diff_side *before, const diff_side *after, const ch
     nsysp_result res;
     nsysp_status status = nsysp_convert_many(inputs, 2, &opt, &res);
     if (status != NSYSP_OK)
-        fprintf(stderr, "nsys-perfetto diff: --trace: %s\n", res.message);
+        text_printf(stderr, "nsys-perfetto diff: --trace: %s\n", res.message);
     else
-        fprintf(stderr, "nsys-perfetto diff: wrote %s (before: %s, after: %s)\n",
+        text_printf(stderr, "nsys-perfetto diff: wrote %s (before: %s, after: %s)\n",
                 res.output_path, before->runs[0].path, after->runs[0].path);
     return status;
 }
@@ -268,11 +277,13 @@ static int compare_one(const input *b, const side_input *bv, const input *a,
     int status = load_side(&before, b->given, bv, args);
     if (status == NSYSP_OK)
         status = load_side(&after, a->given, av, args);
+    if (status == NSYSP_OK)
+        status = diff_agree_step(&before, &after, args->focus, args->step);
     if (status == NSYSP_OK && cancel_requested(&diff_interrupted))
         status = NSYSP_ERR_INTERRUPTED;
     if (status == NSYSP_OK) {
         diff_result r;
-        diff_compare(&before, &after, args->gate, args->focus, &r);
+        diff_compare_with(&before, &after, &args->rule, args->focus, &r);
         if (args->print.format == DIFF_JSON && !first)
             fputs(",\n", stdout);
         diff_print(stdout, &r, &before, &after, bv->value, &args->print, first);
@@ -309,7 +320,7 @@ static int compare_inputs(const input *b, const input *a, const diff_args *args)
         while (k < a->n_values && strcmp(a->values[k].value, b->values[v].value) != 0)
             k++;
         if (k == a->n_values) {
-            fprintf(stderr, "nsys-perfetto diff: value %s only in %s: not compared\n",
+            text_printf(stderr, "nsys-perfetto diff: value %s only in %s: not compared\n",
                     b->values[v].value, b->given);
             continue;
         }
@@ -321,14 +332,14 @@ static int compare_inputs(const input *b, const input *a, const diff_args *args)
         while (v < b->n_values && strcmp(a->values[k].value, b->values[v].value) != 0)
             v++;
         if (v == b->n_values)
-            fprintf(stderr, "nsys-perfetto diff: value %s only in %s: not compared\n",
+            text_printf(stderr, "nsys-perfetto diff: value %s only in %s: not compared\n",
                     a->values[k].value, a->given);
     }
     if (args->print.format == DIFF_JSON)
         fprintf(stdout, "\n], \"verdict\": \"%s\", \"gate_pct\": %g}\n", fail ? "fail" : "pass",
-                args->gate);
+                args->rule.gate_pct);
     if (status == NSYSP_OK && compared == 0) {
-        fprintf(stderr, "nsys-perfetto diff: %s and %s have no value in common\n", b->given,
+        text_printf(stderr, "nsys-perfetto diff: %s and %s have no value in common\n", b->given,
                 a->given);
         return NSYSP_ERR_USAGE;
     }
@@ -347,9 +358,13 @@ static int usage_error(const char *what, const char *arg)
 
 int diff_main(int argc, char **argv)
 {
-    enum { OPT_GATE = 256, OPT_MATCH, OPT_FOCUS, OPT_FORMAT, OPT_TOP, OPT_ALL, OPT_TRACE };
+    enum { OPT_GATE = 256, OPT_MATCH, OPT_FOCUS, OPT_FORMAT, OPT_TOP, OPT_ALL, OPT_TRACE,
+           OPT_STEP, OPT_MIN_EFFECT, OPT_RAW_NAMES };
     static const struct option options[] = {
         {"gate", required_argument, NULL, OPT_GATE},
+        {"min-effect", required_argument, NULL, OPT_MIN_EFFECT},
+        {"step", required_argument, NULL, OPT_STEP},
+        {"raw-names", no_argument, NULL, OPT_RAW_NAMES},
         {"match", required_argument, NULL, OPT_MATCH},
         {"focus", required_argument, NULL, OPT_FOCUS},
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -359,16 +374,30 @@ int diff_main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    diff_args a = {.gate = 5, .print = {.format = DIFF_TABLE, .top = 40}};
+    diff_args a = {.rule = diff_default_rule(5), .print = {.format = DIFF_TABLE, .top = 40}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         char *end, why[256];
         switch (c) {
         case OPT_GATE:
-            a.gate = strtod(optarg, &end);
-            if (end == optarg || *end || !(a.gate >= 0 && a.gate <= 1e6))
+            a.rule.gate_pct = strtod(optarg, &end);
+            if (end == optarg || *end || !(a.rule.gate_pct >= 0 && a.rule.gate_pct <= 1e6))
                 return usage_error("--gate: expected a percentage (5 for 5%)", optarg);
+            break;
+        case OPT_MIN_EFFECT:
+            a.rule.min_effect_pct = strtod(optarg, &end);
+            if (end == optarg || *end || !(a.rule.min_effect_pct >= 0 &&
+                                           a.rule.min_effect_pct <= 100))
+                return usage_error("--min-effect: expected a percentage (0.5 for 0.5%)", optarg);
+            break;
+        case OPT_STEP:
+            if (!*optarg)
+                return usage_error("--step: expected an NVTX range name", optarg);
+            a.step = optarg;
+            break;
+        case OPT_RAW_NAMES:
+            nsysp_summary_set_raw_names(1);
             break;
         case OPT_MATCH:
             if (parse_regex(optarg, why, sizeof why) < 0) {
@@ -421,6 +450,9 @@ int diff_main(int argc, char **argv)
         return usage_error(argc - optind < 2 ? "expected BEFORE and AFTER"
                                              : "expected two inputs, BEFORE and AFTER",
                            NULL);
+    double min_effect = a.rule.min_effect_pct; /* the gate sets the single-run gate */
+    a.rule = diff_default_rule(a.rule.gate_pct);
+    a.rule.min_effect_pct = min_effect;
     const char *no_color = getenv("NO_COLOR");
     a.print.color = a.print.format == DIFF_TABLE && isatty(1) && !(no_color && *no_color);
 
@@ -444,7 +476,7 @@ int diff_main(int argc, char **argv)
         return status;
     }
     if (b.series != af.series) {
-        fprintf(stderr, "nsys-perfetto diff: %s is a series directory (%zu values) but %s is "
+        text_printf(stderr, "nsys-perfetto diff: %s is a series directory (%zu values) but %s is "
                         "not: compare two series, or one value's reports with a directory\n",
                 b.series ? b.given : af.given, b.series ? b.n_values : af.n_values,
                 b.series ? af.given : b.given);

@@ -15,6 +15,21 @@
 
 enum { DIFF_MAX_RUNS = 64 };
 
+/* The rule's defaults, from the measurements in docs/diff.md: a change
+ * smaller than this share of before's GPU busy time cannot fail a build
+ * (--min-effect), and with one run a side a change must pass this too,
+ * more than identical single runs moved. */
+#define DIFF_MIN_EFFECT_PCT 0.5
+#define DIFF_SINGLE_RUN_PCT 10.0
+/* The same for names timed on the CPU (CUDA API and library calls, NVTX
+ * ranges): scheduling moves them far more than the GPU moves its work
+ * (real repeated captures on a shared machine moved them up to 42%). */
+#define DIFF_SINGLE_RUN_CPU_PCT 50.0
+
+/* Whether a category's times are the CPU's (its single-run gate is
+ * DIFF_SINGLE_RUN_CPU_PCT). */
+bool diff_category_cpu_timed(const char *category);
+
 /* ---- One report (a run) ---------------------------------------------- */
 
 typedef struct diff_run {
@@ -30,7 +45,9 @@ typedef struct diff_run {
  * and stays exported until diff_run_free. Returns an nsysp_status after
  * printing one line. The summaries' cancel flag stops it. */
 int diff_run_load(diff_run *run, const char *path, const char *const *match, size_t n_match,
-                  const char *focus);
+                  const char *focus, const char *step);
+/* Measures the run again with step as its step (NULL: found). */
+int diff_run_measure(diff_run *run, const char *focus, const char *step);
 void diff_run_free(diff_run *run);
 
 /* ---- The comparison ---------------------------------------------------- */
@@ -42,24 +59,55 @@ typedef enum diff_status {
     DIFF_INCONCLUSIVE,
     DIFF_ADDED,
     DIFF_REMOVED,
+    DIFF_SMALL,                  /* past the gate, but too small a share of the whole to matter */
     DIFF_STATUSES
 } diff_status;
 
 const char *diff_status_name(diff_status s);
+
+/* What is compared: per step when both sides have the same step range
+ * twice or more, else per call (the mean). */
+typedef enum diff_unit { DIFF_PER_CALL, DIFF_PER_STEP } diff_unit;
+
+typedef struct diff_basis {
+    diff_unit unit;
+    nsysp_step_rule rule;        /* per step: how the step was found */
+    const char *step_name;       /* per step; NULL otherwise */
+    int64_t steps_before, steps_after; /* medians over runs */
+    const char *why_not;         /* per call: why not per step */
+} diff_basis;
+
+/* The rule that turns a change into a status (docs/diff.md). */
+typedef struct diff_rule {
+    double gate_pct;             /* |per-unit change| past this, in % */
+    double min_effect_pct;       /* and a change of at least this share of the whole */
+    double single_gate_pct;      /* with one run a side: past this too, else inconclusive */
+    double single_gate_cpu_pct;  /* the same for names timed on the CPU */
+    bool judged;                 /* two runs a side or more: the runs' ranges apart too */
+    int64_t whole_ns;            /* the whole (before's GPU busy time, else its session),
+                                  * -1 unknown: no effect floor */
+} diff_rule;
 
 /* One name on one side, over its runs (a run without the name counts 0). */
 typedef struct diff_stat {
     bool present;                /* in at least one run */
     int64_t count, total_ns, mean_ns; /* medians over runs (mean: over runs with it) */
     int64_t min_total_ns, max_total_ns; /* the range of per-run totals */
+    int64_t unit_ns;             /* the compared value: median per step, or mean per call */
+    int64_t min_unit_ns, max_unit_ns; /* its range over runs */
 } diff_stat;
 
 typedef struct diff_row {
     const char *category;        /* "kernel", ... ("focus" rows: "kernel") */
     const char *name;
     diff_stat before, after;
-    int64_t delta_ns;            /* after.total_ns - before.total_ns */
-    double delta_pct;            /* NAN when before.total_ns is 0 */
+    int64_t delta_ns;            /* the change at before's amount of work: per-unit change
+                                  * times before's units (added, removed: the whole time) */
+    double delta_pct;            /* the per-unit change; NAN when before's is 0 */
+    int64_t total_delta_ns;      /* after.total_ns - before.total_ns, for context */
+    double total_delta_pct;      /* NAN when before.total_ns is 0 */
+    double share_pct;            /* |delta_ns| in % of the whole; NAN when unknown */
+    bool renamed;                /* added or removed, but the same op under another id */
     diff_status status;
 } diff_row;
 
@@ -74,6 +122,11 @@ typedef struct diff_focus {
 
 typedef struct diff_result {
     double gate_pct;
+    diff_rule rule;
+    diff_basis basis;
+    size_t n_renamed;            /* added and removed rows that are renamed */
+    size_t n_minor;              /* added and removed rows below the effect floor */
+    size_t n_deciding;           /* regressions of rows that decide (diff_row_decides) */
     size_t runs_before, runs_after;
     bool noise_judged;           /* both sides have two runs or more */
     double noise_p;              /* one-sided p of ranges apart: 1 / C(m+n, m) */
@@ -94,11 +147,24 @@ typedef struct diff_side {
     size_t n_runs;
 } diff_side;
 
-/* Compares the sides (names already filtered when loaded); focus_name is
- * NULL without --focus. */
+/* The step both sides share (every run measured with it), or NULL for
+ * per call; re-measures runs whose found step differs from the others'.
+ * Returns an nsysp_status. */
+int diff_agree_step(diff_side *before, diff_side *after, const char *focus, const char *step);
+
+/* Compares the sides (names already filtered when loaded) under rule
+ * (judged and whole_ns are set here); focus_name is NULL without --focus. */
+void diff_compare_with(const diff_side *before, const diff_side *after, const diff_rule *rule,
+                       const char *focus_name, diff_result *out);
+/* The same under the default rule with gate_pct as the gate. */
 void diff_compare(const diff_side *before, const diff_side *after, double gate_pct,
                   const char *focus_name, diff_result *out);
+/* The default rule with gate_pct as the gate. */
+diff_rule diff_default_rule(double gate_pct);
 void diff_result_free(diff_result *r);
+/* Whether a row's regression fails the verdict (its category is not GPU
+ * time counted again by range or by launching call). */
+bool diff_row_decides(const diff_row *row);
 
 /* ---- Output (diff_output.c) ------------------------------------------- */
 
@@ -108,7 +174,7 @@ typedef struct diff_print_options {
     diff_format format;
     bool color;                  /* table only */
     size_t top;                  /* table and md: at most this many changed rows (0: all) */
-    bool all;                    /* table and md: unchanged rows too */
+    bool all;                    /* table and md: unchanged and minor rows too */
 } diff_print_options;
 
 /* One comparison; value is the series value it belongs to (NULL for none).

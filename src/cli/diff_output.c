@@ -41,7 +41,7 @@ static const char *stat_text(const diff_stat *s, char *out, size_t size)
 }
 
 static const char *const COLORS[DIFF_STATUSES] = {"", "\033[31m", "\033[32m", "\033[33m",
-                                                  "\033[36m", "\033[36m"};
+                                                  "\033[36m", "\033[36m", ""};
 
 static void side_text(const diff_side *s, char *out, size_t size)
 {
@@ -52,8 +52,7 @@ static void side_text(const diff_side *s, char *out, size_t size)
 
 static void verdict_text(const diff_result *r, char *out, size_t size)
 {
-    size_t reg = r->counts[DIFF_REGRESSION] +
-                 (r->focus && r->focus->time.status == DIFF_REGRESSION);
+    size_t reg = r->n_deciding + (r->focus && r->focus->time.status == DIFF_REGRESSION);
     if (r->fail)
         snprintf(out, size, "FAIL: %zu regression%s past the %g%% gate", reg,
                  reg == 1 ? "" : "s", r->gate_pct);
@@ -61,10 +60,52 @@ static void verdict_text(const diff_result *r, char *out, size_t size)
         snprintf(out, size, "PASS: no regression past the %g%% gate", r->gate_pct);
 }
 
+/* "a call" or "a step" */
+static const char *unit_word(const diff_result *r)
+{
+    return r->basis.unit == DIFF_PER_STEP ? "a step" : "a call";
+}
+
+static const char *rule_words(nsysp_step_rule rule)
+{
+    switch (rule) {
+    case NSYSP_STEP_GIVEN:
+        return "the range given";
+    case NSYSP_STEP_PROFILER:
+        return "PyTorch profiler's ProfilerStep#N ranges";
+    case NSYSP_STEP_REPEATED:
+        return "the most repeated top-level range that is not an op";
+    case NSYSP_STEP_NONE:
+        break;
+    }
+    return "none";
+}
+
+/* What was compared: "per step: ..." or "per call (mean): ...". */
+static void compared_text(const diff_result *r, char *out, size_t size)
+{
+    char name[160];
+    if (r->basis.unit == DIFF_PER_STEP) {
+        text_visible(r->basis.step_name, name, sizeof name);
+        snprintf(out, size, "per step: NVTX range \"%s\" (%s), %lld -> %lld steps; totals as "
+                            "context",
+                 name, rule_words(r->basis.rule), (long long)r->basis.steps_before,
+                 (long long)r->basis.steps_after);
+    } else {
+        snprintf(out, size, "per call (mean): %s; totals as context", r->basis.why_not);
+    }
+}
+
+/* The whole a change is a share of. */
+static const char *whole_words(const diff_result *r)
+{
+    return r->rule.whole_ns > 0 ? "of before's GPU busy time" : "(no GPU time: no floor)";
+}
+
 static void counts_text(const diff_result *r, char *out, size_t size)
 {
     static const diff_status ORDER[] = {DIFF_REGRESSION, DIFF_IMPROVEMENT, DIFF_INCONCLUSIVE,
-                                        DIFF_ADDED, DIFF_REMOVED, DIFF_UNCHANGED};
+                                        DIFF_ADDED, DIFF_REMOVED, DIFF_SMALL, DIFF_UNCHANGED};
     size_t used = 0;
     out[0] = '\0';
     for (size_t i = 0; i < sizeof ORDER / sizeof *ORDER && used < size; i++)
@@ -75,14 +116,19 @@ static void counts_text(const diff_result *r, char *out, size_t size)
 static void noise_text(const diff_result *r, char *out, size_t size)
 {
     if (r->noise_judged)
-        snprintf(out, size, "%zu v %zu runs: a change past the gate counts only when the runs' "
-                            "ranges do not overlap (one-sided p = %.3g), else inconclusive",
-                 r->runs_before, r->runs_after, r->noise_p);
+        snprintf(out, size, "%zu v %zu runs: a change past the gate and %g%% %s counts only "
+                            "when the runs' ranges do not overlap (one-sided p = %.3g), else "
+                            "inconclusive",
+                 r->runs_before, r->runs_after, r->rule.min_effect_pct, whole_words(r),
+                 r->noise_p);
     else
-        snprintf(out, size, "not judged (%s): every change past the gate counts; profile "
-                            "each side 3 times to judge it",
+        snprintf(out, size, "not judged (%s): a change counts past %g%% (%g%% for times taken "
+                            "on the CPU) and %g%% %s (identical single runs stay within these), "
+                            "else inconclusive; profile each side 3 times to judge it",
                  r->runs_before == 1 && r->runs_after == 1 ? "one run per side"
-                                                            : "one side has a single run");
+                                                           : "one side has a single run",
+                 r->rule.single_gate_pct, r->rule.single_gate_cpu_pct, r->rule.min_effect_pct,
+                 whole_words(r));
 }
 
 /* "1.20 s -> 1.25 s (+4.2%)" */
@@ -94,63 +140,134 @@ static const char *change_text(const diff_row *row, char *out, size_t size)
     return out;
 }
 
-static bool shown(const diff_row *row, const diff_print_options *o)
+/* A side's compared value: per step or per call. */
+static const char *unit_text(const diff_stat *s, char *out, size_t size)
 {
-    return o->all || row->status != DIFF_UNCHANGED;
+    return s->present ? human(s->unit_ns, false, out, size) : (snprintf(out, size, "-"), out);
+}
+
+/* "kernel gemm +41.4% a call (+10.52 ms, 1.9% of GPU time)" */
+static void finding_text(const diff_result *r, const diff_row *row, char *out, size_t size)
+{
+    char name[120], p[32], d[32], share[48] = "";
+    text_visible(row->name, name, sizeof name);
+    if (!isnan(row->share_pct))
+        snprintf(share, sizeof share, ", %.1f%% of GPU time", row->share_pct);
+    snprintf(out, size, "%s %s %s %s %s (%s%s)", diff_status_name(row->status), row->category,
+             name, pct(row->delta_pct, p, sizeof p), unit_word(r),
+             human(row->delta_ns, true, d, sizeof d), share);
+}
+
+/* Whether a row is listed: a change that matters, not a renamed op. */
+static bool shown(const diff_row *row, const diff_result *r, const diff_print_options *o)
+{
+    if (o->all)
+        return true;
+    if (row->status == DIFF_UNCHANGED || row->status == DIFF_SMALL || row->renamed)
+        return false;
+    bool appears = row->status == DIFF_ADDED || row->status == DIFF_REMOVED;
+    return !appears || !(row->share_pct < r->rule.min_effect_pct);
+}
+
+/* What decides the verdict, up to three rows: the regressions, else the
+ * inconclusive ones (profile more runs), each through line(). */
+static void decided_by(const diff_result *r, void (*line)(FILE *, const char *, void *),
+                       FILE *to, void *ctx)
+{
+    char text[512];
+    diff_status want = r->n_deciding ? DIFF_REGRESSION : DIFF_INCONCLUSIVE;
+    size_t listed = 0, of = 0;
+    for (size_t i = 0; i < r->n_rows; i++)
+        of += r->rows[i].status == want && diff_row_decides(&r->rows[i]);
+    for (size_t i = 0; i < r->n_rows && listed < 3; i++)
+        if (r->rows[i].status == want && diff_row_decides(&r->rows[i])) {
+            finding_text(r, &r->rows[i], text, sizeof text);
+            line(to, text, ctx);
+            listed++;
+        }
+    if (!listed) {
+        snprintf(text, sizeof text, "no name moved past the %g%% gate by %g%% %s", r->gate_pct,
+                 r->rule.min_effect_pct, whole_words(r));
+        line(to, text, ctx);
+    } else if (of > listed) {
+        snprintf(text, sizeof text, "and %zu more, below", of - listed);
+        line(to, text, ctx);
+    }
+    if (want == DIFF_INCONCLUSIVE && listed) {
+        line(to, "(inconclusive: unknown, profile more runs)", ctx);
+    }
+}
+
+/* "(not listed: 86 small, 40 added or removed under another id)" */
+static void not_listed_text(const diff_result *r, char *out, size_t size)
+{
+    snprintf(out, size, "not listed: %zu small (past the gate, under %g%% %s), %zu added or "
+                        "removed under another id, %zu added or removed under %g%%",
+             r->counts[DIFF_SMALL], r->rule.min_effect_pct, whole_words(r), r->n_renamed,
+             r->n_minor, r->rule.min_effect_pct);
 }
 
 /* ---- Terminal table ---------------------------------------------------- */
 
-static void table_rows(FILE *to, const diff_row *rows, size_t n, const diff_print_options *o,
-                       const char *indent)
+/* Above the rows that do not decide (diff_row_decides). */
+static const char AGAIN[] = "-- where it shows: GPU time by range and by launching call "
+                            "(counted again, does not decide) --";
+
+static void table_rows(FILE *to, const diff_result *r, const diff_row *rows, size_t n,
+                       const diff_print_options *o, const char *indent)
 {
     int width = 4;
     size_t listed = 0, hidden = 0;
     for (size_t i = 0; i < n; i++)
-        if (shown(&rows[i], o) && (!o->top || listed < o->top)) {
+        if (shown(&rows[i], r, o) && (!o->top || listed < o->top)) {
             int len = (int)text_width(rows[i].name);
             width = len > width ? (len < 60 ? len : 60) : width;
             listed++;
         }
     if (!listed) {
-        fprintf(to, "%s(no change past the gate)\n", indent);
+        fprintf(to, "%s(no change that matters)\n", indent);
         return;
     }
-    fprintf(to, "%s%-12s %-12s %-*s %12s %12s %12s %8s %17s\n", indent, "status", "category",
-            width, "name", "before", "after", "delta", "%", "count");
+    size_t last = 0;
+    bool step = r->basis.unit == DIFF_PER_STEP;
+    fprintf(to, "%s%-12s %-12s %-*s %12s %12s %8s %12s %25s %15s\n", indent, "status",
+            "category", width, "name", step ? "before/step" : "before/call",
+            step ? "after/step" : "after/call", "%", "change", "total before -> after",
+            "calls");
     listed = 0;
     for (size_t i = 0; i < n; i++) {
         const diff_row *row = &rows[i];
-        if (!shown(row, o))
+        if (!shown(row, r, o))
             continue;
         if (o->top && listed == o->top) {
             hidden++;
             continue;
         }
+        if (!diff_row_decides(row) && (!listed || diff_row_decides(&rows[last])))
+            fprintf(to, "%s%s\n", indent, AGAIN);
         listed++;
-        char b[32], a[32], d[32], p[32], c[48];
+        last = i;
+        char b[32], a[32], d[32], p[32], c[48], tb[32], ta[32], t[80];
         snprintf(c, sizeof c, "%lld -> %lld", (long long)row->before.count,
                  (long long)row->after.count);
+        snprintf(t, sizeof t, "%s -> %s", stat_text(&row->before, tb, sizeof tb),
+                 stat_text(&row->after, ta, sizeof ta));
         fprintf(to, "%s%s%-12s%s %-12s ", indent, o->color ? COLORS[row->status] : "",
                 diff_status_name(row->status),
-                o->color && row->status != DIFF_UNCHANGED ? "\033[0m" : "", row->category);
+                o->color && *COLORS[row->status] ? "\033[0m" : "", row->category);
         text_cell(to, row->name, width);
-        fprintf(to, " %12s %12s %12s %8s %17s\n", stat_text(&row->before, b, sizeof b),
-                stat_text(&row->after, a, sizeof a), human(row->delta_ns, true, d, sizeof d),
-                pct(row->delta_pct, p, sizeof p), c);
+        fprintf(to, " %12s %12s %8s %12s %25s %15s\n", unit_text(&row->before, b, sizeof b),
+                unit_text(&row->after, a, sizeof a), pct(row->delta_pct, p, sizeof p),
+                human(row->delta_ns, true, d, sizeof d), t, c);
     }
-    size_t unchanged = 0;
-    for (size_t i = 0; i < n; i++)
-        unchanged += !shown(&rows[i], o);
-    if (hidden || unchanged) {
-        fprintf(to, "%s(", indent);
-        if (hidden)
-            fprintf(to, "%zu more change%s: --top 0 lists all%s", hidden, hidden == 1 ? "" : "s",
-                    unchanged ? "; " : "");
-        if (unchanged)
-            fprintf(to, "%zu unchanged not shown: --all shows them", unchanged);
-        fputs(")\n", to);
-    }
+    if (hidden)
+        fprintf(to, "%s(%zu more change%s: --top 0 lists all)\n", indent, hidden,
+                hidden == 1 ? "" : "s");
+}
+
+static void table_line(FILE *to, const char *text, void *ctx)
+{
+    fprintf(to, "%s%s\n", (const char *)ctx, text);
 }
 
 static void print_table(FILE *to, const diff_result *r, const diff_side *before,
@@ -165,24 +282,16 @@ static void print_table(FILE *to, const diff_result *r, const diff_side *before,
     }
     fprintf(to, "nsys-perfetto diff: %s%s%s\n", o->color ? (r->fail ? "\033[1;31m" : "\033[1;32m") : "",
             line, o->color ? "\033[0m" : "");
-    side_text(before, x, sizeof x);
-    fprintf(to, "  before: %s\n", x);
-    side_text(after, x, sizeof x);
-    fprintf(to, "  after:  %s\n", x);
+    decided_by(r, table_line, to, "  decided by: ");
+    compared_text(r, line, sizeof line);
+    fprintf(to, "  compared: %s\n", line);
     noise_text(r, line, sizeof line);
-    fprintf(to, "  noise:  %s\n", line);
-    if (r->session.before.present || r->session.after.present)
-        fprintf(to, "  span:   session %s\n", change_text(&r->session, x, sizeof x));
-    if (r->gpu_span.before.present || r->gpu_span.after.present)
-        fprintf(to, "          GPU work %s\n", change_text(&r->gpu_span, x, sizeof x));
-    for (size_t i = 0; i < r->n_gpus; i++)
-        fprintf(to, "  %s busy: %s\n", r->gpus[i].name, change_text(&r->gpus[i], x, sizeof x));
-    counts_text(r, line, sizeof line);
-    fprintf(to, "  names:  %s\n", line);
+    fprintf(to, "  noise:  %s\n\n", line);
+    table_rows(to, r, r->rows, r->n_rows, o, "");
     if (r->focus) {
         const diff_focus *f = r->focus;
-        char b[32], a[32], p[32];
-        fputs("  focus:  NVTX range \"", to);
+        char b[32], a[32];
+        fputs("\n  focus:  NVTX range \"", to);
         text_cell(to, f->name, (int)text_width(f->name));
         fprintf(to, "\": %zu -> %zu instances", f->before_instances, f->after_instances);
         if (f->time.before.present || f->time.after.present)
@@ -191,44 +300,74 @@ static void print_table(FILE *to, const diff_result *r, const diff_side *before,
                     human(f->after_p90_ns, false, a, sizeof a),
                     o->color ? COLORS[f->time.status] : "", diff_status_name(f->time.status),
                     o->color ? "\033[0m" : "");
-        (void)p;
         fputs("\n  kernels launched inside it:\n", to);
-        table_rows(to, f->kernels, f->n_kernels, o, "    ");
+        table_rows(to, r, f->kernels, f->n_kernels, o, "    ");
     }
     fputc('\n', to);
-    table_rows(to, r->rows, r->n_rows, o, "");
+    side_text(before, x, sizeof x);
+    fprintf(to, "  before: %s\n", x);
+    side_text(after, x, sizeof x);
+    fprintf(to, "  after:  %s\n", x);
+    if (r->session.before.present || r->session.after.present)
+        fprintf(to, "  span:   session %s\n", change_text(&r->session, x, sizeof x));
+    if (r->gpu_span.before.present || r->gpu_span.after.present)
+        fprintf(to, "          GPU work %s\n", change_text(&r->gpu_span, x, sizeof x));
+    for (size_t i = 0; i < r->n_gpus; i++)
+        fprintf(to, "  %s busy: %s\n", r->gpus[i].name, change_text(&r->gpus[i], x, sizeof x));
+    counts_text(r, line, sizeof line);
+    fprintf(to, "  names:  %s\n", line);
+    if (!o->all) {
+        not_listed_text(r, line, sizeof line);
+        fprintf(to, "          %s; --all lists them\n", line);
+    }
 }
 
 /* ---- Markdown -------------------------------------------------------- */
 
-static void md_rows(FILE *to, const diff_row *rows, size_t n, const diff_print_options *o)
+static void md_rows(FILE *to, const diff_result *r, const diff_row *rows, size_t n,
+                    const diff_print_options *o)
 {
-    size_t listed = 0, more = 0;
-    fputs("| status | category | name | before | after | delta | % | count |\n"
-          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n", to);
+    size_t listed = 0, more = 0, last = 0;
+    bool step = r->basis.unit == DIFF_PER_STEP;
+    fprintf(to, "| status | category | name | before %s | after %s | %% | change | total "
+                "before → after | calls |\n"
+                "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+            step ? "a step" : "a call", step ? "a step" : "a call");
     for (size_t i = 0; i < n; i++) {
         const diff_row *row = &rows[i];
-        if (!shown(row, o))
+        if (!shown(row, r, o))
             continue;
         if (o->top && listed == o->top) {
             more++;
             continue;
         }
+        if (!diff_row_decides(row) && (!listed || diff_row_decides(&rows[last])))
+            fprintf(to, "| | | *%s* | | | | | | |\n", AGAIN);
         listed++;
-        char b[32], a[32], d[32], p[32];
+        last = i;
+        char b[32], a[32], d[32], p[32], tb[32], ta[32];
         fprintf(to, "| %s%s%s | %s | ", row->status == DIFF_REGRESSION ? "**" : "",
                 diff_status_name(row->status), row->status == DIFF_REGRESSION ? "**" : "",
                 row->category);
         text_md(to, row->name);
-        fprintf(to, " | %s | %s | %s | %s | %lld → %lld |\n", stat_text(&row->before, b, sizeof b),
-                stat_text(&row->after, a, sizeof a), human(row->delta_ns, true, d, sizeof d),
-                pct(row->delta_pct, p, sizeof p), (long long)row->before.count,
-                (long long)row->after.count);
+        fprintf(to, " | %s | %s | %s | %s | %s → %s | %lld → %lld |\n",
+                unit_text(&row->before, b, sizeof b), unit_text(&row->after, a, sizeof a),
+                pct(row->delta_pct, p, sizeof p), human(row->delta_ns, true, d, sizeof d),
+                stat_text(&row->before, tb, sizeof tb), stat_text(&row->after, ta, sizeof ta),
+                (long long)row->before.count, (long long)row->after.count);
     }
     if (!listed)
-        fputs("| | | (no change past the gate) | | | | | |\n", to);
+        fputs("| | | (no change that matters) | | | | | | |\n", to);
     if (more)
         fprintf(to, "\n%zu more changes not listed.\n", more);
+}
+
+static void md_line(FILE *to, const char *text, void *ctx)
+{
+    (void)ctx;
+    fputs("- ", to);
+    text_md(to, text);
+    fputc('\n', to);
 }
 
 static void print_md(FILE *to, const diff_result *r, const diff_side *before,
@@ -241,8 +380,27 @@ static void print_md(FILE *to, const diff_result *r, const diff_side *before,
         fputs(": ", to);
         text_md(to, value);
     }
-    fprintf(to, ": %s\n\n", line);
-    fputs("| | |\n| --- | --- |\n| before | ", to);
+    fprintf(to, ": %s\n\nDecided by:\n\n", line);
+    decided_by(r, md_line, to, NULL);
+    compared_text(r, line, sizeof line);
+    fputs("\nCompared ", to);
+    text_md(to, line);
+    fputs(".\n\n", to);
+    md_rows(to, r, r->rows, r->n_rows, o);
+    if (r->focus) {
+        const diff_focus *f = r->focus;
+        char b[32], a[32];
+        fputs("\nFocus: NVTX range `", to);
+        text_md(to, f->name);
+        fprintf(to, "`: %zu → %zu instances", f->before_instances, f->after_instances);
+        if (f->time.before.present || f->time.after.present)
+            fprintf(to, "; median %s; p90 %s → %s; **%s**", change_text(&f->time, x, sizeof x),
+                    human(f->before_p90_ns, false, b, sizeof b),
+                    human(f->after_p90_ns, false, a, sizeof a), diff_status_name(f->time.status));
+        fputs(". Kernels launched inside it:\n\n", to);
+        md_rows(to, r, f->kernels, f->n_kernels, o);
+    }
+    fputs("\n| | |\n| --- | --- |\n| before | ", to);
     side_text(before, x, sizeof x);
     text_md(to, x);
     fputs(" |\n| after | ", to);
@@ -258,21 +416,10 @@ static void print_md(FILE *to, const diff_result *r, const diff_side *before,
         fprintf(to, "| %s busy | %s |\n", r->gpus[i].name, change_text(&r->gpus[i], x, sizeof x));
     counts_text(r, line, sizeof line);
     fprintf(to, "| names | %s |\n", line);
-    if (r->focus) {
-        const diff_focus *f = r->focus;
-        char b[32], a[32];
-        fputs("| focus | NVTX range `", to);
-        text_md(to, f->name);
-        fprintf(to, "`: %zu → %zu instances", f->before_instances, f->after_instances);
-        if (f->time.before.present || f->time.after.present)
-            fprintf(to, "; median %s; p90 %s → %s; **%s**", change_text(&f->time, x, sizeof x),
-                    human(f->before_p90_ns, false, b, sizeof b),
-                    human(f->after_p90_ns, false, a, sizeof a), diff_status_name(f->time.status));
-        fputs(" |\n\nKernels launched inside it:\n\n", to);
-        md_rows(to, f->kernels, f->n_kernels, o);
+    if (!o->all) {
+        not_listed_text(r, line, sizeof line);
+        fprintf(to, "| | %s |\n", line);
     }
-    fputc('\n', to);
-    md_rows(to, r->rows, r->n_rows, o);
     fputc('\n', to);
 }
 
@@ -287,7 +434,23 @@ static void csv_stat(FILE *to, const diff_stat *s)
         fputs(",,,,,", to);
 }
 
-static void csv_row(FILE *to, const char *value, const char *category, const diff_row *row)
+static void csv_unit(FILE *to, const diff_stat *s)
+{
+    if (s->present)
+        fprintf(to, ",%lld", (long long)s->unit_ns);
+    else
+        fputc(',', to);
+}
+
+static void csv_pct(FILE *to, double p)
+{
+    fputc(',', to);
+    if (!isnan(p))
+        fprintf(to, "%.3f", p);
+}
+
+static void csv_row(FILE *to, const char *value, const char *category, const diff_row *row,
+                    const char *compared)
 {
     if (value) {
         text_csv(to, value);
@@ -299,9 +462,15 @@ static void csv_row(FILE *to, const char *value, const char *category, const dif
     fprintf(to, ",%s", diff_status_name(row->status));
     csv_stat(to, &row->before);
     csv_stat(to, &row->after);
-    fprintf(to, ",%lld,", (long long)row->delta_ns);
-    if (!isnan(row->delta_pct))
-        fprintf(to, "%.3f", row->delta_pct);
+    fprintf(to, ",%lld", (long long)row->delta_ns);
+    csv_pct(to, row->delta_pct);
+    csv_unit(to, &row->before);
+    csv_unit(to, &row->after);
+    fprintf(to, ",%lld", (long long)row->total_delta_ns);
+    csv_pct(to, row->total_delta_pct);
+    csv_pct(to, row->share_pct);
+    fputc(',', to);
+    text_csv(to, compared);
     fputc('\n', to);
 }
 
@@ -310,20 +479,24 @@ static void print_csv(FILE *to, const diff_result *r, const char *value, bool he
     if (header)
         fprintf(to, "%scategory,name,status,before_count,before_total_ns,before_mean_ns,"
                     "before_min_total_ns,before_max_total_ns,after_count,after_total_ns,"
-                    "after_mean_ns,after_min_total_ns,after_max_total_ns,delta_ns,delta_pct\n",
+                    "after_mean_ns,after_min_total_ns,after_max_total_ns,delta_ns,delta_pct,"
+                    "before_per_unit_ns,after_per_unit_ns,total_delta_ns,total_delta_pct,"
+                    "share_pct,compared\n",
                 value ? "value," : "");
+    char compared[512];
+    compared_text(r, compared, sizeof compared);
     for (size_t i = 0; i < r->n_rows; i++)
-        csv_row(to, value, r->rows[i].category, &r->rows[i]);
+        csv_row(to, value, r->rows[i].category, &r->rows[i], compared);
     if (r->session.before.present || r->session.after.present)
-        csv_row(to, value, "span", &r->session);
+        csv_row(to, value, "span", &r->session, "total");
     if (r->gpu_span.before.present || r->gpu_span.after.present)
-        csv_row(to, value, "span", &r->gpu_span);
+        csv_row(to, value, "span", &r->gpu_span, "total");
     for (size_t i = 0; i < r->n_gpus; i++)
-        csv_row(to, value, "gpu-busy", &r->gpus[i]);
+        csv_row(to, value, "gpu-busy", &r->gpus[i], "total");
     if (r->focus) {
-        csv_row(to, value, "focus", &r->focus->time);
+        csv_row(to, value, "focus", &r->focus->time, "median instance");
         for (size_t i = 0; i < r->focus->n_kernels; i++)
-            csv_row(to, value, "focus-kernel", &r->focus->kernels[i]);
+            csv_row(to, value, "focus-kernel", &r->focus->kernels[i], compared);
     }
 }
 
@@ -344,9 +517,11 @@ static void json_stat(FILE *to, const diff_stat *s)
         return;
     }
     fprintf(to, "{\"count\": %lld, \"total_ns\": %lld, \"mean_ns\": %lld, \"min_total_ns\": %lld,"
-                " \"max_total_ns\": %lld}",
+                " \"max_total_ns\": %lld, \"per_unit_ns\": %lld, \"min_per_unit_ns\": %lld,"
+                " \"max_per_unit_ns\": %lld}",
             (long long)s->count, (long long)s->total_ns, (long long)s->mean_ns,
-            (long long)s->min_total_ns, (long long)s->max_total_ns);
+            (long long)s->min_total_ns, (long long)s->max_total_ns, (long long)s->unit_ns,
+            (long long)s->min_unit_ns, (long long)s->max_unit_ns);
 }
 
 static void json_row(FILE *to, const diff_row *row)
@@ -361,7 +536,43 @@ static void json_row(FILE *to, const diff_row *row)
     json_stat(to, &row->after);
     fprintf(to, ", \"delta_ns\": %lld, \"delta_pct\": ", (long long)row->delta_ns);
     json_pct(to, row->delta_pct);
-    fprintf(to, ", \"status\": \"%s\"}", diff_status_name(row->status));
+    fprintf(to, ", \"total_delta_ns\": %lld, \"total_delta_pct\": ",
+            (long long)row->total_delta_ns);
+    json_pct(to, row->total_delta_pct);
+    fputs(", \"share_pct\": ", to);
+    json_pct(to, row->share_pct);
+    fprintf(to, ", \"renamed\": %s, \"decides\": %s, \"status\": \"%s\"}",
+            row->renamed ? "true" : "false", diff_row_decides(row) ? "true" : "false",
+            diff_status_name(row->status));
+}
+
+/* What was compared and the rule: {"compared": ..., "rule": ...}. */
+static void json_basis(FILE *to, const diff_result *r)
+{
+    const diff_basis *b = &r->basis;
+    fprintf(to, " \"compared\": {\"unit\": \"%s\", ", b->unit == DIFF_PER_STEP ? "step" : "call");
+    if (b->unit == DIFF_PER_STEP) {
+        static const char *const RULES[] = {"none", "given", "profiler-step", "most-repeated"};
+        fputs("\"step\": {\"name\": ", to);
+        json_string(to, b->step_name);
+        fprintf(to, ", \"rule\": \"%s\", \"before\": %lld, \"after\": %lld}, \"why_not_step\": "
+                    "null},\n",
+                RULES[b->rule], (long long)b->steps_before, (long long)b->steps_after);
+    } else {
+        fputs("\"step\": null, \"why_not_step\": ", to);
+        json_string(to, b->why_not);
+        fputs("},\n", to);
+    }
+    fprintf(to, " \"rule\": {\"gate_pct\": %g, \"min_effect_pct\": %g, \"single_run_gate_pct\": %g,"
+                " \"single_run_gate_cpu_pct\": %g, \"whole_ns\": ",
+            r->rule.gate_pct, r->rule.min_effect_pct, r->rule.single_gate_pct,
+            r->rule.single_gate_cpu_pct);
+    if (r->rule.whole_ns > 0)
+        fprintf(to, "%lld", (long long)r->rule.whole_ns);
+    else
+        fputs("null", to);
+    fprintf(to, "},\n \"not_listed\": {\"renamed\": %zu, \"minor_added_removed\": %zu},\n",
+            r->n_renamed, r->n_minor);
 }
 
 /* A value per side: {"before_ns", "after_ns", "delta_ns", "delta_pct", "status"}. */
@@ -411,7 +622,9 @@ static void print_json(FILE *to, const diff_result *r, const diff_side *before,
         fprintf(to, "%.6g", r->noise_p);
     else
         fputs("null", to);
-    fputs("},\n \"before\": ", to);
+    fputs("},\n", to);
+    json_basis(to, r);
+    fputs(" \"before\": ", to);
     json_paths(to, before);
     fputs(",\n \"after\": ", to);
     json_paths(to, after);

@@ -9,9 +9,19 @@
 #include "diff_model.h"
 
 #include "nsys_export.h"
+#include "text_out.h"
+
+int diff_run_measure(diff_run *run, const char *focus, const char *step)
+{
+    nsysp_measures_free(&run->measures);
+    int status = nsysp_measure_with_step(run->sqlite, focus, step, &run->measures);
+    if (status != NSYSP_OK)
+        text_printf(stderr, "nsys-perfetto diff: %s\n", run->measures.message);
+    return status;
+}
 
 int diff_run_load(diff_run *run, const char *path, const char *const *match, size_t n_match,
-                  const char *focus_name)
+                  const char *focus_name, const char *step)
 {
     memset(run, 0, sizeof *run);
     run->path = strdup(path);
@@ -22,7 +32,7 @@ int diff_run_load(diff_run *run, const char *path, const char *const *match, siz
                                     sizeof run->tmpdir, why, sizeof why);
         if (status != NSYSP_OK) {
             run->sqlite[0] = run->tmpdir[0] = '\0';
-            fprintf(stderr, "nsys-perfetto diff: %s\n", why);
+            text_printf(stderr, "nsys-perfetto diff: %s\n", why);
             return status;
         }
     } else {
@@ -30,13 +40,39 @@ int diff_run_load(diff_run *run, const char *path, const char *const *match, siz
     }
     status = nsysp_summarize_matching(run->sqlite, match, n_match, &run->sum);
     if (status != NSYSP_OK) {
-        fprintf(stderr, "nsys-perfetto diff: %s\n", run->sum.message);
+        text_printf(stderr, "nsys-perfetto diff: %s\n", run->sum.message);
         return status;
     }
-    status = nsysp_measure(run->sqlite, focus_name, &run->measures);
+    status = nsysp_measure_with_step(run->sqlite, focus_name, step, &run->measures);
     if (status != NSYSP_OK)
-        fprintf(stderr, "nsys-perfetto diff: %s\n", run->measures.message);
+        text_printf(stderr, "nsys-perfetto diff: %s\n", run->measures.message);
     return status;
+}
+
+/* Runs find their most repeated top-level range each on its own, and may
+ * find different ones; then every run is measured with the first run's,
+ * so that both sides count the same step (or do not have it). */
+int diff_agree_step(diff_side *before, diff_side *after, const char *focus, const char *step)
+{
+    if (step || focus)
+        return NSYSP_OK; /* given: every run was measured with it */
+    const nsysp_measures *first = &before->runs[0].measures;
+    if (first->step_rule != NSYSP_STEP_REPEATED)
+        return NSYSP_OK; /* none, or ProfilerStep#N: the same rule in every run */
+    char name[sizeof first->step_name];
+    memcpy(name, first->step_name, sizeof name);
+    for (size_t i = 0; i < before->n_runs + after->n_runs; i++) {
+        diff_run *run = i < before->n_runs ? &before->runs[i] : &after->runs[i - before->n_runs];
+        if (run->measures.step_rule == NSYSP_STEP_REPEATED &&
+            strcmp(run->measures.step_name, name) == 0)
+            continue;
+        int status = diff_run_measure(run, focus, name);
+        if (status != NSYSP_OK)
+            return status;
+        if (run->measures.n_steps)
+            run->measures.step_rule = NSYSP_STEP_REPEATED; /* found in the first run */
+    }
+    return NSYSP_OK;
 }
 
 void diff_run_free(diff_run *run)
