@@ -295,6 +295,91 @@ nsysp_status nsysp_measure_with_step(const char *input_path, const char *focus_r
                                      const char *step_range, nsysp_measures *measures);
 void nsysp_measures_free(nsysp_measures *measures);
 
+/* ---- Ranks: each process of a report that ran GPU work ---------------- */
+
+/* One NCCL kernel of a rank (a collective or point-to-point), in the
+ * rank's start order: the k-th of every rank is matched as one collective. */
+typedef struct nsysp_collective {
+    const char *name;            /* owned by the nsysp_ranks it belongs to */
+    int64_t start_utc, end_utc;  /* ns since the epoch, on the job's clock */
+} nsysp_collective;
+
+typedef struct nsysp_rank {
+    int32_t pid;
+    int64_t device;              /* the GPU most of its work ran on */
+    int64_t mpi_rank;            /* MPI_RANKS' rank of one of its threads, else -1 */
+    /* Its GPU work, ns: the union of its kernels, copies and sets (busy),
+     * of its NCCL kernels (communication), of its other kernels (compute),
+     * of its copies and sets (memory), and the communication not hidden
+     * behind compute (communication minus its overlap with compute). */
+    int64_t start_utc, end_utc;  /* its first GPU operation's start, last one's end */
+    int64_t busy_ns, compute_ns, comm_ns, memory_ns, exposed_comm_ns;
+    /* Its steps (the report's step range, nsysp_measures), in order: start
+     * (UTC) and duration, on its thread with the most of them. */
+    int64_t *step_start_utc, *step_ns;
+    size_t n_steps;
+    /* GPU utilization (0..1) in n_bins equal bins of the window asked. */
+    double *utilization;
+    size_t n_bins;
+    nsysp_collective *collectives;
+    size_t n_collectives;
+} nsysp_rank;
+
+typedef struct nsysp_ranks {
+    int64_t session_start_utc;   /* TARGET_INFO_SESSION_START_TIME, else 0 */
+    int64_t session_ns;          /* ANALYSIS_DETAILS' span, -1 unknown */
+    char step_name[256];         /* the report's step ("" when none) */
+    nsysp_step_rule step_rule;
+    nsysp_rank *ranks;           /* by pid */
+    size_t n_ranks;
+    char **names;                /* the collectives' names */
+    size_t n_names;
+    char message[512];           /* one-line error, empty on success */
+} nsysp_ranks;
+
+/* The report's window on the job's clock (UTC ns): from its first
+ * kernel's start to its last one's end; for a job's common heatmap bins. */
+nsysp_status nsysp_ranks_window(const char *input_path, int64_t *start_utc, int64_t *end_utc,
+                                char message[512]);
+
+/* Measures every process of the report that ran GPU work: its figures, its
+ * steps (step_range, else found as nsysp_measure finds them), its GPU
+ * utilization in n_bins bins of [window_start_utc, window_end_utc), and its
+ * NCCL kernels. Times are the report's plus its session start in UTC, so
+ * ranks of one job share a clock. Cancelled by the summaries' flag. */
+nsysp_status nsysp_measure_ranks(const char *input_path, const char *step_range,
+                                 int64_t window_start_utc, int64_t window_end_utc, size_t n_bins,
+                                 nsysp_ranks *ranks);
+void nsysp_ranks_free(nsysp_ranks *ranks);
+
+/* ---- The overview trace of a job -------------------------------------- */
+
+typedef struct nsysp_overview_rank {
+    const char *label;           /* its process group's name: "rank 3" */
+    const double *utilization;   /* n_bins, 0..1 */
+    size_t n_bins;
+    const int64_t *step_start_utc, *step_ns;
+    size_t n_steps;
+    const nsysp_collective *collectives;
+    size_t n_collectives;
+} nsysp_overview_rank;
+
+typedef struct nsysp_overview {
+    const nsysp_overview_rank *ranks;
+    size_t n_ranks;
+    int64_t window_start_utc, window_end_utc; /* the bins' window; time 0 of the trace */
+    size_t n_bins;
+    const char *step_name;       /* the steps' slice name (NULL: "step") */
+    int compress_level;          /* 0: the default, 7 */
+} nsysp_overview;
+
+/* Writes one Perfetto trace for a job: per rank a group with its GPU
+ * utilization (a counter, one value per bin; the track says so), its steps
+ * and its NCCL kernels (on lanes where they overlap). 0, or an error status
+ * with one line in message. */
+nsysp_status nsysp_write_overview(const char *path, const nsysp_overview *overview,
+                                  char message[512]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_ids.h"
 #include "nsys/nsys_torch.h"
+#include "measure.h"
 #include "summary.h"
 
 #define LENGTH(a) (sizeof (a) / sizeof *(a))
@@ -136,7 +137,7 @@ static void range_name_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
                         -1, SQLITE_TRANSIENT);
 }
 
-static int register_range_name(nsys_db *db, buf *err)
+int measure_register_range_name(nsys_db *db, buf *err)
 {
     int rc = sqlite3_create_function(nsys_db_sqlite(db), "nsysp_range_name", 1,
                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, range_name_sql,
@@ -377,7 +378,7 @@ static int found_steps(nsys_db *db, nsysp_measures *m, buf *err)
     return rc == SQLITE_DONE ? NSYSP_OK : sql_error(db, rc, err);
 }
 
-static int steps(nsys_db *db, nsysp_measures *m, const char *given, buf *err)
+int measure_steps(nsys_db *db, nsysp_measures *m, const char *given, buf *err)
 {
     static const char *const NVTX[] = {"start", "end", "eventType", "globalTid", "text",
                                        "textId"};
@@ -403,7 +404,7 @@ nsysp_status nsysp_measure_with_step(const char *input, const char *focus_range,
     nsys_db *db = nsys_db_open(input, &err, &status);
     if (db) {
         nsys_db_set_cancel(db, cancel);
-        status = register_range_name(db, &err);
+        status = measure_register_range_name(db, &err);
         if (status == NSYSP_OK)
             status = gpu_busy(db, m, &err);
         if (status == NSYSP_OK)
@@ -411,7 +412,7 @@ nsysp_status nsysp_measure_with_step(const char *input, const char *focus_range,
         if (status == NSYSP_OK && focus_range)
             status = focus(db, m, focus_range, &err);
         if (status == NSYSP_OK)
-            status = steps(db, m, step_range ? step_range : focus_range, &err);
+            status = measure_steps(db, m, step_range ? step_range : focus_range, &err);
         nsys_db_close(db);
     }
     if (status == NSYSP_OK && cancel_requested(cancel)) { /* after the last query */

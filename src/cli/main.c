@@ -17,6 +17,7 @@
 #include "diff.h"
 #include "nsys_export.h"
 #include "options.h"
+#include "ranks.h"
 #include "report_dir.h"
 #include "series.h"
 #include "sql_cli.h"
@@ -42,6 +43,7 @@ static void usage(FILE *to)
           "       nsys-perfetto summary [--match REGEX]... [--csv] [--label L]... REPORT|DIR...\n"
           "       nsys-perfetto diff [--gate PCT] [--match REGEX]... [--format F] BEFORE AFTER\n"
           "       nsys-perfetto series -p VALUE... [OPTIONS] -- COMMAND [ARGS...]\n"
+          "       nsys-perfetto ranks [OPTIONS] DIR|REPORT...  (a distributed job, rank by rank)\n"
           "       nsys-perfetto serve [--port N] [--bind ADDR] [--dir DIR] ... (see serve --help)\n"
           "       nsys-perfetto sql [--list] [MODULE...]   (the nsys PerfettoSQL package as one script)\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
@@ -296,6 +298,10 @@ int main(int argc, char **argv)
         return serve_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sql") == 0)
         return sql_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "ranks") == 0) {
+        catch_signals();
+        return ranks_main(argc - 1, argv + 1, &interrupted);
+    }
     if (argc > 1 && strcmp(argv[1], "series") == 0) {
         catch_signals();
         return series_main(argc - 1, argv + 1, &interrupted);

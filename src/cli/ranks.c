@@ -1,0 +1,680 @@
+#include "ranks.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nsys_perfetto.h"
+#include "common/cancel.h"
+#include "nsys_export.h"
+#include "report_dir.h"
+#include "text_out.h"
+
+enum { MAX_INPUTS = 1 << 20, DEFAULT_BINS = 100 };
+
+const char *rank_rule_text(rank_rule rule)
+{
+    switch (rule) {
+    case RANK_BY_MPI:
+        return "MPI (MPI_RANKS of every process)";
+    case RANK_BY_FILE_NAME:
+        return "file name (a rank number in every report's name)";
+    default:
+        return "order (the reports' order, then device and pid within a report)";
+    }
+}
+
+static void ranks_usage(FILE *to)
+{
+    fputs("Usage: nsys-perfetto ranks [OPTIONS] DIR|REPORT...\n"
+          "The reports of one distributed job (one per rank, or several ranks in one):\n"
+          "per rank its GPU busy and idle time, compute, communication (NCCL kernels),\n"
+          "memory, the communication compute does not hide, and step time p50/p90/max;\n"
+          "then the stragglers: at each collective matched across ranks (the k-th NCCL\n"
+          "kernel of every rank), who arrived last and by how much, most late first.\n"
+          "A rank is each process that ran GPU work, numbered from MPI_RANKS, else from\n"
+          "the reports' names (rank3, report.3.sqlite), else from their order.\n"
+          "\n"
+          "Options:\n"
+          "      --step NAME       the NVTX range that is one step (default: found as\n"
+          "                        diff finds it: ProfilerStep#N, else the most repeated\n"
+          "                        top-level range that is not an op)\n"
+          "      --format F        table (default), md, csv, json\n"
+          "      --heatmaps PREFIX write PREFIX-utilization.svg (rank x time GPU\n"
+          "                        utilization) and PREFIX-steps.svg (rank x step time)\n"
+          "      --bins N          time bins of the utilization heatmap and trace\n"
+          "                        (default 100)\n"
+          "      --trace OUT       an overview trace: per rank its GPU utilization\n"
+          "                        (binned), steps and collectives\n"
+          "      --threads N       reports read at once (default: the CPUs)\n"
+          "  -h, --help            show this help\n"
+          "Exit status: 0 done, 2 bad command line, 3-5 a report cannot be read, 7\n"
+          "interrupted.\n",
+          to);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    text_printf(stderr, "nsys-perfetto ranks: %s%s%s\nTry 'nsys-perfetto ranks --help'.\n",
+                what, arg ? ": " : "", arg ? arg : "");
+    return NSYSP_ERR_USAGE;
+}
+
+/* ---- Reading the reports, concurrently --------------------------------- */
+
+/* Per matched event (the k-th collective, or the k-th step's end): the
+ * latest arrival and who, and the sum and count of all arrivals, folded
+ * rank by rank as reports finish: memory grows with the events, not with
+ * the ranks. */
+typedef struct arrival {
+    int64_t latest, sum;
+    uint64_t who;                /* the latest's key (report << 20 | process) */
+    size_t count;
+} arrival;
+
+typedef struct arrivals {
+    arrival *at;
+    size_t n, cap;
+} arrivals;
+
+/* A rank read, before it is numbered. */
+typedef struct read_rank {
+    uint64_t key;                /* report index << 20 | process index */
+    size_t report;
+    nsysp_rank figures;          /* steps and utilization kept; collectives folded */
+    int64_t mpi_rank;
+    char **names;                /* with --trace, its report's collective names */
+    size_t n_names;
+} read_rank;
+
+typedef struct reader {
+    char **paths;
+    size_t n_paths;
+    const char *step;
+    int64_t window_start, window_end;
+    size_t n_bins;
+    volatile sig_atomic_t *cancel;
+    pthread_mutex_t lock;
+    size_t next;                 /* the next report to read */
+    int status;                  /* the first failure */
+    read_rank *ranks;
+    size_t n_ranks, cap;
+    size_t *report_ranks;        /* processes per report */
+    arrivals collectives, steps;
+    bool keep_events;            /* --trace: each rank's steps and collectives kept */
+    char step_name[256];
+    nsysp_step_rule step_rule;
+    bool phase_windows;          /* reading windows, not figures */
+    int64_t *starts, *ends;      /* the reports' windows */
+} reader;
+
+static void fold(arrivals *a, size_t k, int64_t at, uint64_t key)
+{
+    if (k >= a->n) {
+        if (k >= a->cap) {
+            size_t cap = a->cap ? a->cap : 64;
+            while (cap <= k)
+                cap *= 2;
+            a->at = realloc(a->at, cap * sizeof *a->at);
+            if (!a->at)
+                abort();
+            a->cap = cap;
+        }
+        memset(a->at + a->n, 0, (k + 1 - a->n) * sizeof *a->at);
+        a->n = k + 1;
+    }
+    arrival *e = &a->at[k];
+    if (!e->count || at > e->latest || (at == e->latest && key < e->who)) {
+        e->latest = at;
+        e->who = key;
+    }
+    e->sum += at;
+    e->count++;
+}
+
+/* Keeps one report's ranks: figures, and their arrivals folded. */
+static void keep_report(reader *r, size_t report, nsysp_ranks *got)
+{
+    pthread_mutex_lock(&r->lock);
+    r->report_ranks[report] = got->n_ranks;
+    if (got->step_name[0] && !r->step_name[0]) {
+        snprintf(r->step_name, sizeof r->step_name, "%s", got->step_name);
+        r->step_rule = got->step_rule;
+    }
+    for (size_t i = 0; i < got->n_ranks; i++) {
+        nsysp_rank *g = &got->ranks[i];
+        uint64_t key = (uint64_t)report << 20 | i;
+        for (size_t k = 0; k < g->n_collectives; k++)
+            fold(&r->collectives, k, g->collectives[k].start_utc, key);
+        for (size_t k = 0; k < g->n_steps; k++)
+            fold(&r->steps, k, g->step_start_utc[k] + g->step_ns[k], key);
+        if (r->n_ranks == r->cap) {
+            r->cap = r->cap ? 2 * r->cap : 64;
+            r->ranks = realloc(r->ranks, r->cap * sizeof *r->ranks);
+            if (!r->ranks)
+                abort();
+        }
+        read_rank *kept = &r->ranks[r->n_ranks++];
+        kept->key = key;
+        kept->report = report;
+        kept->mpi_rank = g->mpi_rank;
+        kept->figures = *g;
+        kept->names = NULL;
+        kept->n_names = 0;
+        if (!r->keep_events) { /* folded: memory stays flat whatever the rank count */
+            free(g->collectives);
+            free(g->step_start_utc);
+            kept->figures.collectives = NULL;
+            kept->figures.n_collectives = 0;
+            kept->figures.step_start_utc = NULL;
+        } else if (i == 0) { /* the report's names, owned by its first rank */
+            kept->names = got->names;
+            kept->n_names = got->n_names;
+            got->names = NULL;
+            got->n_names = 0;
+        }
+    }
+    free(got->ranks); /* its ranks' arrays now belong to r */
+    got->ranks = NULL;
+    got->n_ranks = 0;
+    pthread_mutex_unlock(&r->lock);
+    nsysp_ranks_free(got);
+}
+
+static void fail(reader *r, int status, const char *message)
+{
+    pthread_mutex_lock(&r->lock);
+    if (r->status == NSYSP_OK) {
+        r->status = status;
+        text_printf(stderr, "nsys-perfetto ranks: %s\n", message);
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* One report: its window (first phase) or its ranks (second). A .nsys-rep
+ * is exported with nsys first. */
+static void read_report(reader *r, size_t i)
+{
+    const char *path = r->paths[i];
+    char sqlite[4096], tmpdir[4096], why[512];
+    bool exported = is_nsys_report(path);
+    if (exported) {
+        int status = export_nsys_report(path, sqlite, sizeof sqlite, tmpdir, sizeof tmpdir, why,
+                                        sizeof why);
+        if (status != NSYSP_OK) {
+            fail(r, status, why);
+            return;
+        }
+        path = sqlite;
+    }
+    if (r->phase_windows) {
+        int status = nsysp_ranks_window(path, &r->starts[i], &r->ends[i], why);
+        if (status != NSYSP_OK)
+            fail(r, status, why);
+    } else {
+        nsysp_ranks got;
+        int status = nsysp_measure_ranks(path, r->step, r->window_start, r->window_end,
+                                         r->n_bins, &got);
+        if (status != NSYSP_OK)
+            fail(r, status, got.message);
+        else
+            keep_report(r, i, &got);
+    }
+    if (exported)
+        remove_export(sqlite, tmpdir);
+}
+
+static void *read_reports(void *arg)
+{
+    reader *r = arg;
+    for (;;) {
+        pthread_mutex_lock(&r->lock);
+        size_t i = r->next++;
+        bool stop = r->status != NSYSP_OK || cancel_requested(r->cancel);
+        pthread_mutex_unlock(&r->lock);
+        if (stop || i >= r->n_paths)
+            return NULL;
+        read_report(r, i);
+    }
+}
+
+static int read_all(reader *r, int threads)
+{
+    r->next = 0;
+    pthread_t pool[64];
+    int started = 0;
+    for (; started < threads && started < 64; started++)
+        if (pthread_create(&pool[started], NULL, read_reports, r) != 0)
+            break;
+    if (!started)
+        read_reports(r);
+    for (int t = 0; t < started; t++)
+        pthread_join(pool[t], NULL);
+    if (r->status == NSYSP_OK && cancel_requested(r->cancel))
+        r->status = NSYSP_ERR_INTERRUPTED;
+    return r->status;
+}
+
+/* ---- Numbering the ranks ------------------------------------------------ */
+
+/* The rank in a report's file name: "rank3", "rank_3", "rank-3" (any case),
+ * else a number between dots ("report.3.sqlite", from %q{SLURM_PROCID}),
+ * else -1. */
+static long rank_in_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (const char *p = base; *p; p++)
+        if (strncasecmp(p, "rank", 4) == 0) {
+            const char *d = p + 4 + (p[4] == '_' || p[4] == '-');
+            if (isdigit((unsigned char)*d))
+                return strtol(d, NULL, 10);
+        }
+    for (const char *p = strchr(base, '.'); p; p = strchr(p + 1, '.'))
+        if (isdigit((unsigned char)p[1])) {
+            char *end;
+            long n = strtol(p + 1, &end, 10);
+            if (*end == '.')
+                return n;
+        }
+    return -1;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const read_rank *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+/* Whether values (n of them, each >= 0 wanted) are all known and distinct. */
+static bool distinct_ranks(const long *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (values[i] < 0)
+            return false;
+        for (size_t k = 0; k < i; k++)
+            if (values[k] == values[i])
+                return false;
+    }
+    return true;
+}
+
+/* Numbers the ranks read (sorted by report, then process) by the first
+ * rule that gives every rank a distinct number. */
+static rank_rule number_ranks(const reader *r, long *numbers)
+{
+    size_t n = r->n_ranks;
+    for (size_t i = 0; i < n; i++)
+        numbers[i] = r->ranks[i].mpi_rank;
+    if (distinct_ranks(numbers, n))
+        return RANK_BY_MPI;
+    bool one_each = true;
+    for (size_t i = 0; i < r->n_paths; i++)
+        one_each &= r->report_ranks[i] <= 1;
+    for (size_t i = 0; i < n; i++)
+        numbers[i] = one_each ? rank_in_name(r->paths[r->ranks[i].report]) : -1;
+    if (distinct_ranks(numbers, n))
+        return RANK_BY_FILE_NAME;
+    for (size_t i = 0; i < n; i++)
+        numbers[i] = (long)i;
+    return RANK_BY_ORDER;
+}
+
+/* ---- The job ------------------------------------------------------------ */
+
+static int by_value(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The nearest-rank percentile p (0..100) of sorted v[0..n). */
+static int64_t percentile(const int64_t *v, size_t n, double p)
+{
+    size_t rank = (size_t)((p / 100.0) * (double)n + 0.999999);
+    return v[rank ? (rank > n ? n - 1 : rank - 1) : 0];
+}
+
+static void rank_figures(job_rank *jr, const read_rank *rr, const job *j)
+{
+    const nsysp_rank *g = &rr->figures;
+    jr->pid = g->pid;
+    jr->device = g->device;
+    jr->span_ns = j->window_end_utc - j->window_start_utc;
+    jr->busy_ns = g->busy_ns;
+    jr->idle_ns = jr->span_ns > g->busy_ns ? jr->span_ns - g->busy_ns : 0;
+    jr->compute_ns = g->compute_ns;
+    jr->comm_ns = g->comm_ns;
+    jr->memory_ns = g->memory_ns;
+    jr->exposed_comm_ns = g->exposed_comm_ns;
+    jr->n_steps = g->n_steps;
+    jr->step_ns = g->step_ns;
+    jr->utilization = g->utilization;
+    jr->step_start_utc = g->step_start_utc;
+    jr->collectives = g->collectives;
+    jr->n_collectives = g->n_collectives;
+    jr->collective_names = rr->names;
+    jr->n_collective_names = rr->n_names;
+    jr->step_p50_ns = jr->step_p90_ns = jr->step_max_ns = -1;
+    if (g->n_steps) {
+        int64_t *sorted = malloc(g->n_steps * sizeof *sorted);
+        if (!sorted)
+            abort();
+        memcpy(sorted, g->step_ns, g->n_steps * sizeof *sorted);
+        qsort(sorted, g->n_steps, sizeof *sorted, by_value);
+        jr->step_p50_ns = percentile(sorted, g->n_steps, 50);
+        jr->step_p90_ns = percentile(sorted, g->n_steps, 90);
+        jr->step_max_ns = sorted[g->n_steps - 1];
+        free(sorted);
+    }
+}
+
+/* Who arrived last at each event matched on every rank, and by how much:
+ * the latest arrival minus the mean of the others'. */
+static void blame_latest(job *j, const arrivals *a, const uint64_t *keys)
+{
+    for (size_t k = 0; k < a->n; k++) {
+        const arrival *e = &a->at[k];
+        if (e->count != j->n_ranks || j->n_ranks < 2)
+            continue;
+        j->n_matched++;
+        double others = (double)(e->sum - e->latest) / (double)(e->count - 1);
+        int64_t late = e->latest - (int64_t)others;
+        for (size_t i = 0; i < j->n_ranks; i++)
+            if (keys[i] == e->who) {
+                job_rank *jr = &j->ranks[i];
+                jr->last_count++;
+                jr->late_total_ns += late;
+                jr->late_max_ns = late > jr->late_max_ns ? late : jr->late_max_ns;
+                break;
+            }
+    }
+}
+
+static const job *sorting_job;
+
+/* Most late first: total lateness, then how often, then rank. */
+static int by_lateness(const void *a, const void *b)
+{
+    const job_rank *x = &sorting_job->ranks[*(const size_t *)a];
+    const job_rank *y = &sorting_job->ranks[*(const size_t *)b];
+    if (x->late_total_ns != y->late_total_ns)
+        return x->late_total_ns > y->late_total_ns ? -1 : 1;
+    if (x->last_count != y->last_count)
+        return x->last_count > y->last_count ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const job_rank *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static const char *step_rule_text(nsysp_step_rule rule)
+{
+    switch (rule) {
+    case NSYSP_STEP_GIVEN:
+        return "given (--step)";
+    case NSYSP_STEP_PROFILER:
+        return "ProfilerStep#N ranges";
+    case NSYSP_STEP_REPEATED:
+        return "the most repeated top-level range that is not an op";
+    default:
+        return "none found";
+    }
+}
+
+static void build_job(reader *r, job *j)
+{
+    qsort(r->ranks, r->n_ranks, sizeof *r->ranks, by_key);
+    long *numbers = calloc(r->n_ranks ? r->n_ranks : 1, sizeof *numbers);
+    uint64_t *keys = calloc(r->n_ranks ? r->n_ranks : 1, sizeof *keys);
+    j->ranks = calloc(r->n_ranks ? r->n_ranks : 1, sizeof *j->ranks);
+    if (!numbers || !keys || !j->ranks)
+        abort();
+    j->rule = number_ranks(r, numbers);
+    j->n_ranks = r->n_ranks;
+    j->n_reports = r->n_paths;
+    snprintf(j->step_name, sizeof j->step_name, "%s", r->step_name);
+    j->step_rule = step_rule_text(r->step_name[0] ? r->step_rule : NSYSP_STEP_NONE);
+    for (size_t i = 0; i < r->n_ranks; i++) {
+        job_rank *jr = &j->ranks[i];
+        jr->rank = numbers[i];
+        jr->report = r->paths[r->ranks[i].report];
+        rank_figures(jr, &r->ranks[i], j);
+        keys[i] = r->ranks[i].key;
+    }
+    bool collectives = r->collectives.n > 0;
+    j->matched_what = collectives ? "collectives" : "steps";
+    blame_latest(j, collectives ? &r->collectives : &r->steps, keys);
+    /* By rank from here on (keys were by report). */
+    qsort(j->ranks, j->n_ranks, sizeof *j->ranks, by_rank);
+    j->stragglers = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *j->stragglers);
+    if (!j->stragglers)
+        abort();
+    for (size_t i = 0; i < j->n_ranks; i++)
+        if (j->ranks[i].last_count)
+            j->stragglers[j->n_stragglers++] = i;
+    sorting_job = j;
+    qsort(j->stragglers, j->n_stragglers, sizeof *j->stragglers, by_lateness);
+    free(numbers);
+    free(keys);
+}
+
+static void free_job(job *j)
+{
+    for (size_t i = 0; i < j->n_ranks; i++) {
+        job_rank *r = &j->ranks[i];
+        free(r->step_ns);
+        free(r->utilization);
+        free(r->step_start_utc);
+        free(r->collectives);
+        for (size_t k = 0; k < r->n_collective_names; k++)
+            free(r->collective_names[k]);
+        free(r->collective_names);
+    }
+    free(j->ranks);
+    free(j->stragglers);
+}
+
+/* ---- The command -------------------------------------------------------- */
+
+static int list_inputs(char **args, size_t n_args, char ***paths, size_t *n)
+{
+    *paths = NULL;
+    *n = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < n_args; i++) {
+        char **found = NULL;
+        size_t n_found = 0;
+        if (is_directory(args[i])) {
+            if (list_reports(args[i], &found, &n_found) != 0 || !n_found) {
+                text_printf(stderr, "nsys-perfetto ranks: %s: %s\n", args[i],
+                            found ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
+                                  : strerror(errno));
+                free_reports(found, found ? n_found : 0);
+                return NSYSP_ERR_INPUT_OPEN;
+            }
+        } else {
+            found = malloc(sizeof *found);
+            if (!found)
+                abort();
+            found[0] = strdup(args[i]);
+            n_found = 1;
+        }
+        for (size_t k = 0; k < n_found; k++) {
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 64;
+                *paths = realloc(*paths, cap * sizeof **paths);
+                if (!*paths)
+                    abort();
+            }
+            (*paths)[(*n)++] = found[k];
+        }
+        free(found);
+    }
+    return NSYSP_OK;
+}
+
+static bool parse_count(const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (!*text || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
+{
+    const char *step = NULL, *heatmaps = NULL, *trace = NULL;
+    ranks_format format = RANKS_TABLE;
+    long bins = DEFAULT_BINS, threads = nsysp_default_threads();
+    /* Options anywhere; the other words (after "--": all) are reports. */
+    char **inputs = calloc((size_t)argc, sizeof *inputs);
+    if (!inputs)
+        abort();
+    size_t n_inputs = 0;
+    bool options_end = false;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (options_end || opt[0] != '-' || !opt[1]) {
+            inputs[n_inputs++] = argv[i];
+            continue;
+        }
+        if (strcmp(opt, "--") == 0) {
+            options_end = true;
+            continue;
+        }
+        if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+            free(inputs);
+            ranks_usage(stdout);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            free(inputs);
+            return usage_error("option needs a value", opt);
+        }
+        const char *value = argv[++i];
+        if (strcmp(opt, "--step") == 0) {
+            step = value;
+        } else if (strcmp(opt, "--heatmaps") == 0) {
+            heatmaps = value;
+        } else if (strcmp(opt, "--trace") == 0) {
+            trace = value;
+        } else if (strcmp(opt, "--format") == 0) {
+            static const char *const NAMES[] = {"table", "md", "csv", "json"};
+            size_t f = 0;
+            while (f < 4 && strcmp(value, NAMES[f]) != 0)
+                f++;
+            if (f == 4) {
+                free(inputs);
+                return usage_error("--format: expected table, md, csv or json", value);
+            }
+            format = (ranks_format)f;
+        } else if (strcmp(opt, "--bins") == 0) {
+            if (!parse_count(value, 1, 100000, &bins)) {
+                free(inputs);
+                return usage_error("--bins: expected 1-100000", value);
+            }
+        } else if (strcmp(opt, "--threads") == 0) {
+            if (!parse_count(value, 1, 64, &threads)) {
+                free(inputs);
+                return usage_error("--threads: expected 1-64", value);
+            }
+        } else {
+            free(inputs);
+            return usage_error("unknown option", opt);
+        }
+    }
+    if (!n_inputs) {
+        free(inputs);
+        return usage_error("no reports given (a directory, or reports)", NULL);
+    }
+    nsysp_summary_set_cancel(interrupted);
+    reader r = {.step = step, .n_bins = (size_t)bins, .cancel = interrupted,
+                .lock = PTHREAD_MUTEX_INITIALIZER, .keep_events = trace != NULL};
+    int status = list_inputs(inputs, n_inputs, &r.paths, &r.n_paths);
+    free(inputs);
+    if (status == NSYSP_OK && r.n_paths > MAX_INPUTS)
+        status = usage_error("too many reports", NULL);
+    if (status == NSYSP_OK) {
+        r.starts = calloc(r.n_paths, sizeof *r.starts);
+        r.ends = calloc(r.n_paths, sizeof *r.ends);
+        r.report_ranks = calloc(r.n_paths, sizeof *r.report_ranks);
+        if (!r.starts || !r.ends || !r.report_ranks)
+            abort();
+        r.phase_windows = true;
+        status = read_all(&r, (int)threads);
+    }
+    job j = {0};
+    if (status == NSYSP_OK) {
+        /* The job's window: every report's, on the one clock (UTC). */
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t k = 0; k < r.n_paths; k++)
+            if (r.starts[k] < r.ends[k]) {
+                lo = r.starts[k] < lo ? r.starts[k] : lo;
+                hi = r.ends[k] > hi ? r.ends[k] : hi;
+            }
+        r.window_start = lo < hi ? lo : 0;
+        r.window_end = lo < hi ? hi : 0;
+        r.phase_windows = false;
+        status = read_all(&r, (int)threads);
+        j.window_start_utc = r.window_start;
+        j.window_end_utc = r.window_end;
+        j.n_bins = r.n_bins;
+    }
+    if (status == NSYSP_OK && !r.n_ranks) {
+        fputs("nsys-perfetto ranks: no process ran GPU work in these reports\n", stderr);
+        status = NSYSP_ERR_NOT_NSYS;
+    }
+    if (status == NSYSP_OK) {
+        build_job(&r, &j);
+        ranks_print(stdout, &j, format);
+        if (heatmaps) {
+            char path[4096];
+            static const char *const KINDS[] = {"utilization", "steps"};
+            for (size_t k = 0; k < 2 && status == NSYSP_OK; k++) {
+                snprintf(path, sizeof path, "%s-%s.svg", heatmaps, KINDS[k]);
+                FILE *f = fopen(path, "w");
+                if (f) {
+                    (k ? ranks_heatmap_steps : ranks_heatmap_utilization)(f, &j);
+                    if (fclose(f) == 0) {
+                        text_printf(stderr, "nsys-perfetto ranks: wrote %s\n", path);
+                        continue;
+                    }
+                }
+                text_printf(stderr, "nsys-perfetto ranks: %s: cannot write: %s\n", path,
+                            strerror(errno));
+                status = NSYSP_ERR_OUTPUT;
+            }
+        }
+        if (trace && status == NSYSP_OK)
+            status = ranks_write_trace(trace, &j);
+        free_job(&j);
+    } else {
+        for (size_t k = 0; k < r.n_ranks; k++) {
+            free(r.ranks[k].figures.step_ns);
+            free(r.ranks[k].figures.utilization);
+            free(r.ranks[k].figures.step_start_utc);
+            free(r.ranks[k].figures.collectives);
+            for (size_t n = 0; n < r.ranks[k].n_names; n++)
+                free(r.ranks[k].names[n]);
+            free(r.ranks[k].names);
+        }
+    }
+    free(r.ranks);
+    free(r.collectives.at);
+    free(r.steps.at);
+    free(r.starts);
+    free(r.ends);
+    free(r.report_ranks);
+    free_reports(r.paths, r.n_paths);
+    return status;
+}

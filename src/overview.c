@@ -1,0 +1,144 @@
+/* nsysp_write_overview: one small Perfetto trace for a whole distributed
+ * job (nsys-perfetto ranks --trace). Per rank a process group holding its
+ * GPU utilization as a counter in bins (a few hundred values, not every
+ * kernel), its steps and its NCCL kernels; times from the job's window
+ * start. What was binned is said on the counter track. Written direct
+ * (no batches), absolute times: memory stays flat whatever the ranks. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nsys_perfetto.h"
+#include "common/buf.h"
+#include "perfetto/pw_writer.h"
+
+enum { LANES = 8 };               /* overlapping NCCL kernels of one rank */
+
+typedef struct overview_writer {
+    pw_seq *seq;
+    uint64_t next_uuid;
+    int64_t origin;               /* the window's start, UTC */
+} overview_writer;
+
+static uint64_t track(overview_writer *o, uint64_t parent, pw_track_kind kind, const char *name,
+                      const char *description, int32_t pid, int32_t rank, const char *unit)
+{
+    pw_track t = {.uuid = o->next_uuid++, .parent_uuid = parent, .kind = kind, .name = name,
+                  .description = description, .pid = pid, .has_rank = parent != 0,
+                  .rank = rank, .unit_name = unit, .batch = PW_DIRECT};
+    return pw_write_track(o->seq, 0, &t) == 0 ? t.uuid : 0;
+}
+
+static uint64_t at(const overview_writer *o, int64_t utc)
+{
+    return utc > o->origin ? (uint64_t)(utc - o->origin) : 0;
+}
+
+static int slice(overview_writer *o, uint64_t track_uuid, int64_t start, int64_t end,
+                 const char *name, const pw_arg *args, size_t n_args)
+{
+    pw_event begin = {.type = PW_SLICE_BEGIN, .ts = at(o, start), .track_uuid = track_uuid,
+                      .name = name, .category = "ranks", .args = args, .n_args = n_args};
+    pw_event finish = {.type = PW_SLICE_END, .ts = at(o, end), .track_uuid = track_uuid};
+    return pw_write_event(o->seq, &begin) < 0 || pw_write_event(o->seq, &finish) < 0 ? -1 : 0;
+}
+
+static int utilization(overview_writer *o, const nsysp_overview *ov,
+                       const nsysp_overview_rank *r, uint64_t group)
+{
+    char description[160];
+    double width = (double)(ov->window_end_utc - ov->window_start_utc) / (double)ov->n_bins;
+    snprintf(description, sizeof description,
+             "binned: the GPU's busy share in %zu bins of %.3f ms (kernels, copies, sets)",
+             ov->n_bins, width / 1e6);
+    uint64_t counter = track(o, group, PW_TRACK_COUNTER, "GPU utilization", description, 0, 0,
+                             "%");
+    if (!counter)
+        return -1;
+    for (size_t b = 0; b < r->n_bins && b < ov->n_bins; b++) {
+        pw_event ev = {.type = PW_COUNTER,
+                       .ts = (uint64_t)((double)b * width),
+                       .track_uuid = counter,
+                       .counter_is_double = true,
+                       .counter_double = 100.0 * r->utilization[b]};
+        if (pw_write_event(o->seq, &ev) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int steps(overview_writer *o, const nsysp_overview *ov, const nsysp_overview_rank *r,
+                 uint64_t group)
+{
+    if (!r->n_steps)
+        return 0;
+    uint64_t t = track(o, group, PW_TRACK_PLAIN, "steps", NULL, 0, 1, NULL);
+    if (!t)
+        return -1;
+    for (size_t k = 0; k < r->n_steps; k++) {
+        pw_arg arg = {.name = "step", .type = PW_ARG_INT, .v.i = (int64_t)k};
+        if (slice(o, t, r->step_start_utc[k], r->step_start_utc[k] + r->step_ns[k],
+                  ov->step_name && *ov->step_name ? ov->step_name : "step", &arg, 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* NCCL kernels on lanes: one that starts before another ended takes the
+ * next lane, so that no track holds overlapping slices. */
+static int collectives(overview_writer *o, const nsysp_overview_rank *r, uint64_t group)
+{
+    uint64_t lanes[LANES] = {0};
+    int64_t lane_end[LANES];
+    for (size_t k = 0; k < r->n_collectives; k++) {
+        const nsysp_collective *c = &r->collectives[k];
+        size_t lane = 0;
+        while (lane < LANES && lanes[lane] && c->start_utc < lane_end[lane])
+            lane++;
+        if (lane == LANES)
+            continue; /* more overlapping than lanes: counted in the arg below */
+        if (!lanes[lane]) {
+            char name[32];
+            snprintf(name, sizeof name, lane ? "collectives %zu" : "collectives", lane + 1);
+            lanes[lane] = track(o, group, PW_TRACK_PLAIN, name, NULL, 0, (int32_t)(2 + lane),
+                                NULL);
+            if (!lanes[lane])
+                return -1;
+        }
+        lane_end[lane] = c->end_utc;
+        pw_arg arg = {.name = "collective", .type = PW_ARG_INT, .v.i = (int64_t)k};
+        if (slice(o, lanes[lane], c->start_utc, c->end_utc, c->name, &arg, 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+nsysp_status nsysp_write_overview(const char *path, const nsysp_overview *ov,
+                                  char message[512])
+{
+    buf err = {0};
+    message[0] = '\0';
+    pw_output *out = pw_output_open(path, ov->compress_level ? ov->compress_level : 7, 1, &err);
+    if (!out) {
+        snprintf(message, 512, "%s", buf_cstr(&err));
+        buf_free(&err);
+        return NSYSP_ERR_OUTPUT;
+    }
+    pw_writer *w = pw_writer_new(out);
+    overview_writer o = {.seq = pw_writer_sequence(w), .next_uuid = 1,
+                         .origin = ov->window_start_utc};
+    bool ok = pw_sequence_start(o.seq, false) == 0;
+    for (size_t i = 0; i < ov->n_ranks && ok; i++) {
+        const nsysp_overview_rank *r = &ov->ranks[i];
+        uint64_t group = track(&o, 0, PW_TRACK_PROCESS, r->label, NULL,
+                               (int32_t)(i + 1), 0, NULL);
+        ok = group && utilization(&o, ov, r, group) == 0 && steps(&o, ov, r, group) == 0 &&
+             collectives(&o, r, group) == 0;
+    }
+    int rc = pw_writer_finish(w, ok, &err, NULL);
+    nsysp_status status = ok && rc == 0 ? NSYSP_OK : NSYSP_ERR_OUTPUT;
+    if (status != NSYSP_OK)
+        snprintf(message, 512, "%s: %s", path, err.len ? buf_cstr(&err) : "cannot be written");
+    buf_free(&err);
+    return status;
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""nsys-perfetto ranks (issue 32).
+
+  corpus  real multi-rank data: the three per-rank reports of one MPI job
+          (gpubootcamp mpi report1, report2, report4) and the PyTorch report
+          with two ranks on two GPUs (GindaChen mfu_2gpu_before): one row per
+          rank, every figure equal to the same figure worked out here in SQL and
+          Python (unions of the process's kernels, NCCL kernels, copies and
+          sets; the step's instances on its busiest thread); the JSON is valid
+          and holds ranks and stragglers; the heatmaps are SVG that renders.
+  job     generated jobs (nsys-fixture --job) of 8 to 512 ranks with a planted
+          straggler, several seeds: the planted rank is the first straggler;
+          without one, no rank is last at most collectives by far.
+
+          --trace of 512 ranks imports in trace_processor with no error, one group per
+          rank (job mode's extra arguments: pftrace-check and trace_processor_shell).
+
+  check_ranks.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR [CORPUS.sqlite.gz... | TOOLS...]"""
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+MODE, BIN, FIXTURE, WORK = sys.argv[1], *map(os.path.abspath, sys.argv[2:5])
+CORPUS = sys.argv[5:]
+failures = []
+
+
+def expect(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+    return ok
+
+
+def ranks_json(*args):
+    r = subprocess.run([BIN, "ranks", "--format", "json", *args], capture_output=True, text=True)
+    if not expect(r.returncode == 0, f"ranks {args}: exit {r.returncode} {r.stderr[-300:]}"):
+        return None
+    return json.loads(r.stdout)
+
+
+def union(intervals):
+    """Total length of the union of [s, e] intervals (touching ones join)."""
+    total, cur_s, cur_e = 0, None, None
+    for s, e in sorted(intervals):
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    return total + (cur_e - cur_s if cur_e is not None else 0)
+
+
+def nearest_rank(sorted_values, p):
+    n = len(sorted_values)
+    k = max(1, min(n, -(-p * n // 100)))
+    return sorted_values[k - 1]
+
+
+def expected_figures(path, step):
+    """{pid: figures} worked out from the report's SQL."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    work = {}
+    for gpid, s, e, name in db.execute(
+            'SELECT k.globalPid, k.start, k."end", n.value FROM CUPTI_ACTIVITY_KIND_KERNEL AS k '
+            'LEFT JOIN StringIds AS n ON n.id = k.shortName WHERE k."end" >= k.start'):
+        kind = "comm" if name and name.startswith("nccl") else "compute"
+        work.setdefault(gpid >> 24 & 0xFFFFFF, []).append((kind, s, e))
+    for table in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
+        if table in tables:
+            for gpid, s, e in db.execute(f'SELECT globalPid, start, "end" FROM {table} '
+                                         'WHERE "end" >= start'):
+                work.setdefault(gpid >> 24 & 0xFFFFFF, []).append(("memory", s, e))
+    steps = {}
+    if step:
+        for tid, s, e in db.execute(
+                'SELECT e.globalTid, e.start, e."end" FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS '
+                's ON s.id = e.textId WHERE e.eventType IN (59, 60, 70, 71) AND e."end" >= e.start'
+                ' AND coalesce(e.text, s.value) = ?', (step,)):
+            steps.setdefault(tid >> 24 & 0xFFFFFF, {}).setdefault(tid, []).append(e - s)
+    out = {}
+    for pid, ops in work.items():
+        of = lambda *kinds: [(s, e) for k, s, e in ops if k in kinds]
+        f = {"busy_ns": union(of("compute", "comm", "memory")),
+             "compute_ns": union(of("compute")), "comm_ns": union(of("comm")),
+             "memory_ns": union(of("memory"))}
+        f["exposed_comm_ns"] = union(of("compute", "comm")) - f["compute_ns"]
+        threads = steps.get(pid, {})
+        best = max(threads.values(), key=len) if threads else []
+        best = sorted(best)
+        f["steps"] = len(best)
+        f["step_p50_ns"] = nearest_rank(best, 50) if best else None
+        f["step_p90_ns"] = nearest_rank(best, 90) if best else None
+        f["step_max_ns"] = best[-1] if best else None
+        out[pid] = f
+    return out
+
+
+def unpack(gz):
+    out = os.path.join(WORK, os.path.basename(gz)[:-3])
+    with gzip.open(gz) as src, open(out, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return out
+
+
+def check_against_sql(what, reports, want_ranks):
+    got = ranks_json(*reports)
+    if not got:
+        return
+    expect(len(got["ranks"]) == want_ranks, f"{what}: {len(got['ranks'])} ranks, "
+                                            f"expected {want_ranks}")
+    expect(sorted(r["rank"] for r in got["ranks"]) == list(range(want_ranks)),
+           f"{what}: ranks {[r['rank'] for r in got['ranks']]}")
+    step = got["step"]["name"] if got["step"] else None
+    want = {}
+    for report in reports:
+        for pid, f in expected_figures(report, step).items():
+            want[(report, pid)] = f
+    for r in got["ranks"]:
+        f = want.get((r["report"], r["pid"]))
+        if not expect(f is not None, f"{what}: rank {r['rank']} (pid {r['pid']}) not expected"):
+            continue
+        for key, value in f.items():
+            expect(r[key] == value, f"{what}: rank {r['rank']} {key} = {r[key]}, SQL says {value}")
+    print(f"{what}: {len(got['ranks'])} ranks, rule {got['rank_rule']}, step {step!r}, "
+          f"{got['matched']['count']} {got['matched']['what']} matched")
+    return got
+
+
+def heatmaps_render(reports):
+    prefix = os.path.join(WORK, "heat")
+    r = subprocess.run([BIN, "ranks", "--heatmaps", prefix, *reports], capture_output=True)
+    expect(r.returncode == 0, f"--heatmaps: exit {r.returncode}")
+    for kind in ("utilization", "steps"):
+        path = f"{prefix}-{kind}.svg"
+        try:
+            root = ET.parse(path).getroot()
+            texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+            expect("rank" in texts and ("time" in texts or "step" in texts),
+                   f"{kind} heatmap: axis labels missing ({texts[:120]})")
+            expect(len(list(root.iter("{http://www.w3.org/2000/svg}rect"))) > 10,
+                   f"{kind} heatmap: no cells")
+        except (OSError, ET.ParseError) as e:
+            expect(False, f"{kind} heatmap: {e}")
+        if shutil.which("rsvg-convert"):
+            r = subprocess.run(["rsvg-convert", path, "-o", path + ".png"], capture_output=True)
+            expect(r.returncode == 0, f"{kind} heatmap does not render: {r.stderr[-200:]}")
+
+
+def mode_corpus():
+    present = [g for g in CORPUS if os.path.exists(g)]
+    if not present:
+        print("skip: corpus absent")
+        sys.exit(77)
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    reports = [unpack(g) for g in present]
+    mpi = [r for r in reports if "mpi__reports__report" in r]
+    torch = [r for r in reports if "GindaChen" in r]
+    if mpi:
+        got = check_against_sql("MPI job", mpi, len(mpi))
+        if got:
+            expect(got["rank_rule"] == "order", f"MPI job: rule {got['rank_rule']}")
+            expect([r["report"] for r in sorted(got["ranks"], key=lambda r: r["rank"])] == mpi,
+                   "MPI job: ranks not in the reports' order")
+        heatmaps_render(mpi)
+    for report in torch:
+        got = check_against_sql("PyTorch, two ranks in one report", [report], 2)
+        if got:
+            devices = sorted(r["devices"][0] for r in got["ranks"])
+            expect(devices == [0, 1], f"PyTorch: devices {devices}")
+            expect(got["matched"]["what"] == "collectives" and got["matched"]["count"] > 0,
+                   f"PyTorch: collectives matched {got['matched']}")
+            expect(all(r["comm_ns"] > 0 for r in got["ranks"]), "PyTorch: no NCCL time")
+
+
+def mode_job():
+    cases = [(8, 1, 3), (8, 2, 0), (64, 3, 41), (64, 4, 7), (512, 5, 300)]
+    for n, seed, straggler in cases:
+        d = os.path.join(WORK, f"job{n}-{seed}")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        r = subprocess.run([FIXTURE, "--job", str(n), "--seed", str(seed), "--straggler",
+                            str(straggler), d], capture_output=True, text=True)
+        if not expect(r.returncode == 0, f"nsys-fixture --job {n}: {r.stderr[-300:]}"):
+            continue
+        got = ranks_json(d)
+        if not got:
+            continue
+        expect(len(got["ranks"]) == n and got["rank_rule"] == "file_name",
+               f"job {n}: {len(got['ranks'])} ranks by {got['rank_rule']}")
+        first = got["stragglers"][0]["rank"] if got["stragglers"] else None
+        expect(first == straggler, f"job of {n} ranks, seed {seed}: first straggler {first}, "
+                                   f"planted {straggler}")
+        print(f"job of {n} ranks, seed {seed}: straggler {first} first "
+              f"(last at {got['stragglers'][0]['last_count']} of {got['matched']['count']})")
+    # MPI_RANKS numbers the ranks when the names hold none.
+    d = os.path.join(WORK, "job-mpi")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    r = subprocess.run([FIXTURE, "--job", "16", "--seed", "9", "--straggler", "11", "--job-mpi",
+                        d], capture_output=True, text=True)
+    if expect(r.returncode == 0, f"nsys-fixture --job-mpi: {r.stderr[-300:]}"):
+        got = ranks_json(d)
+        if got:
+            expect(got["rank_rule"] == "mpi" and len(got["ranks"]) == 16,
+                   f"--job-mpi: {len(got['ranks'])} ranks by {got['rank_rule']}")
+            expect(got["stragglers"] and got["stragglers"][0]["rank"] == 11,
+                   f"--job-mpi: first straggler {got['stragglers'][:1]}, planted 11")
+    overview(os.path.join(WORK, "job512-5"), 512)
+
+
+def overview(job_dir, n):
+    """--trace of a job: imports with no error (pftrace-check, trace_processor), one group
+    per rank with its utilization counter, steps and collectives."""
+    tools = [t for t in CORPUS if os.path.exists(t)]
+    if not os.path.isdir(job_dir) or len(tools) < 2:
+        print("overview trace: not checked (../shared/tools absent)")
+        return
+    check, tp = tools[:2]
+    trace = os.path.join(WORK, "overview.perfetto-trace")
+    r = subprocess.run([BIN, "ranks", "--trace", trace, job_dir], capture_output=True, text=True)
+    if not expect(r.returncode == 0, f"--trace: exit {r.returncode} {r.stderr[-300:]}"):
+        return
+    r = subprocess.run([sys.executable, check, trace], capture_output=True, text=True)
+    expect(r.returncode == 0, f"overview trace: pftrace-check: {r.stdout[-400:]}")
+    sql = ("SELECT (SELECT count(*) FROM process WHERE name LIKE 'rank %'),"
+           " (SELECT count(*) FROM counter_track WHERE name = 'GPU utilization'),"
+           " (SELECT count(DISTINCT track_id) FROM slice WHERE name = 'step'),"
+           " (SELECT count(*) FROM slice WHERE name LIKE 'nccl%'),"
+           " (SELECT count(*) FROM stats WHERE severity IN ('error', 'data_loss') AND value > 0);")
+    r = subprocess.run([tp, "-q", "/dev/stdin", trace], input=sql, capture_output=True, text=True)
+    row = r.stdout.strip().splitlines()[-1].split(",") if r.returncode == 0 else []
+    expect(row[:2] == [str(n), str(n)] and row[2] == str(n) and int(row[3]) > 0 and row[4] == "0",
+           f"overview trace in trace_processor: {row} (ranks, counters, step tracks, "
+           f"collectives, error stats)")
+    print(f"overview trace of {n} ranks: {os.path.getsize(trace)} bytes")
+
+
+{"corpus": mode_corpus, "job": mode_job}[MODE]()
+if failures:
+    print(f"{len(failures)} failures")
+    sys.exit(1)
+print("ok")
