@@ -20,12 +20,14 @@ typedef struct overview_writer {
     int64_t origin;               /* the window's start, UTC */
 } overview_writer;
 
+/* A track; groups (the job, a rank) order their children by rank. */
 static uint64_t track(overview_writer *o, uint64_t parent, pw_track_kind kind, const char *name,
-                      const char *description, int32_t pid, int32_t rank, const char *unit)
+                      const char *description, int32_t rank, const char *unit)
 {
     pw_track t = {.uuid = o->next_uuid++, .parent_uuid = parent, .kind = kind, .name = name,
-                  .description = description, .pid = pid, .has_rank = parent != 0,
-                  .rank = rank, .unit_name = unit, .batch = PW_DIRECT};
+                  .description = description, .has_rank = parent != 0, .rank = rank,
+                  .unit_name = unit, .batch = PW_DIRECT,
+                  .child_order = kind == PW_TRACK_PLAIN ? PW_ORDER_EXPLICIT : PW_ORDER_DEFAULT};
     return pw_write_track(o->seq, 0, &t) == 0 ? t.uuid : 0;
 }
 
@@ -51,8 +53,7 @@ static int utilization(overview_writer *o, const nsysp_overview *ov,
     snprintf(description, sizeof description,
              "binned: the GPU's busy share in %zu bins of %.3f ms (kernels, copies, sets)",
              ov->n_bins, width / 1e6);
-    uint64_t counter = track(o, group, PW_TRACK_COUNTER, "GPU utilization", description, 0, 0,
-                             "%");
+    uint64_t counter = track(o, group, PW_TRACK_COUNTER, "GPU utilization", description, 0, "%");
     if (!counter)
         return -1;
     for (size_t b = 0; b < r->n_bins && b < ov->n_bins; b++) {
@@ -72,7 +73,7 @@ static int steps(overview_writer *o, const nsysp_overview *ov, const nsysp_overv
 {
     if (!r->n_steps)
         return 0;
-    uint64_t t = track(o, group, PW_TRACK_PLAIN, "steps", NULL, 0, 1, NULL);
+    uint64_t t = track(o, group, PW_TRACK_PLAIN, "steps", NULL, 1, NULL);
     if (!t)
         return -1;
     for (size_t k = 0; k < r->n_steps; k++) {
@@ -100,8 +101,7 @@ static int collectives(overview_writer *o, const nsysp_overview_rank *r, uint64_
         if (!lanes[lane]) {
             char name[32];
             snprintf(name, sizeof name, lane ? "collectives %zu" : "collectives", lane + 1);
-            lanes[lane] = track(o, group, PW_TRACK_PLAIN, name, NULL, 0, (int32_t)(2 + lane),
-                                NULL);
+            lanes[lane] = track(o, group, PW_TRACK_PLAIN, name, NULL, (int32_t)(2 + lane), NULL);
             if (!lanes[lane])
                 return -1;
         }
@@ -128,10 +128,15 @@ nsysp_status nsysp_write_overview(const char *path, const nsysp_overview *ov,
     overview_writer o = {.seq = pw_writer_sequence(w), .next_uuid = 1,
                          .origin = ov->window_start_utc};
     bool ok = pw_sequence_start(o.seq, false) == 0;
+    /* One group for the job, the ranks inside it in their order (process
+     * groups would sort by name: "rank 10" before "rank 2"). */
+    char job[64];
+    snprintf(job, sizeof job, "job: %zu ranks", ov->n_ranks);
+    uint64_t root = ok ? track(&o, 0, PW_TRACK_PLAIN, job, NULL, 0, NULL) : 0;
+    ok = root != 0;
     for (size_t i = 0; i < ov->n_ranks && ok; i++) {
         const nsysp_overview_rank *r = &ov->ranks[i];
-        uint64_t group = track(&o, 0, PW_TRACK_PROCESS, r->label, NULL,
-                               (int32_t)(i + 1), 0, NULL);
+        uint64_t group = track(&o, root, PW_TRACK_PLAIN, r->label, NULL, (int32_t)i, NULL);
         ok = group && utilization(&o, ov, r, group) == 0 && steps(&o, ov, r, group) == 0 &&
              collectives(&o, r, group) == 0;
     }

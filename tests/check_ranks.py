@@ -231,7 +231,7 @@ def overview(job_dir, n):
         return
     r = subprocess.run([sys.executable, check, trace], capture_output=True, text=True)
     expect(r.returncode == 0, f"overview trace: pftrace-check: {r.stdout[-400:]}")
-    sql = ("SELECT (SELECT count(*) FROM process WHERE name LIKE 'rank %'),"
+    sql = ("SELECT (SELECT count(*) FROM track WHERE name LIKE 'rank %'),"
            " (SELECT count(*) FROM counter_track WHERE name = 'GPU utilization'),"
            " (SELECT count(DISTINCT track_id) FROM slice WHERE name = 'step'),"
            " (SELECT count(*) FROM slice WHERE name LIKE 'nccl%'),"

@@ -11,6 +11,7 @@
 #include "nsys_perfetto.h"
 #include "common/cancel.h"
 #include "nsys_export.h"
+#include "ranks_partial.h"
 #include "report_dir.h"
 #include "text_out.h"
 
@@ -51,6 +52,12 @@ static void ranks_usage(FILE *to)
           "      --trace OUT       an overview trace: per rank its GPU utilization\n"
           "                        (binned), steps and collectives\n"
           "      --threads N       reports read at once (default: the CPUs)\n"
+          "For reports on many machines (tools/ranks_dask.py drives these):\n"
+          "      --window-of REPORT   print the report's window: START END (UTC ns)\n"
+          "      --partial --window START:END REPORT\n"
+          "                        print the report's ranks over the job's window\n"
+          "      --from-partials PART...  fold partials (in the reports' order) as a\n"
+          "                        local run folds the reports\n"
           "  -h, --help            show this help\n"
           "Exit status: 0 done, 2 bad command line, 3-5 a report cannot be read, 7\n"
           "interrupted.\n",
@@ -148,10 +155,12 @@ static void keep_report(reader *r, size_t report, nsysp_ranks *got)
     for (size_t i = 0; i < got->n_ranks; i++) {
         nsysp_rank *g = &got->ranks[i];
         uint64_t key = (uint64_t)report << 20 | i;
+        /* From the job's window start: sums of a thousand UTC times would
+         * overflow, sums of a job's offsets cannot (2^63 ns is 292 years). */
         for (size_t k = 0; k < g->n_collectives; k++)
-            fold(&r->collectives, k, g->collectives[k].start_utc, key);
+            fold(&r->collectives, k, g->collectives[k].start_utc - r->window_start, key);
         for (size_t k = 0; k < g->n_steps; k++)
-            fold(&r->steps, k, g->step_start_utc[k] + g->step_ns[k], key);
+            fold(&r->steps, k, g->step_start_utc[k] + g->step_ns[k] - r->window_start, key);
         if (r->n_ranks == r->cap) {
             r->cap = r->cap ? 2 * r->cap : 64;
             r->ranks = realloc(r->ranks, r->cap * sizeof *r->ranks);
@@ -531,150 +540,277 @@ static bool parse_count(const char *text, long lo, long hi, long *out)
     return true;
 }
 
-int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
+/* What a run asks for: the reports' figures folded here (local), or one
+ * report's window or partial for a driver elsewhere, or partials folded. */
+typedef enum ranks_mode { MODE_LOCAL, MODE_WINDOW_OF, MODE_PARTIAL, MODE_FROM_PARTIALS } ranks_mode;
+
+typedef struct ranks_args {
+    ranks_mode mode;
+    const char *step, *heatmaps, *trace;
+    ranks_format format;
+    long bins, threads;
+    int64_t window_start, window_end; /* --window (partials) */
+    char **inputs;
+    size_t n_inputs;
+} ranks_args;
+
+static bool parse_window(const char *text, int64_t *start, int64_t *end)
 {
-    const char *step = NULL, *heatmaps = NULL, *trace = NULL;
-    ranks_format format = RANKS_TABLE;
-    long bins = DEFAULT_BINS, threads = nsysp_default_threads();
-    /* Options anywhere; the other words (after "--": all) are reports. */
-    char **inputs = calloc((size_t)argc, sizeof *inputs);
-    if (!inputs)
+    char *sep;
+    errno = 0;
+    long long a = strtoll(text, &sep, 10);
+    if (sep == text || *sep != ':' || errno)
+        return false;
+    char *rest;
+    long long b = strtoll(sep + 1, &rest, 10);
+    if (rest == sep + 1 || *rest || errno || b < a)
+        return false;
+    *start = a;
+    *end = b;
+    return true;
+}
+
+/* Options anywhere; the other words (after "--": all) are reports. 0, 1
+ * after --help, or an exit status. */
+static int parse_args(int argc, char **argv, ranks_args *a)
+{
+    a->format = RANKS_TABLE;
+    a->bins = DEFAULT_BINS;
+    a->threads = nsysp_default_threads();
+    a->inputs = calloc((size_t)argc, sizeof *a->inputs);
+    if (!a->inputs)
         abort();
-    size_t n_inputs = 0;
-    bool options_end = false;
+    bool options_end = false, has_window = false;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         if (options_end || opt[0] != '-' || !opt[1]) {
-            inputs[n_inputs++] = argv[i];
+            a->inputs[a->n_inputs++] = argv[i];
             continue;
         }
         if (strcmp(opt, "--") == 0) {
             options_end = true;
-            continue;
-        }
-        if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
-            free(inputs);
+        } else if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
             ranks_usage(stdout);
-            return 0;
-        }
-        if (i + 1 >= argc) {
-            free(inputs);
+            return 1;
+        } else if (strcmp(opt, "--window-of") == 0) {
+            a->mode = MODE_WINDOW_OF;
+        } else if (strcmp(opt, "--partial") == 0) {
+            a->mode = MODE_PARTIAL;
+        } else if (strcmp(opt, "--from-partials") == 0) {
+            a->mode = MODE_FROM_PARTIALS;
+        } else if (i + 1 >= argc) {
             return usage_error("option needs a value", opt);
-        }
-        const char *value = argv[++i];
-        if (strcmp(opt, "--step") == 0) {
-            step = value;
-        } else if (strcmp(opt, "--heatmaps") == 0) {
-            heatmaps = value;
-        } else if (strcmp(opt, "--trace") == 0) {
-            trace = value;
-        } else if (strcmp(opt, "--format") == 0) {
-            static const char *const NAMES[] = {"table", "md", "csv", "json"};
-            size_t f = 0;
-            while (f < 4 && strcmp(value, NAMES[f]) != 0)
-                f++;
-            if (f == 4) {
-                free(inputs);
-                return usage_error("--format: expected table, md, csv or json", value);
-            }
-            format = (ranks_format)f;
-        } else if (strcmp(opt, "--bins") == 0) {
-            if (!parse_count(value, 1, 100000, &bins)) {
-                free(inputs);
-                return usage_error("--bins: expected 1-100000", value);
-            }
-        } else if (strcmp(opt, "--threads") == 0) {
-            if (!parse_count(value, 1, 64, &threads)) {
-                free(inputs);
-                return usage_error("--threads: expected 1-64", value);
-            }
         } else {
-            free(inputs);
-            return usage_error("unknown option", opt);
+            const char *value = argv[++i];
+            if (strcmp(opt, "--step") == 0) {
+                a->step = value;
+            } else if (strcmp(opt, "--heatmaps") == 0) {
+                a->heatmaps = value;
+            } else if (strcmp(opt, "--trace") == 0) {
+                a->trace = value;
+            } else if (strcmp(opt, "--format") == 0) {
+                static const char *const NAMES[] = {"table", "md", "csv", "json"};
+                size_t f = 0;
+                while (f < 4 && strcmp(value, NAMES[f]) != 0)
+                    f++;
+                if (f == 4)
+                    return usage_error("--format: expected table, md, csv or json", value);
+                a->format = (ranks_format)f;
+            } else if (strcmp(opt, "--bins") == 0) {
+                if (!parse_count(value, 1, 100000, &a->bins))
+                    return usage_error("--bins: expected 1-100000", value);
+            } else if (strcmp(opt, "--threads") == 0) {
+                if (!parse_count(value, 1, 64, &a->threads))
+                    return usage_error("--threads: expected 1-64", value);
+            } else if (strcmp(opt, "--window") == 0) {
+                if (!parse_window(value, &a->window_start, &a->window_end))
+                    return usage_error("--window: expected START:END (UTC ns)", value);
+                has_window = true;
+            } else {
+                return usage_error("unknown option", opt);
+            }
         }
     }
-    if (!n_inputs) {
-        free(inputs);
+    if (!a->n_inputs)
         return usage_error("no reports given (a directory, or reports)", NULL);
+    if ((a->mode == MODE_WINDOW_OF || a->mode == MODE_PARTIAL) && a->n_inputs != 1)
+        return usage_error("--window-of and --partial take one report", NULL);
+    if (a->mode == MODE_PARTIAL && !has_window)
+        return usage_error("--partial needs --window START:END (the job's)", NULL);
+    return 0;
+}
+
+/* The job's outputs from the ranks read. */
+static int report_job(reader *r, const ranks_args *a)
+{
+    if (!r->n_ranks) {
+        fputs("nsys-perfetto ranks: no process ran GPU work in these reports\n", stderr);
+        return NSYSP_ERR_NOT_NSYS;
+    }
+    job j = {.window_start_utc = r->window_start, .window_end_utc = r->window_end,
+             .n_bins = r->n_bins};
+    build_job(r, &j);
+    r->n_ranks = 0; /* their arrays now belong to the job */
+    ranks_print(stdout, &j, a->format);
+    int status = NSYSP_OK;
+    static const char *const KINDS[] = {"utilization", "steps"};
+    for (size_t k = 0; a->heatmaps && k < 2 && status == NSYSP_OK; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s-%s.svg", a->heatmaps, KINDS[k]);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            (k ? ranks_heatmap_steps : ranks_heatmap_utilization)(f, &j);
+            if (fclose(f) == 0) {
+                text_printf(stderr, "nsys-perfetto ranks: wrote %s\n", path);
+                continue;
+            }
+        }
+        text_printf(stderr, "nsys-perfetto ranks: %s: cannot write: %s\n", path,
+                    strerror(errno));
+        status = NSYSP_ERR_OUTPUT;
+    }
+    if (a->trace && status == NSYSP_OK)
+        status = ranks_write_trace(a->trace, &j);
+    free_job(&j);
+    return status;
+}
+
+static void free_reader(reader *r)
+{
+    for (size_t k = 0; k < r->n_ranks; k++) {
+        free(r->ranks[k].figures.step_ns);
+        free(r->ranks[k].figures.utilization);
+        free(r->ranks[k].figures.step_start_utc);
+        free(r->ranks[k].figures.collectives);
+        for (size_t n = 0; n < r->ranks[k].n_names; n++)
+            free(r->ranks[k].names[n]);
+        free(r->ranks[k].names);
+    }
+    free(r->ranks);
+    free(r->collectives.at);
+    free(r->steps.at);
+    free(r->starts);
+    free(r->ends);
+    free(r->report_ranks);
+    free_reports(r->paths, r->n_paths);
+}
+
+static void allocate_reports(reader *r)
+{
+    r->starts = calloc(r->n_paths ? r->n_paths : 1, sizeof *r->starts);
+    r->ends = calloc(r->n_paths ? r->n_paths : 1, sizeof *r->ends);
+    r->report_ranks = calloc(r->n_paths ? r->n_paths : 1, sizeof *r->report_ranks);
+    if (!r->starts || !r->ends || !r->report_ranks)
+        abort();
+}
+
+/* Every report read here: their windows, then their figures. */
+static int run_local(reader *r, const ranks_args *a)
+{
+    r->phase_windows = true;
+    int status = read_all(r, (int)a->threads);
+    if (status != NSYSP_OK)
+        return status;
+    /* The job's window: every report's, on the one clock (UTC). */
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t k = 0; k < r->n_paths; k++)
+        if (r->starts[k] < r->ends[k]) {
+            lo = r->starts[k] < lo ? r->starts[k] : lo;
+            hi = r->ends[k] > hi ? r->ends[k] : hi;
+        }
+    r->window_start = lo < hi ? lo : 0;
+    r->window_end = lo < hi ? hi : 0;
+    r->phase_windows = false;
+    status = read_all(r, (int)a->threads);
+    return status == NSYSP_OK ? report_job(r, a) : status;
+}
+
+/* One report for a driver: its window, or its partial on stdout. */
+static int run_one(reader *r, const ranks_args *a)
+{
+    r->n_paths = 1;
+    if (a->mode == MODE_WINDOW_OF) {
+        r->phase_windows = true;
+        read_report(r, 0);
+        if (r->status == NSYSP_OK)
+            printf("%lld %lld\n", (long long)r->starts[0], (long long)r->ends[0]);
+        return r->status;
+    }
+    nsysp_ranks got;
+    int status = nsysp_measure_ranks(r->paths[0], a->step, a->window_start, a->window_end,
+                                     (size_t)a->bins, &got);
+    if (status != NSYSP_OK) {
+        text_printf(stderr, "nsys-perfetto ranks: %s\n", got.message);
+        return status;
+    }
+    if (ranks_partial_write(stdout, r->paths[0], a->window_start, a->window_end,
+                            (size_t)a->bins, &got) != 0 || fflush(stdout) != 0)
+        status = NSYSP_ERR_OUTPUT;
+    nsysp_ranks_free(&got);
+    return status;
+}
+
+/* Partials folded in the order given, as run_local folds the reports. */
+static int run_from_partials(reader *r, const ranks_args *a)
+{
+    for (size_t i = 0; i < r->n_paths; i++) {
+        ranks_partial p;
+        char err[512];
+        if (ranks_partial_read(r->paths[i], &p, err, sizeof err) != 0) {
+            text_printf(stderr, "nsys-perfetto ranks: %s\n", err);
+            return NSYSP_ERR_INPUT_FORMAT;
+        }
+        if (i == 0) {
+            r->window_start = p.window_start;
+            r->window_end = p.window_end;
+            r->n_bins = p.n_bins;
+        } else if (p.window_start != r->window_start || p.window_end != r->window_end ||
+                   p.n_bins != r->n_bins) {
+            text_printf(stderr, "nsys-perfetto ranks: %s: another window than the first "
+                                "partial's (every report of a job needs the job's window)\n",
+                        r->paths[i]);
+            ranks_partial_free(&p);
+            return NSYSP_ERR_INPUT_FORMAT;
+        }
+        free(r->paths[i]);
+        r->paths[i] = p.report; /* the report's name, as a local run shows it */
+        p.report = NULL;
+        keep_report(r, i, &p.ranks);
+        ranks_partial_free(&p);
+    }
+    (void)a;
+    return report_job(r, a);
+}
+
+int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
+{
+    ranks_args a = {0};
+    int status = parse_args(argc, argv, &a);
+    if (status != 0) {
+        free(a.inputs);
+        return status == 1 ? 0 : status;
     }
     nsysp_summary_set_cancel(interrupted);
-    reader r = {.step = step, .n_bins = (size_t)bins, .cancel = interrupted,
-                .lock = PTHREAD_MUTEX_INITIALIZER, .keep_events = trace != NULL};
-    int status = list_inputs(inputs, n_inputs, &r.paths, &r.n_paths);
-    free(inputs);
+    reader r = {.step = a.step, .n_bins = (size_t)a.bins, .cancel = interrupted,
+                .lock = PTHREAD_MUTEX_INITIALIZER, .keep_events = a.trace != NULL};
+    if (a.mode == MODE_LOCAL) {
+        status = list_inputs(a.inputs, a.n_inputs, &r.paths, &r.n_paths);
+    } else {
+        r.paths = calloc(a.n_inputs, sizeof *r.paths);
+        if (!r.paths)
+            abort();
+        for (size_t i = 0; i < a.n_inputs; i++)
+            r.paths[r.n_paths++] = strdup(a.inputs[i]);
+    }
+    free(a.inputs);
     if (status == NSYSP_OK && r.n_paths > MAX_INPUTS)
         status = usage_error("too many reports", NULL);
     if (status == NSYSP_OK) {
-        r.starts = calloc(r.n_paths, sizeof *r.starts);
-        r.ends = calloc(r.n_paths, sizeof *r.ends);
-        r.report_ranks = calloc(r.n_paths, sizeof *r.report_ranks);
-        if (!r.starts || !r.ends || !r.report_ranks)
-            abort();
-        r.phase_windows = true;
-        status = read_all(&r, (int)threads);
+        allocate_reports(&r);
+        status = a.mode == MODE_LOCAL           ? run_local(&r, &a)
+                 : a.mode == MODE_FROM_PARTIALS ? run_from_partials(&r, &a)
+                                                : run_one(&r, &a);
     }
-    job j = {0};
-    if (status == NSYSP_OK) {
-        /* The job's window: every report's, on the one clock (UTC). */
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (size_t k = 0; k < r.n_paths; k++)
-            if (r.starts[k] < r.ends[k]) {
-                lo = r.starts[k] < lo ? r.starts[k] : lo;
-                hi = r.ends[k] > hi ? r.ends[k] : hi;
-            }
-        r.window_start = lo < hi ? lo : 0;
-        r.window_end = lo < hi ? hi : 0;
-        r.phase_windows = false;
-        status = read_all(&r, (int)threads);
-        j.window_start_utc = r.window_start;
-        j.window_end_utc = r.window_end;
-        j.n_bins = r.n_bins;
-    }
-    if (status == NSYSP_OK && !r.n_ranks) {
-        fputs("nsys-perfetto ranks: no process ran GPU work in these reports\n", stderr);
-        status = NSYSP_ERR_NOT_NSYS;
-    }
-    if (status == NSYSP_OK) {
-        build_job(&r, &j);
-        ranks_print(stdout, &j, format);
-        if (heatmaps) {
-            char path[4096];
-            static const char *const KINDS[] = {"utilization", "steps"};
-            for (size_t k = 0; k < 2 && status == NSYSP_OK; k++) {
-                snprintf(path, sizeof path, "%s-%s.svg", heatmaps, KINDS[k]);
-                FILE *f = fopen(path, "w");
-                if (f) {
-                    (k ? ranks_heatmap_steps : ranks_heatmap_utilization)(f, &j);
-                    if (fclose(f) == 0) {
-                        text_printf(stderr, "nsys-perfetto ranks: wrote %s\n", path);
-                        continue;
-                    }
-                }
-                text_printf(stderr, "nsys-perfetto ranks: %s: cannot write: %s\n", path,
-                            strerror(errno));
-                status = NSYSP_ERR_OUTPUT;
-            }
-        }
-        if (trace && status == NSYSP_OK)
-            status = ranks_write_trace(trace, &j);
-        free_job(&j);
-    } else {
-        for (size_t k = 0; k < r.n_ranks; k++) {
-            free(r.ranks[k].figures.step_ns);
-            free(r.ranks[k].figures.utilization);
-            free(r.ranks[k].figures.step_start_utc);
-            free(r.ranks[k].figures.collectives);
-            for (size_t n = 0; n < r.ranks[k].n_names; n++)
-                free(r.ranks[k].names[n]);
-            free(r.ranks[k].names);
-        }
-    }
-    free(r.ranks);
-    free(r.collectives.at);
-    free(r.steps.at);
-    free(r.starts);
-    free(r.ends);
-    free(r.report_ranks);
-    free_reports(r.paths, r.n_paths);
+    free_reader(&r);
     return status;
 }

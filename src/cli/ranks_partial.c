@@ -1,0 +1,242 @@
+/* A report's ranks as text, for ranks spread over machines (tools/ranks_dask.py):
+ * a worker measures its report (ranks --partial) and the driver folds the
+ * partials (ranks --from-partials) through the same code as a local run, so
+ * the answers are the same. Lossless: integers as they are, utilization with
+ * 17 significant digits. One item per line:
+ *
+ *   nsys-perfetto-ranks-partial 1
+ *   report PATH
+ *   window START END BINS
+ *   session START_UTC NS
+ *   step RULE NAME
+ *   names N            then N lines "name TEXT"
+ *   ranks N            then per rank: "rank PID DEVICE MPI START END BUSY COMPUTE COMM
+ *                      MEMORY EXPOSED STEPS BINS COLLECTIVES", "steps S D ...",
+ *                      "bins U ...", "coll NAME_INDEX START END ..."
+ *   end */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ranks_partial.h"
+
+#define MAGIC "nsys-perfetto-ranks-partial 1"
+
+/* A line's text with line ends made blanks (names and paths are one line). */
+static void put_line(FILE *to, const char *key, const char *text)
+{
+    fprintf(to, "%s ", key);
+    for (const char *p = text; *p; p++)
+        fputc(*p == '\n' || *p == '\r' ? ' ' : *p, to);
+    fputc('\n', to);
+}
+
+int ranks_partial_write(FILE *to, const char *report, int64_t window_start, int64_t window_end,
+                        size_t n_bins, const nsysp_ranks *r)
+{
+    fprintf(to, MAGIC "\n");
+    put_line(to, "report", report);
+    fprintf(to, "window %" PRId64 " %" PRId64 " %zu\n", window_start, window_end, n_bins);
+    fprintf(to, "session %" PRId64 " %" PRId64 "\n", r->session_start_utc, r->session_ns);
+    fprintf(to, "step %d", (int)r->step_rule);
+    put_line(to, "", r->step_name);
+    fprintf(to, "names %zu\n", r->n_names);
+    for (size_t i = 0; i < r->n_names; i++)
+        put_line(to, "name", r->names[i]);
+    fprintf(to, "ranks %zu\n", r->n_ranks);
+    for (size_t i = 0; i < r->n_ranks; i++) {
+        const nsysp_rank *k = &r->ranks[i];
+        fprintf(to, "rank %d %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+                    " %" PRId64 " %" PRId64 " %" PRId64 " %zu %zu %zu\n",
+                (int)k->pid, k->device, k->mpi_rank, k->start_utc, k->end_utc, k->busy_ns,
+                k->compute_ns, k->comm_ns, k->memory_ns, k->exposed_comm_ns, k->n_steps,
+                k->n_bins, k->n_collectives);
+        fputs("steps", to);
+        for (size_t s = 0; s < k->n_steps; s++)
+            fprintf(to, " %" PRId64 " %" PRId64, k->step_start_utc[s], k->step_ns[s]);
+        fputs("\nbins", to);
+        for (size_t b = 0; b < k->n_bins; b++)
+            fprintf(to, " %.17g", k->utilization[b]);
+        fputs("\ncoll", to);
+        for (size_t c = 0; c < k->n_collectives; c++) {
+            size_t name = 0;
+            while (name < r->n_names && r->names[name] != k->collectives[c].name)
+                name++;
+            fprintf(to, " %zu %" PRId64 " %" PRId64, name, k->collectives[c].start_utc,
+                    k->collectives[c].end_utc);
+        }
+        fputc('\n', to);
+    }
+    fputs("end\n", to);
+    return ferror(to) ? -1 : 0;
+}
+
+/* ---- Reading ------------------------------------------------------------ */
+
+typedef struct line_reader {
+    FILE *from;
+    char *line;
+    size_t cap;
+    const char *at;              /* the rest of the line */
+    bool bad;
+} line_reader;
+
+/* The next line, which must start with key and a blank; its rest in at. */
+static bool next_line(line_reader *l, const char *key)
+{
+    ssize_t n = getline(&l->line, &l->cap, l->from);
+    size_t k = strlen(key);
+    if (n <= 0 || strncmp(l->line, key, k) != 0 || (l->line[k] != ' ' && l->line[k] != '\n')) {
+        l->bad = true;
+        return false;
+    }
+    l->line[strcspn(l->line, "\n")] = '\0';
+    l->at = l->line + k + (l->line[k] == ' ');
+    return true;
+}
+
+static int64_t read_int(line_reader *l)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(l->at, &end, 10);
+    if (end == l->at || errno)
+        l->bad = true;
+    l->at = end;
+    return (int64_t)v;
+}
+
+static size_t read_count(line_reader *l, size_t most)
+{
+    int64_t v = read_int(l);
+    if (v < 0 || (uint64_t)v > most) {
+        l->bad = true;
+        return 0;
+    }
+    return (size_t)v;
+}
+
+static double read_double(line_reader *l)
+{
+    char *end;
+    double v = strtod(l->at, &end);
+    if (end == l->at)
+        l->bad = true;
+    l->at = end;
+    return v;
+}
+
+static void *zalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        abort();
+    return p;
+}
+
+enum { MOST = 1 << 28 }; /* no count in a partial is larger */
+
+static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k)
+{
+    if (!next_line(l, "rank"))
+        return;
+    k->pid = (int32_t)read_int(l);
+    k->device = read_int(l);
+    k->mpi_rank = read_int(l);
+    k->start_utc = read_int(l);
+    k->end_utc = read_int(l);
+    k->busy_ns = read_int(l);
+    k->compute_ns = read_int(l);
+    k->comm_ns = read_int(l);
+    k->memory_ns = read_int(l);
+    k->exposed_comm_ns = read_int(l);
+    k->n_steps = read_count(l, MOST);
+    k->n_bins = read_count(l, MOST);
+    k->n_collectives = read_count(l, MOST);
+    k->step_start_utc = zalloc(k->n_steps, sizeof *k->step_start_utc);
+    k->step_ns = zalloc(k->n_steps, sizeof *k->step_ns);
+    k->utilization = zalloc(k->n_bins, sizeof *k->utilization);
+    k->collectives = zalloc(k->n_collectives, sizeof *k->collectives);
+    if (!next_line(l, "steps"))
+        return;
+    for (size_t s = 0; s < k->n_steps && !l->bad; s++) {
+        k->step_start_utc[s] = read_int(l);
+        k->step_ns[s] = read_int(l);
+    }
+    if (!next_line(l, "bins"))
+        return;
+    for (size_t b = 0; b < k->n_bins && !l->bad; b++)
+        k->utilization[b] = read_double(l);
+    if (!next_line(l, "coll"))
+        return;
+    for (size_t c = 0; c < k->n_collectives && !l->bad; c++) {
+        size_t name = read_count(l, r->n_names ? r->n_names - 1 : 0);
+        k->collectives[c] = (nsysp_collective){r->n_names ? r->names[name] : "",
+                                               read_int(l), 0};
+        k->collectives[c].end_utc = read_int(l);
+    }
+}
+
+int ranks_partial_read(const char *path, ranks_partial *p, char *err, size_t err_size)
+{
+    memset(p, 0, sizeof *p);
+    FILE *from = fopen(path, "r");
+    if (!from) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    line_reader l = {.from = from};
+    nsysp_ranks *r = &p->ranks;
+    if (next_line(&l, "nsys-perfetto-ranks-partial") && strcmp(l.at, "1") == 0 &&
+        next_line(&l, "report")) {
+        p->report = strdup(l.at);
+        if (next_line(&l, "window")) {
+            p->window_start = read_int(&l);
+            p->window_end = read_int(&l);
+            p->n_bins = read_count(&l, MOST);
+        }
+        if (next_line(&l, "session")) {
+            r->session_start_utc = read_int(&l);
+            r->session_ns = read_int(&l);
+        }
+        if (next_line(&l, "step")) {
+            r->step_rule = (nsysp_step_rule)read_count(&l, NSYSP_STEP_REPEATED);
+            snprintf(r->step_name, sizeof r->step_name, "%s", *l.at == ' ' ? l.at + 1 : l.at);
+        }
+        if (next_line(&l, "names")) {
+            r->n_names = read_count(&l, MOST);
+            r->names = zalloc(r->n_names, sizeof *r->names);
+            for (size_t i = 0; i < r->n_names && next_line(&l, "name"); i++)
+                r->names[i] = strdup(l.at);
+        }
+        if (next_line(&l, "ranks")) {
+            r->n_ranks = read_count(&l, MOST);
+            r->ranks = zalloc(r->n_ranks, sizeof *r->ranks);
+            for (size_t i = 0; i < r->n_ranks && !l.bad; i++)
+                read_rank(&l, r, &r->ranks[i]);
+        }
+        next_line(&l, "end");
+    } else {
+        l.bad = true;
+    }
+    free(l.line);
+    fclose(from);
+    for (size_t i = 0; i < r->n_names && !l.bad; i++)
+        l.bad = !r->names[i];
+    if (l.bad || !p->report) {
+        snprintf(err, err_size, "%s: not a partial of nsys-perfetto ranks (or cut short)", path);
+        ranks_partial_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+void ranks_partial_free(ranks_partial *p)
+{
+    free(p->report);
+    nsysp_ranks_free(&p->ranks);
+    memset(p, 0, sizeof *p);
+}
