@@ -242,6 +242,8 @@ def overview(job_dir, n):
            f"overview trace in trace_processor: {row} (ranks, counters, step tracks, "
            f"collectives, error stats)")
     print(f"overview trace of {n} ranks: {os.path.getsize(trace)} bytes")
+    beside = [f for f in os.listdir(job_dir) if f.endswith(".perfetto-trace")]
+    expect(len(beside) == n, f"--trace: {len(beside)} full traces beside the reports, expected {n}")
 
 
 {"corpus": mode_corpus, "job": mode_job}[MODE]()

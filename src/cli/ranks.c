@@ -50,7 +50,8 @@ static void ranks_usage(FILE *to)
           "      --bins N          time bins of the utilization heatmap and trace\n"
           "                        (default 100)\n"
           "      --trace OUT       an overview trace: per rank its GPU utilization\n"
-          "                        (binned), steps and collectives\n"
+          "                        (binned), steps and collectives; and each report's\n"
+          "                        full trace beside it\n"
           "      --threads N       reports read at once (default: the CPUs)\n"
           "For reports on many machines (tools/ranks_dask.py drives these):\n"
           "      --window-of REPORT   print the report's window: START END (UTC ns)\n"
@@ -204,6 +205,25 @@ static void fail(reader *r, int status, const char *message)
     pthread_mutex_unlock(&r->lock);
 }
 
+/* With --trace, each rank's full trace beside its report (the overview's
+ * detail), one thread per report. */
+static void convert_beside(reader *r, const char *given, const char *sqlite)
+{
+    char trace[4096];
+    if (nsysp_default_output_path(given, trace, sizeof trace) != 0) {
+        fail(r, NSYSP_ERR_OUTPUT, "a report's trace path is too long");
+        return;
+    }
+    nsysp_options opt;
+    nsysp_options_init(&opt);
+    opt.output_path = trace;
+    opt.threads = 1;
+    opt.cancel = r->cancel;
+    nsysp_result res;
+    if (nsysp_convert(sqlite, &opt, &res) != NSYSP_OK)
+        fail(r, NSYSP_ERR_OUTPUT, res.message);
+}
+
 /* One report: its window (first phase) or its ranks (second). A .nsys-rep
  * is exported with nsys first. */
 static void read_report(reader *r, size_t i)
@@ -232,6 +252,8 @@ static void read_report(reader *r, size_t i)
             fail(r, status, got.message);
         else
             keep_report(r, i, &got);
+        if (status == NSYSP_OK && r->keep_events)
+            convert_beside(r, r->paths[i], path);
     }
     if (exported)
         remove_export(sqlite, tmpdir);
