@@ -51,3 +51,17 @@ enum MHD_Result web_reply_error(struct MHD_Connection *c, unsigned status, const
     free(text);
     return ok;
 }
+
+bool web_request_allowed(const web_guard *guard, struct MHD_Connection *c, const char *method,
+                         enum MHD_Result *refused)
+{
+    unsigned status;
+    const char *why;
+    if (web_guard_allows(guard, method, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
+                         MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+                         MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site"),
+                         &status, &why))
+        return true;
+    *refused = web_reply_error(c, status, why);
+    return false;
+}

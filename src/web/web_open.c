@@ -196,14 +196,9 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
     (void)version, (void)data;
     open_server *srv = cls;
     if (!*state) { /* the headers are in: first who asks */
-        unsigned status;
-        const char *why;
-        if (!web_guard_allows(&srv->guard, method,
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site"),
-                              &status, &why))
-            return web_reply_error(c, status, why);
+        enum MHD_Result refused;
+        if (!web_request_allowed(&srv->guard, c, method, &refused))
+            return refused;
         *state = &answer_pending;
         /* Expect: 100-continue is answered at once (see web_server.c). */
         if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT))

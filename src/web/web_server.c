@@ -84,14 +84,9 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
     web_server *srv = cls;
     bool upload = strcmp(url, API_REPORTS) == 0 && strcmp(method, MHD_HTTP_METHOD_POST) == 0;
     if (!*state) { /* the headers are in: first the checks of who asks */
-        unsigned status;
-        const char *why;
-        if (!web_guard_allows(&srv->guard, method,
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
-                              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site"),
-                              &status, &why))
-            return web_reply_error(c, status, why);
+        enum MHD_Result refused;
+        if (!web_request_allowed(&srv->guard, c, method, &refused))
+            return refused;
         web_clients_headers_in(c);
         if (upload)
             return web_upload(srv, c, state, data, size);
