@@ -132,9 +132,9 @@ static void range_name_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_null(ctx);
         return;
     }
-    char op[1024];
-    sqlite3_result_text(ctx, summary_names_raw() ? text : nsys_torch_op_name(text, op, sizeof op),
-                        -1, SQLITE_TRANSIENT);
+    nsys_torch_range r; /* the op is the text's first op_len bytes, however long */
+    bool op = !summary_names_raw() && nsys_torch_parse(text, &r);
+    sqlite3_result_text(ctx, text, op ? (int)r.op_len : -1, SQLITE_TRANSIENT);
 }
 
 int measure_register_range_name(nsys_db *db, buf *err)
@@ -347,9 +347,10 @@ static int found_steps(nsys_db *db, nsysp_measures *m, buf *err)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t t = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
         const char *text = (const char *)sqlite3_column_text(st, 3);
-        char op[1024];
-        const char *name = text && !summary_names_raw() ? nsys_torch_op_name(text, op, sizeof op)
-                                                        : text;
+        nsys_torch_range range; /* a PyTorch op range by its op, however long */
+        char *op = text && !summary_names_raw() && nsys_torch_parse(text, &range)
+                       ? strndup(text, range.op_len) : NULL;
+        const char *name = op ? op : text;
         if (first || t != tid) {
             tally_new_thread(&top);
             tally_new_thread(&profiler);
@@ -359,12 +360,13 @@ static int found_steps(nsys_db *db, nsysp_measures *m, buf *err)
         }
         if (name && is_profiler_step(name))
             tally_add(&profiler, "ProfilerStep#N");
-        if (start < open_end) /* inside a top-level range */
-            continue;
-        open_end = sqlite3_column_int64(st, 2);
-        if (name && !is_profiler_step(name) && !is_op_like(text) &&
-            sqlite3_column_int64(st, 4) == 0)
-            tally_add(&top, name);
+        if (start >= open_end) { /* a top-level range */
+            open_end = sqlite3_column_int64(st, 2);
+            if (name && !is_profiler_step(name) && !is_op_like(text) &&
+                sqlite3_column_int64(st, 4) == 0)
+                tally_add(&top, name);
+        }
+        free(op);
     }
     sqlite3_finalize(st);
     const step_tally *pick = profiler.best ? &profiler : &top;

@@ -205,7 +205,8 @@ static int gpu_work(ranks_build *b)
                    WORK_COMM, WORK_COMPUTE);
     for (size_t i = 0; i < LENGTH(OTHERS); i++)
         if (nsys_db_has_columns(b->db, OTHERS[i], OTHER, LENGTH(OTHER)))
-            buf_printf(&sql, "%sSELECT globalPid, start, \"end\", %d, NULL FROM %s",
+            buf_printf(&sql, "%sSELECT globalPid AS p, start AS s, \"end\" AS e, %d AS w,"
+                             " NULL AS name FROM %s",
                        sql.len ? " UNION ALL " : "", WORK_MEMORY, OTHERS[i]);
     if (!sql.len)
         return NSYSP_OK;
@@ -270,7 +271,8 @@ static void on_mpi_rank(ranks_build *b, sqlite3_stmt *st, void *ctx)
 {
     (void)ctx;
     nsysp_rank *r = rank_of(b->out, nsys_pid_of(sqlite3_column_int64(st, 0)));
-    if (r && r->mpi_rank < 0 && sqlite3_column_int64(st, 1) >= 0)
+    if (r && r->mpi_rank < 0 && sqlite3_column_type(st, 1) == SQLITE_INTEGER &&
+        sqlite3_column_int64(st, 1) >= 0)
         r->mpi_rank = sqlite3_column_int64(st, 1);
 }
 
@@ -429,23 +431,37 @@ nsysp_status nsysp_measure_ranks(const char *input, const char *step, int64_t wi
     return (nsysp_status)status;
 }
 
-/* The first kernel's start and the last one's end (report time): the
- * job's window is its GPU work's (a session may start long before, and
- * some exports' ANALYSIS_DETAILS times are on another base). */
+/* The first GPU operation's start and the last one's end (report time),
+ * over the rows gpu_work reads: the job's window is its GPU work's (a
+ * session may start long before, and some exports' ANALYSIS_DETAILS times
+ * are on another base). */
 static void gpu_span(ranks_build *b, int64_t *lo, int64_t *hi)
 {
-    static const char *const COLUMNS[] = {"start", "end"};
-    sqlite3_stmt *st;
-    if (!nsys_db_has_columns(b->db, "CUPTI_ACTIVITY_KIND_KERNEL", COLUMNS, LENGTH(COLUMNS)) ||
-        sqlite3_prepare_v2(nsys_db_sqlite(b->db),
-                           "SELECT min(start), max(\"end\") FROM CUPTI_ACTIVITY_KIND_KERNEL"
-                           " WHERE \"end\" >= start", -1, &st, NULL) != SQLITE_OK)
-        return;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        *lo = sqlite3_column_int64(st, 0);
-        *hi = sqlite3_column_int64(st, 1);
+    static const char *const TABLES[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
+                                         "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
+    static const char *const COLUMNS[] = {"globalPid", "start", "end"};
+    for (size_t i = 0; i < LENGTH(TABLES); i++) {
+        if (!nsys_db_has_columns(b->db, TABLES[i], COLUMNS, LENGTH(COLUMNS)))
+            continue;
+        buf sql = {0};
+        buf_printf(&sql, "SELECT min(start), max(\"end\") FROM %s WHERE globalPid IS NOT NULL"
+                         " AND \"end\" >= start AND start >= %" PRId64 " AND \"end\" <= %" PRId64,
+                   TABLES[i], -NSYS_MAX_TIME, NSYS_MAX_TIME);
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(nsys_db_sqlite(b->db), buf_cstr(&sql), -1, &st, NULL) ==
+            SQLITE_OK) {
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+                int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+                if (*lo >= *hi || s < *lo)
+                    *lo = s;
+                if (e > *hi)
+                    *hi = e;
+            }
+            sqlite3_finalize(st);
+        }
+        buf_free(&sql);
     }
-    sqlite3_finalize(st);
 }
 
 nsysp_status nsysp_ranks_window(const char *input, int64_t *start_utc, int64_t *end_utc,

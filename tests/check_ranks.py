@@ -12,6 +12,9 @@
           straggler, several seeds: the planted rank is the first straggler;
           without one, no rank is last at most collectives by far.
 
+  partials  --from-partials refuses hostile partial files in one line (exit 4): cut short,
+          counts of 2^28, bins unlike the window's, times past 2^62, NaN, a backwards
+          window, a name index out of range; a good one folds.
           --trace of 512 ranks imports in trace_processor with no error, one group per
           rank (job mode's extra arguments: pftrace-check and trace_processor_shell).
 
@@ -246,7 +249,57 @@ def overview(job_dir, n):
     expect(len(beside) == n, f"--trace: {len(beside)} full traces beside the reports, expected {n}")
 
 
-{"corpus": mode_corpus, "job": mode_job}[MODE]()
+def mode_partials():
+    """ranks --from-partials reads files from other machines: hostile ones fail in one line
+    (exit 4), never crash, never allocate what a count claims; a good one folds."""
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    job = os.path.join(WORK, "job")
+    os.makedirs(job)
+    subprocess.run([FIXTURE, "--job", "2", "--seed", "1", job], check=True, capture_output=True)
+    report = os.path.join(job, "rank0.sqlite")
+    r = subprocess.run([BIN, "ranks", "--window-of", report], capture_output=True, text=True)
+    start, end = r.stdout.split()
+    r = subprocess.run([BIN, "ranks", "--partial", "--window", f"{start}:{end}", "--bins", "5",
+                        report], capture_output=True, text=True)
+    good = r.stdout
+    head = good.split("ranks ")[0]
+    rank_line = next(l for l in good.splitlines() if l.startswith("rank "))
+    counts = rank_line.split()
+    cases = {
+        "truncated": good[:len(good) // 2],
+        "empty": "",
+        "huge rank count": head + "ranks 268435456\nend\n",
+        "huge name count": good.replace("names 2", "names 268435456", 1),
+        "huge step count": good.replace(rank_line, " ".join(counts[:-3] + ["268435456"] +
+                                                            counts[-2:]), 1),
+        "bins unlike the window's": good.replace(rank_line, " ".join(counts[:-2] + ["2"] +
+                                                                     counts[-1:]), 1),
+        "a time past 2^62": good.replace(rank_line, " ".join(counts[:4] + ["9223372036854775807"]
+                                                             + counts[5:]), 1),
+        "NaN utilization": good.replace("\nbins ", "\nbins nan ", 1),
+        "window backwards": good.replace(f"window {start} {end}", f"window {end} {start}", 1),
+        "name index out of range": good.replace("\ncoll 0 ", "\ncoll 99 ", 1),
+    }
+    for what, text in cases.items():
+        path = os.path.join(WORK, "bad.part")
+        with open(path, "w") as f:
+            f.write(text)
+        r = subprocess.run([BIN, "ranks", "--from-partials", "--heatmaps",
+                            os.path.join(WORK, "h"), "--trace", os.path.join(WORK, "t.pftrace"),
+                            path], capture_output=True, text=True, timeout=60)
+        expect(r.returncode == 4 and len(r.stderr.strip().splitlines()) == 1 and
+               "bad.part" in r.stderr, f"{what}: exit {r.returncode}, stderr {r.stderr[-200:]!r}")
+    path = os.path.join(WORK, "good.part")
+    with open(path, "w") as f:
+        f.write(good)
+    r = subprocess.run([BIN, "ranks", "--from-partials", "--format", "json", path],
+                       capture_output=True, text=True)
+    expect(r.returncode == 0 and json.loads(r.stdout)["ranks"][0]["report"] == report,
+           f"a good partial: exit {r.returncode} {r.stderr[-200:]}")
+
+
+{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials}[MODE]()
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

@@ -78,8 +78,13 @@ static int usage_error(const char *what, const char *arg)
  * latest arrival and who, and the sum and count of all arrivals, folded
  * rank by rank as reports finish: memory grows with the events, not with
  * the ranks. */
+/* Sums of a job's arrivals: 128 bits, exact and never overflowing, so the
+ * answer does not depend on the order the reports finish in. */
+__extension__ typedef __int128 arrival_sum;
+
 typedef struct arrival {
-    int64_t latest, sum;
+    int64_t latest;
+    arrival_sum sum;
     uint64_t who;                /* the latest's key (report << 20 | process) */
     size_t count;
 } arrival;
@@ -414,6 +419,7 @@ static void blame_latest(job *j, const arrivals *a, const uint64_t *keys)
             continue;
         j->n_matched++;
         double others = (double)(e->sum - e->latest) / (double)(e->count - 1);
+        /* others is within the arrivals' range: the difference fits. */
         int64_t late = e->latest - (int64_t)others;
         for (size_t i = 0; i < j->n_ranks; i++)
             if (keys[i] == e->who) {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ranks_partial.h"
+#include "nsys/nsys_cursor.h"
 
 #define MAGIC "nsys-perfetto-ranks-partial 1"
 
@@ -89,7 +90,8 @@ static bool next_line(line_reader *l, const char *key)
 {
     ssize_t n = getline(&l->line, &l->cap, l->from);
     size_t k = strlen(key);
-    if (n <= 0 || strncmp(l->line, key, k) != 0 || (l->line[k] != ' ' && l->line[k] != '\n')) {
+    if (n <= 0 || strncmp(l->line, key, k) != 0 ||
+        (l->line[k] != ' ' && l->line[k] != '\n' && l->line[k] != '\0')) {
         l->bad = true;
         return false;
     }
@@ -129,6 +131,23 @@ static double read_double(line_reader *l)
     return v;
 }
 
+enum { MOST_BINS = 100000 }; /* as ranks --bins */
+
+/* p grown to hold need elements (doubling); allocation failure is fatal. */
+static void *xgrow_or_die(void *p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return p;
+    size_t n = *cap ? 2 * *cap : 16;
+    while (n < need)
+        n *= 2;
+    p = realloc(p, n * size);
+    if (!p)
+        abort();
+    *cap = n;
+    return p;
+}
+
 static void *zalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
@@ -137,46 +156,68 @@ static void *zalloc(size_t n, size_t size)
     return p;
 }
 
-enum { MOST = 1 << 28 }; /* no count in a partial is larger */
+/* A time or a length in ns, as the converter reads them: 0 .. 2^62. */
+static int64_t read_time(line_reader *l)
+{
+    int64_t v = read_int(l);
+    if (v < 0 || v > NSYS_MAX_TIME)
+        l->bad = true;
+    return v;
+}
 
-static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k)
+/* Whether a line can hold n items of `per` numbers each (a number and its
+ * blank take two bytes at least): counts are checked against the bytes
+ * read, never trusted to size an allocation. */
+static bool line_holds(const line_reader *l, size_t n, size_t per)
+{
+    return n <= strlen(l->at) / (2 * per) + 1;
+}
+
+static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k, size_t window_bins)
 {
     if (!next_line(l, "rank"))
         return;
     k->pid = (int32_t)read_int(l);
     k->device = read_int(l);
     k->mpi_rank = read_int(l);
-    k->start_utc = read_int(l);
-    k->end_utc = read_int(l);
-    k->busy_ns = read_int(l);
-    k->compute_ns = read_int(l);
-    k->comm_ns = read_int(l);
-    k->memory_ns = read_int(l);
-    k->exposed_comm_ns = read_int(l);
-    k->n_steps = read_count(l, MOST);
-    k->n_bins = read_count(l, MOST);
-    k->n_collectives = read_count(l, MOST);
-    k->step_start_utc = zalloc(k->n_steps, sizeof *k->step_start_utc);
-    k->step_ns = zalloc(k->n_steps, sizeof *k->step_ns);
-    k->utilization = zalloc(k->n_bins, sizeof *k->utilization);
-    k->collectives = zalloc(k->n_collectives, sizeof *k->collectives);
-    if (!next_line(l, "steps"))
-        return;
-    for (size_t s = 0; s < k->n_steps && !l->bad; s++) {
-        k->step_start_utc[s] = read_int(l);
-        k->step_ns[s] = read_int(l);
+    k->start_utc = read_time(l);
+    k->end_utc = read_time(l);
+    k->busy_ns = read_time(l);
+    k->compute_ns = read_time(l);
+    k->comm_ns = read_time(l);
+    k->memory_ns = read_time(l);
+    k->exposed_comm_ns = read_time(l);
+    size_t steps = read_count(l, SIZE_MAX), bins = read_count(l, SIZE_MAX);
+    size_t collectives = read_count(l, SIZE_MAX);
+    if (bins != window_bins)
+        l->bad = true; /* every rank is binned over the job's window */
+    if (l->bad || !next_line(l, "steps") || !line_holds(l, steps, 2))
+        return l->bad = true, (void)0;
+    k->step_start_utc = zalloc(steps, sizeof *k->step_start_utc);
+    k->step_ns = zalloc(steps, sizeof *k->step_ns);
+    k->n_steps = steps;
+    for (size_t s = 0; s < steps && !l->bad; s++) {
+        k->step_start_utc[s] = read_time(l);
+        k->step_ns[s] = read_time(l);
     }
-    if (!next_line(l, "bins"))
-        return;
-    for (size_t b = 0; b < k->n_bins && !l->bad; b++)
-        k->utilization[b] = read_double(l);
-    if (!next_line(l, "coll"))
-        return;
-    for (size_t c = 0; c < k->n_collectives && !l->bad; c++) {
+    if (l->bad || !next_line(l, "bins") || !line_holds(l, bins, 1))
+        return l->bad = true, (void)0;
+    k->utilization = zalloc(bins, sizeof *k->utilization);
+    k->n_bins = bins;
+    for (size_t b = 0; b < bins && !l->bad; b++) {
+        double u = read_double(l);
+        if (!(u >= 0 && u <= 1)) /* NaN too */
+            l->bad = true;
+        k->utilization[b] = u;
+    }
+    if (l->bad || !next_line(l, "coll") || !line_holds(l, collectives, 3))
+        return l->bad = true, (void)0;
+    k->collectives = zalloc(collectives, sizeof *k->collectives);
+    k->n_collectives = collectives;
+    for (size_t c = 0; c < collectives && !l->bad; c++) {
         size_t name = read_count(l, r->n_names ? r->n_names - 1 : 0);
-        k->collectives[c] = (nsysp_collective){r->n_names ? r->names[name] : "",
-                                               read_int(l), 0};
-        k->collectives[c].end_utc = read_int(l);
+        int64_t start = read_time(l), end = read_time(l);
+        k->collectives[c] = (nsysp_collective){r->n_names ? r->names[name] : "", start, end};
     }
 }
 
@@ -194,9 +235,9 @@ int ranks_partial_read(const char *path, ranks_partial *p, char *err, size_t err
         next_line(&l, "report")) {
         p->report = strdup(l.at);
         if (next_line(&l, "window")) {
-            p->window_start = read_int(&l);
-            p->window_end = read_int(&l);
-            p->n_bins = read_count(&l, MOST);
+            p->window_start = read_time(&l);
+            p->window_end = read_time(&l);
+            p->n_bins = read_count(&l, MOST_BINS);
         }
         if (next_line(&l, "session")) {
             r->session_start_utc = read_int(&l);
@@ -206,18 +247,23 @@ int ranks_partial_read(const char *path, ranks_partial *p, char *err, size_t err
             r->step_rule = (nsysp_step_rule)read_count(&l, NSYSP_STEP_REPEATED);
             snprintf(r->step_name, sizeof r->step_name, "%s", *l.at == ' ' ? l.at + 1 : l.at);
         }
-        if (next_line(&l, "names")) {
-            r->n_names = read_count(&l, MOST);
-            r->names = zalloc(r->n_names, sizeof *r->names);
-            for (size_t i = 0; i < r->n_names && next_line(&l, "name"); i++)
-                r->names[i] = strdup(l.at);
+        /* Lists grow as their lines are read: a count is a promise to
+         * check, not a size to allocate. */
+        size_t cap = 0;
+        size_t names = next_line(&l, "names") ? read_count(&l, SIZE_MAX) : 0;
+        while (!l.bad && r->n_names < names && next_line(&l, "name")) {
+            r->names = xgrow_or_die(r->names, &cap, r->n_names + 1, sizeof *r->names);
+            r->names[r->n_names++] = strdup(l.at);
         }
-        if (next_line(&l, "ranks")) {
-            r->n_ranks = read_count(&l, MOST);
-            r->ranks = zalloc(r->n_ranks, sizeof *r->ranks);
-            for (size_t i = 0; i < r->n_ranks && !l.bad; i++)
-                read_rank(&l, r, &r->ranks[i]);
+        cap = 0;
+        size_t ranks = !l.bad && next_line(&l, "ranks") ? read_count(&l, SIZE_MAX) : 0;
+        while (!l.bad && r->n_ranks < ranks) {
+            r->ranks = xgrow_or_die(r->ranks, &cap, r->n_ranks + 1, sizeof *r->ranks);
+            memset(&r->ranks[r->n_ranks], 0, sizeof *r->ranks);
+            read_rank(&l, r, &r->ranks[r->n_ranks++], p->n_bins);
         }
+        if (!l.bad && p->window_start >= p->window_end)
+            l.bad = true;
         next_line(&l, "end");
     } else {
         l.bad = true;
