@@ -10,6 +10,7 @@
 
 #include "nsys_perfetto.h"
 #include "common/cancel.h"
+#include "common/xalloc.h"
 #include "nsys_export.h"
 #include "ranks_partial.h"
 #include "report_dir.h"
@@ -128,15 +129,7 @@ typedef struct reader {
 static void fold(arrivals *a, size_t k, int64_t at, uint64_t key)
 {
     if (k >= a->n) {
-        if (k >= a->cap) {
-            size_t cap = a->cap ? a->cap : 64;
-            while (cap <= k)
-                cap *= 2;
-            a->at = realloc(a->at, cap * sizeof *a->at);
-            if (!a->at)
-                abort();
-            a->cap = cap;
-        }
+        a->at = xgrow(a->at, &a->cap, k + 1, sizeof *a->at);
         memset(a->at + a->n, 0, (k + 1 - a->n) * sizeof *a->at);
         a->n = k + 1;
     }
@@ -167,12 +160,7 @@ static void keep_report(reader *r, size_t report, nsysp_ranks *got)
             fold(&r->collectives, k, g->collectives[k].start_utc - r->window_start, key);
         for (size_t k = 0; k < g->n_steps; k++)
             fold(&r->steps, k, g->step_start_utc[k] + g->step_ns[k] - r->window_start, key);
-        if (r->n_ranks == r->cap) {
-            r->cap = r->cap ? 2 * r->cap : 64;
-            r->ranks = realloc(r->ranks, r->cap * sizeof *r->ranks);
-            if (!r->ranks)
-                abort();
-        }
+        r->ranks = xgrow(r->ranks, &r->cap, r->n_ranks + 1, sizeof *r->ranks);
         read_rank *kept = &r->ranks[r->n_ranks++];
         kept->key = key;
         kept->report = report;
@@ -397,9 +385,7 @@ static void rank_figures(job_rank *jr, const read_rank *rr, const job *j)
     jr->n_collective_names = rr->n_names;
     jr->step_p50_ns = jr->step_p90_ns = jr->step_max_ns = -1;
     if (g->n_steps) {
-        int64_t *sorted = malloc(g->n_steps * sizeof *sorted);
-        if (!sorted)
-            abort();
+        int64_t *sorted = xcalloc(g->n_steps, sizeof *sorted);
         memcpy(sorted, g->step_ns, g->n_steps * sizeof *sorted);
         qsort(sorted, g->n_steps, sizeof *sorted, by_value);
         jr->step_p50_ns = percentile(sorted, g->n_steps, 50);
@@ -469,11 +455,9 @@ static const char *step_rule_text(nsysp_step_rule rule)
 static void build_job(reader *r, job *j)
 {
     qsort(r->ranks, r->n_ranks, sizeof *r->ranks, by_key);
-    long *numbers = calloc(r->n_ranks ? r->n_ranks : 1, sizeof *numbers);
-    uint64_t *keys = calloc(r->n_ranks ? r->n_ranks : 1, sizeof *keys);
-    j->ranks = calloc(r->n_ranks ? r->n_ranks : 1, sizeof *j->ranks);
-    if (!numbers || !keys || !j->ranks)
-        abort();
+    long *numbers = xcalloc(r->n_ranks, sizeof *numbers);
+    uint64_t *keys = xcalloc(r->n_ranks, sizeof *keys);
+    j->ranks = xcalloc(r->n_ranks, sizeof *j->ranks);
     j->rule = number_ranks(r, numbers);
     j->n_ranks = r->n_ranks;
     j->n_reports = r->n_paths;
@@ -491,9 +475,7 @@ static void build_job(reader *r, job *j)
     blame_latest(j, collectives ? &r->collectives : &r->steps, keys);
     /* By rank from here on (keys were by report). */
     qsort(j->ranks, j->n_ranks, sizeof *j->ranks, by_rank);
-    j->stragglers = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *j->stragglers);
-    if (!j->stragglers)
-        abort();
+    j->stragglers = xcalloc(j->n_ranks, sizeof *j->stragglers);
     for (size_t i = 0; i < j->n_ranks; i++)
         if (j->ranks[i].last_count)
             j->stragglers[j->n_stragglers++] = i;
@@ -538,19 +520,12 @@ static int list_inputs(char **args, size_t n_args, char ***paths, size_t *n)
                 return NSYSP_ERR_INPUT_OPEN;
             }
         } else {
-            found = malloc(sizeof *found);
-            if (!found)
-                abort();
-            found[0] = strdup(args[i]);
+            found = xcalloc(1, sizeof *found);
+            found[0] = xstrdup(args[i]);
             n_found = 1;
         }
         for (size_t k = 0; k < n_found; k++) {
-            if (*n == cap) {
-                cap = cap ? 2 * cap : 64;
-                *paths = realloc(*paths, cap * sizeof **paths);
-                if (!*paths)
-                    abort();
-            }
+            *paths = xgrow(*paths, &cap, *n + 1, sizeof **paths);
             (*paths)[(*n)++] = found[k];
         }
         free(found);
@@ -605,9 +580,7 @@ static int parse_args(int argc, char **argv, ranks_args *a)
     a->format = RANKS_TABLE;
     a->bins = DEFAULT_BINS;
     a->threads = nsysp_default_threads();
-    a->inputs = calloc((size_t)argc, sizeof *a->inputs);
-    if (!a->inputs)
-        abort();
+    a->inputs = xcalloc((size_t)argc, sizeof *a->inputs);
     bool options_end = false, has_window = false;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
@@ -725,11 +698,9 @@ static void free_reader(reader *r)
 
 static void allocate_reports(reader *r)
 {
-    r->starts = calloc(r->n_paths ? r->n_paths : 1, sizeof *r->starts);
-    r->ends = calloc(r->n_paths ? r->n_paths : 1, sizeof *r->ends);
-    r->report_ranks = calloc(r->n_paths ? r->n_paths : 1, sizeof *r->report_ranks);
-    if (!r->starts || !r->ends || !r->report_ranks)
-        abort();
+    r->starts = xcalloc(r->n_paths, sizeof *r->starts);
+    r->ends = xcalloc(r->n_paths, sizeof *r->ends);
+    r->report_ranks = xcalloc(r->n_paths, sizeof *r->report_ranks);
 }
 
 /* Every report read here: their windows, then their figures. */
@@ -824,11 +795,9 @@ int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     if (a.mode == MODE_LOCAL) {
         status = list_inputs(a.inputs, a.n_inputs, &r.paths, &r.n_paths);
     } else {
-        r.paths = calloc(a.n_inputs, sizeof *r.paths);
-        if (!r.paths)
-            abort();
+        r.paths = xcalloc(a.n_inputs, sizeof *r.paths);
         for (size_t i = 0; i < a.n_inputs; i++)
-            r.paths[r.n_paths++] = strdup(a.inputs[i]);
+            r.paths[r.n_paths++] = xstrdup(a.inputs[i]);
     }
     free(a.inputs);
     if (status == NSYSP_OK && r.n_paths > MAX_INPUTS)

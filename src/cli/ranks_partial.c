@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ranks_partial.h"
+#include "common/xalloc.h"
 #include "nsys/nsys_cursor.h"
 
 #define MAGIC "nsys-perfetto-ranks-partial 1"
@@ -133,29 +134,6 @@ static double read_double(line_reader *l)
 
 enum { MOST_BINS = 100000 }; /* as ranks --bins */
 
-/* p grown to hold need elements (doubling); allocation failure is fatal. */
-static void *xgrow_or_die(void *p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return p;
-    size_t n = *cap ? 2 * *cap : 16;
-    while (n < need)
-        n *= 2;
-    p = realloc(p, n * size);
-    if (!p)
-        abort();
-    *cap = n;
-    return p;
-}
-
-static void *zalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort();
-    return p;
-}
-
 /* A time or a length in ns, as the converter reads them: 0 .. 2^62. */
 static int64_t read_time(line_reader *l)
 {
@@ -193,8 +171,8 @@ static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k, size_t wind
         l->bad = true; /* every rank is binned over the job's window */
     if (l->bad || !next_line(l, "steps") || !line_holds(l, steps, 2))
         return l->bad = true, (void)0;
-    k->step_start_utc = zalloc(steps, sizeof *k->step_start_utc);
-    k->step_ns = zalloc(steps, sizeof *k->step_ns);
+    k->step_start_utc = xcalloc(steps, sizeof *k->step_start_utc);
+    k->step_ns = xcalloc(steps, sizeof *k->step_ns);
     k->n_steps = steps;
     for (size_t s = 0; s < steps && !l->bad; s++) {
         k->step_start_utc[s] = read_time(l);
@@ -202,7 +180,7 @@ static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k, size_t wind
     }
     if (l->bad || !next_line(l, "bins") || !line_holds(l, bins, 1))
         return l->bad = true, (void)0;
-    k->utilization = zalloc(bins, sizeof *k->utilization);
+    k->utilization = xcalloc(bins, sizeof *k->utilization);
     k->n_bins = bins;
     for (size_t b = 0; b < bins && !l->bad; b++) {
         double u = read_double(l);
@@ -212,7 +190,7 @@ static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k, size_t wind
     }
     if (l->bad || !next_line(l, "coll") || !line_holds(l, collectives, 3))
         return l->bad = true, (void)0;
-    k->collectives = zalloc(collectives, sizeof *k->collectives);
+    k->collectives = xcalloc(collectives, sizeof *k->collectives);
     k->n_collectives = collectives;
     for (size_t c = 0; c < collectives && !l->bad; c++) {
         size_t name = read_count(l, r->n_names ? r->n_names - 1 : 0);
@@ -233,7 +211,7 @@ int ranks_partial_read(const char *path, ranks_partial *p, char *err, size_t err
     nsysp_ranks *r = &p->ranks;
     if (next_line(&l, "nsys-perfetto-ranks-partial") && strcmp(l.at, "1") == 0 &&
         next_line(&l, "report")) {
-        p->report = strdup(l.at);
+        p->report = xstrdup(l.at);
         if (next_line(&l, "window")) {
             p->window_start = read_time(&l);
             p->window_end = read_time(&l);
@@ -252,13 +230,13 @@ int ranks_partial_read(const char *path, ranks_partial *p, char *err, size_t err
         size_t cap = 0;
         size_t names = next_line(&l, "names") ? read_count(&l, SIZE_MAX) : 0;
         while (!l.bad && r->n_names < names && next_line(&l, "name")) {
-            r->names = xgrow_or_die(r->names, &cap, r->n_names + 1, sizeof *r->names);
-            r->names[r->n_names++] = strdup(l.at);
+            r->names = xgrow(r->names, &cap, r->n_names + 1, sizeof *r->names);
+            r->names[r->n_names++] = xstrdup(l.at);
         }
         cap = 0;
         size_t ranks = !l.bad && next_line(&l, "ranks") ? read_count(&l, SIZE_MAX) : 0;
         while (!l.bad && r->n_ranks < ranks) {
-            r->ranks = xgrow_or_die(r->ranks, &cap, r->n_ranks + 1, sizeof *r->ranks);
+            r->ranks = xgrow(r->ranks, &cap, r->n_ranks + 1, sizeof *r->ranks);
             memset(&r->ranks[r->n_ranks], 0, sizeof *r->ranks);
             read_rank(&l, r, &r->ranks[r->n_ranks++], p->n_bins);
         }

@@ -3,15 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/xalloc.h"
 #include "ranks.h"
 #include "text_out.h"
 
 int ranks_write_trace(const char *path, const job *j)
 {
-    nsysp_overview_rank *ranks = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *ranks);
-    char (*labels)[64] = calloc(j->n_ranks ? j->n_ranks : 1, sizeof *labels);
-    if (!ranks || !labels)
-        abort();
+    nsysp_overview_rank *ranks = xcalloc(j->n_ranks, sizeof *ranks);
+    char (*labels)[64] = xcalloc(j->n_ranks, sizeof *labels);
     for (size_t i = 0; i < j->n_ranks; i++) {
         const job_rank *r = &j->ranks[i];
         snprintf(labels[i], sizeof labels[i], "rank %ld", r->rank);
