@@ -557,17 +557,19 @@ static diff_basis basis_of(const diff_side *before, const diff_side *after)
 {
     const nsysp_measures *first = &before->runs[0].measures;
     diff_basis b = {.unit = DIFF_PER_CALL};
-    bool same = first->step_rule != NSYSP_STEP_NONE, twice = true, every = true;
+    bool same = first->step_rule != NSYSP_STEP_NONE, twice = true, every = true, some = false;
     for (size_t i = 0; i < before->n_runs + after->n_runs; i++) {
         const nsysp_measures *m = i < before->n_runs ? &before->runs[i].measures
                                                      : &after->runs[i - before->n_runs].measures;
         same &= m->step_rule != NSYSP_STEP_NONE && strcmp(m->step_name, first->step_name) == 0;
         twice &= m->n_steps >= 2;
         every &= m->n_steps > 0;
+        some |= m->n_steps > 0;
     }
     if (!same || !every) {
         b.why_not = first->step_rule == NSYSP_STEP_GIVEN
-                        ? "the step range is not in every run"
+                        ? (some ? "the step range is not in every run"
+                                : "the step range given is in no run")
                         : "no step range common to every run (ProfilerStep#N, or a top-level "
                           "range that is not an op, repeated)";
         return b;
