@@ -229,7 +229,8 @@ def overview(job_dir, n):
         return
     check, tp = tools[:2]
     trace = os.path.join(WORK, "overview.perfetto-trace")
-    r = subprocess.run([BIN, "ranks", "--trace", trace, job_dir], capture_output=True, text=True)
+    r = subprocess.run([BIN, "ranks", "--trace", trace, "--no-convert", job_dir],
+                       capture_output=True, text=True)
     if not expect(r.returncode == 0, f"--trace: exit {r.returncode} {r.stderr[-300:]}"):
         return
     r = subprocess.run([sys.executable, check, trace], capture_output=True, text=True)
@@ -245,8 +246,15 @@ def overview(job_dir, n):
            f"overview trace in trace_processor: {row} (ranks, counters, step tracks, "
            f"collectives, error stats)")
     print(f"overview trace of {n} ranks: {os.path.getsize(trace)} bytes")
-    beside = [f for f in os.listdir(job_dir) if f.endswith(".perfetto-trace")]
-    expect(len(beside) == n, f"--trace: {len(beside)} full traces beside the reports, expected {n}")
+    expect(not [f for f in os.listdir(job_dir) if f.endswith(".perfetto-trace")],
+           "--trace --no-convert: full traces written beside the reports")
+    # Without --no-convert, each report's full trace goes beside it (a small job).
+    small = os.path.join(WORK, "job8-1")
+    r = subprocess.run([BIN, "ranks", "--trace", os.path.join(WORK, "small.perfetto-trace"),
+                        small], capture_output=True, text=True)
+    beside = [f for f in os.listdir(small) if f.endswith(".perfetto-trace")]
+    expect(r.returncode == 0 and len(beside) == 8,
+           f"--trace: {len(beside)} full traces beside 8 reports (exit {r.returncode})")
 
 
 def mode_partials():

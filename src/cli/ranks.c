@@ -53,6 +53,7 @@ static void ranks_usage(FILE *to)
           "      --trace OUT       an overview trace: per rank its GPU utilization\n"
           "                        (binned), steps and collectives; and each report's\n"
           "                        full trace beside it\n"
+          "      --no-convert      with --trace: the overview only\n"
           "      --threads N       reports read at once (default: the CPUs)\n"
           "For reports on many machines (tools/ranks_dask.py drives these):\n"
           "      --window-of REPORT   print the report's window: START END (UTC ns)\n"
@@ -120,6 +121,7 @@ typedef struct reader {
     size_t *report_ranks;        /* processes per report */
     arrivals collectives, steps;
     bool keep_events;            /* --trace: each rank's steps and collectives kept */
+    bool convert_each;           /* --trace without --no-convert: full traces beside */
     char step_name[256];
     nsysp_step_rule step_rule;
     bool phase_windows;          /* reading windows, not figures */
@@ -245,7 +247,7 @@ static void read_report(reader *r, size_t i)
             fail(r, status, got.message);
         else
             keep_report(r, i, &got);
-        if (status == NSYSP_OK && r->keep_events)
+        if (status == NSYSP_OK && r->convert_each)
             convert_beside(r, r->paths[i], path);
     }
     if (exported)
@@ -550,6 +552,7 @@ typedef enum ranks_mode { MODE_LOCAL, MODE_WINDOW_OF, MODE_PARTIAL, MODE_FROM_PA
 typedef struct ranks_args {
     ranks_mode mode;
     const char *step, *heatmaps, *trace;
+    bool no_convert;             /* --no-convert */
     ranks_format format;
     long bins, threads;
     int64_t window_start, window_end; /* --window (partials) */
@@ -599,6 +602,8 @@ static int parse_args(int argc, char **argv, ranks_args *a)
             a->mode = MODE_PARTIAL;
         } else if (strcmp(opt, "--from-partials") == 0) {
             a->mode = MODE_FROM_PARTIALS;
+        } else if (strcmp(opt, "--no-convert") == 0) {
+            a->no_convert = true;
         } else if (i + 1 >= argc) {
             return usage_error("option needs a value", opt);
         } else {
@@ -791,7 +796,8 @@ int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     }
     nsysp_summary_set_cancel(interrupted);
     reader r = {.step = a.step, .n_bins = (size_t)a.bins, .cancel = interrupted,
-                .lock = PTHREAD_MUTEX_INITIALIZER, .keep_events = a.trace != NULL};
+                .lock = PTHREAD_MUTEX_INITIALIZER, .keep_events = a.trace != NULL,
+                .convert_each = a.trace != NULL && !a.no_convert};
     if (a.mode == MODE_LOCAL) {
         status = list_inputs(a.inputs, a.n_inputs, &r.paths, &r.n_paths);
     } else {
