@@ -79,11 +79,29 @@ def timed_run(cmd):
     return time.monotonic() - began
 
 
+def catches(pid, sig):
+    """Whether process pid has a handler for sig (SigCgt in /proc/PID/status)."""
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            for line in f:
+                if line.startswith('SigCgt:'):
+                    return int(line.split()[1], 16) >> (sig - 1) & 1 == 1
+    except OSError:
+        pass
+    return False
+
+
 def interrupt_at(cmd, at, sig):
     """Starts cmd, sends sig after `at` seconds; returns (returncode,
     seconds from the signal to the exit, stderr), or None when cmd ended
     before the signal could be sent."""
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Time counts from when the program catches the signal: before that it is
+    # still being loaded (a sanitizer build on a busy machine takes longer than
+    # the earliest point), and no program can answer a signal it has not
+    # reached main for.
+    while not catches(p.pid, sig) and p.poll() is None:
+        time.sleep(0.001)
     began = time.monotonic()
     while time.monotonic() - began < at:
         if p.poll() is not None:
