@@ -16,6 +16,7 @@
 #include "common/cancel.h"
 #include "diff.h"
 #include "nsys_export.h"
+#include "open_big.h"
 #include "options.h"
 #include "ranks.h"
 #include "report_dir.h"
@@ -87,6 +88,10 @@ static void usage(FILE *to)
           "                           fetched it whole (other fetches do not count)\n"
           "      --open-timeout S     stop serving after S seconds (default 0: until\n"
           "                           fetched or Ctrl-C)\n"
+          "      --open-limit SIZE    a trace estimated to need more in a trace processor\n"
+          "                           (default 2G, what the browser holds) opens through\n"
+          "                           Perfetto's native trace_processor_shell --httpd\n"
+          "      --trace-processor PATH  that program (default: on PATH)\n"
           "      --perfetto-ui URL    the Perfetto UI --open links to (default\n"
           "                           https://ui.perfetto.dev; a team's own copy)\n"
           "  -q, --quiet              print nothing but errors\n"
@@ -275,6 +280,24 @@ static int convert_directory(const char *dir, const nsysp_options *opt, int quie
     return cancel_requested(&interrupted) ? NSYSP_ERR_INTERRUPTED : status;
 }
 
+/* --open: the browser fetches the trace, or, past what it holds, Perfetto's
+ * native trace processor serves it (open_big.h). */
+static int open_trace(const nsysp_result *res, const char *input, const char *ui,
+                      const char *engine, unsigned long long limit, unsigned timeout_s, int quiet)
+{
+    uint64_t need = open_estimated_bytes(res);
+    if (need <= limit)
+        return web_open_trace(res->output_path, ui, timeout_s, &interrupted, quiet);
+    int status = open_with_engine(res->output_path, engine, ui, timeout_s, &interrupted, quiet);
+    if (status >= 0)
+        return status;
+    nsysp_measures m;
+    int64_t session = nsysp_measure(input, NULL, &m) == NSYSP_OK ? m.session_ns : -1;
+    nsysp_measures_free(&m);
+    open_say_too_big(res->output_path, need, limit, session);
+    return NSYSP_OK;
+}
+
 static void catch_signals(void)
 {
     struct sigaction sa;
@@ -310,7 +333,7 @@ int main(int argc, char **argv)
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
            OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI, OPT_THREADS,
-           OPT_OPEN_TIMEOUT, OPT_RAW_NAMES };
+           OPT_OPEN_TIMEOUT, OPT_RAW_NAMES, OPT_TRACE_PROCESSOR, OPT_OPEN_LIMIT };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -332,6 +355,8 @@ int main(int argc, char **argv)
         {"perfetto-ui", required_argument, NULL, OPT_PERFETTO_UI},
         {"open-timeout", required_argument, NULL, OPT_OPEN_TIMEOUT},
         {"raw-names", no_argument, NULL, OPT_RAW_NAMES},
+        {"trace-processor", required_argument, NULL, OPT_TRACE_PROCESSOR},
+        {"open-limit", required_argument, NULL, OPT_OPEN_LIMIT},
         {"align", required_argument, NULL, OPT_ALIGN},
         {NULL, 0, NULL, 0},
     };
@@ -344,6 +369,8 @@ int main(int argc, char **argv)
     size_t n_domains = 0;
     int quiet = 0, stats = 0, open_ui = 0, c;
     unsigned open_timeout = 0;
+    const char *trace_processor = NULL;
+    unsigned long long open_limit = OPEN_DEFAULT_LIMIT;
     const char *perfetto_ui = "https://ui.perfetto.dev";
     while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
         switch (c) {
@@ -475,6 +502,16 @@ int main(int argc, char **argv)
             }
             opt.align_start = strcmp(optarg, "start") == 0;
             break;
+        case OPT_TRACE_PROCESSOR:
+            trace_processor = optarg;
+            break;
+        case OPT_OPEN_LIMIT:
+            if (parse_size(optarg, &open_limit) < 0 || !open_limit) {
+                fprintf(stderr, "nsys-perfetto: --open-limit: expected a size such as 2G, "
+                                "got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            break;
         case OPT_RAW_NAMES:
             opt.raw_names = 1;
             break;
@@ -508,6 +545,7 @@ int main(int argc, char **argv)
     nsysp_result res;
     int rc = convert_inputs(inputs, n_inputs, &opt, quiet, stats, &res);
     if (rc == NSYSP_OK && open_ui)
-        return web_open_trace(res.output_path, perfetto_ui, open_timeout, &interrupted, quiet);
+        return open_trace(&res, inputs[0], perfetto_ui, trace_processor, open_limit,
+                          open_timeout, quiet);
     return rc;
 }

@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,5 +134,25 @@ int parse_regex(const char *text, char *why, size_t size)
     if (regex_compile(&re, text, why, size) < 0)
         return -1;
     regfree(&re);
+    return 0;
+}
+
+int parse_size(const char *text, unsigned long long *bytes)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || errno || text[0] == '-')
+        return -1;
+    static const char UNITS[] = "KMGT";
+    const char *unit = *end ? strchr(UNITS, *end) : NULL;
+    if (*end && (!unit || end[1]))
+        return -1;
+    for (int shift = unit ? (int)(unit - UNITS + 1) * 10 : 0; shift > 0; shift -= 10) {
+        if (v > (~0ull >> 10))
+            return -1;
+        v <<= 10;
+    }
+    *bytes = v;
     return 0;
 }

@@ -24,6 +24,10 @@ int parse_percentage(const char *text, double *pct);
  * series --timeout and serve --job-timeout; 0 or -1. */
 int parse_duration(const char *text, double *seconds);
 
+/* A size in bytes, with an optional K, M, G or T (powers of 1024): "2G"
+ * -> 2147483648. Returns 0 or -1. */
+int parse_size(const char *text, unsigned long long *bytes);
+
 /* "START:END" with units ns, us, ms or s into opt's time range; 0 or -1. */
 int parse_time_range(const char *text, nsysp_options *opt);
 

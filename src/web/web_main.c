@@ -59,27 +59,6 @@ static void usage(FILE *to)
           to);
 }
 
-/* "2G" -> 2147483648; 0 or -1. */
-static int parse_size(const char *text, unsigned long long *bytes)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || errno || text[0] == '-')
-        return -1;
-    static const char UNITS[] = "KMGT";
-    const char *unit = *end ? strchr(UNITS, *end) : NULL;
-    if (*end && (!unit || end[1]))
-        return -1;
-    for (int shift = unit ? (int)(unit - UNITS + 1) * 10 : 0; shift > 0; shift -= 10) {
-        if (v > (~0ull >> 10))
-            return -1;
-        v <<= 10;
-    }
-    *bytes = v;
-    return 0;
-}
-
 /* Room for every connection and file: the soft limit of open files is often
  * 1024, the hard one much higher. */
 static void raise_file_limit(void)

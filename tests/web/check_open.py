@@ -16,10 +16,16 @@ UI's own whole fetch ends the serving. One script, three tests (the mode):
            the UI's origin given in capitals with its default port still matches;
            --open-timeout ends the serving with no fetch, exit 0.
 
-Every mode ends with the UI's fetch: the whole trace, then exit 0.
+  big      past --open-limit, the native trace processor serves the trace on
+           127.0.0.1:9001 and the link is the UI's own; Ctrl-C or --open-timeout stops
+           it; without the program, one line says how to get it and which --time-range
+           would fit.
+
+Every other mode ends with the UI's fetch: the whole trace, then exit 0.
   check_open.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR"""
 import http.client
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -31,6 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve_client import Checks, fresh_dir, make_fixture  # noqa: E402
 
 MODE, BIN, FIXTURE, WORK = sys.argv[1], *map(os.path.abspath, sys.argv[2:5])
+ENGINE = sys.argv[5] if len(sys.argv) > 5 else None  # mode big: trace_processor_shell
 UI = "https://ui.perfetto.dev"
 checks = Checks(f"open_{MODE}")
 fresh_dir(WORK)
@@ -46,10 +53,11 @@ def tcp_send_buffer_max():
 
 # The trace must outgrow what the kernel buffers for a client that stops
 # reading, or a dropped fetch would look complete to any server: uncompressed,
-# about 85 bytes an event.
-EVENTS = max(200_000, 3 * tcp_send_buffer_max() // 85)
+# about 85 bytes an event. (Mode big needs no big trace: --open-limit 1K.)
+EVENTS = 2000 if MODE == "big" else max(200_000, 3 * tcp_send_buffer_max() // 85)
 REPORT = make_fixture(FIXTURE, os.path.join(WORK, "report.sqlite"), seed=3, events=EVENTS)
 TRACE = os.path.join(WORK, "open.perfetto-trace")
+SMALL = REPORT
 
 
 class Opened:
@@ -240,7 +248,70 @@ def mode_end():
     return Opened([])
 
 
-srv = {"host": mode_host, "fetches": mode_fetches, "end": mode_end}[MODE]()
+def engine_status():
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", 9001, timeout=5)
+        c.request("GET", "/status")
+        r = c.getresponse()
+        return r.status, r.read()
+    except OSError:
+        return None, b""
+
+
+def engine_gone(what):
+    """No process left with '--httpd TRACE' on its command line."""
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"--httpd" in args and TRACE.encode() in args:
+            left.append(pid)
+    checks.expect(not left, f"{what}: the trace processor still runs (pid {left})")
+
+
+def mode_big():
+    """Past --open-limit, --open runs Perfetto's trace processor (--httpd on
+    127.0.0.1:9001) instead of serving the file, links the UI to it, and stops
+    it at Ctrl-C or --open-timeout; without the program, one line saying how to
+    get it and which --time-range would fit."""
+    engine = ENGINE
+    if not engine or not os.path.exists(engine):
+        checks.skip_reason = "no trace_processor_shell (../shared/tools)"
+        return None
+    for how in ("timeout", "ctrl-c"):
+        extra = ["--open-timeout", "8"] if how == "timeout" else []
+        p = subprocess.Popen([BIN, "-q", "--no-compress", "--open", "--open-limit", "1K",
+                              "--trace-processor", engine, *extra, "-o", TRACE, SMALL],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = p.stdout.readline().strip()
+        checks.expect(line == UI + "/#!/", f"{how}: link {line!r}, expected {UI}/#!/")
+        status, body = engine_status()
+        checks.expect(status == 200 and b"v58" in body,
+                      f"{how}: the trace processor on 127.0.0.1:9001 answered {status} {body[:80]!r}")
+        if how == "ctrl-c":
+            p.send_signal(signal.SIGINT)
+        try:
+            rc = p.wait(timeout=30)
+            checks.expect(rc == 0, f"{how}: exit {rc}: {p.stderr.read()[-200:]}")
+        except subprocess.TimeoutExpired:
+            checks.expect(False, f"{how}: still running")
+            p.kill()
+        engine_gone(how)
+    r = subprocess.run([BIN, "-q", "--no-compress", "--open", "--open-limit", "1K", "-o", TRACE,
+                        SMALL], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PATH="/usr/bin:/bin"))
+    checks.expect(r.returncode == 0 and len(r.stderr.strip().splitlines()) == 1 and
+                  "get.perfetto.dev" in r.stderr and "--time-range" in r.stderr,
+                  f"without the program: exit {r.returncode}, {r.stderr!r}")
+    return None
+
+
+srv = {"host": mode_host, "fetches": mode_fetches, "end": mode_end, "big": mode_big}[MODE]()
+if srv is None:
+    checks.finish()
 try:
     if srv.ok and srv.proc.poll() is None:
         srv.ui_fetch()
