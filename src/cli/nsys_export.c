@@ -26,16 +26,8 @@ const char *find_nsys(void)
     const char *env = getenv("NSYS");
     if (env && *env)
         return env;
-    const char *path = getenv("PATH");
-    char candidate[4096];
-    for (const char *p = path; p && *p;) {
-        size_t len = strcspn(p, ":");
-        snprintf(candidate, sizeof candidate, "%.*s/nsys", (int)len, p);
-        if (access(candidate, X_OK) == 0)
-            return "nsys";
-        p += len + (p[len] == ':');
-    }
-    return NULL;
+    char found[4096];
+    return find_program("nsys", found, sizeof found) == 0 ? "nsys" : NULL;
 }
 
 int export_nsys_report_to(const char *nsys, const char *report, const char *sqlite,

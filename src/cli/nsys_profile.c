@@ -15,24 +15,6 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* The full path of a program name as the shell would find it. */
-static int which(const char *name, char *out, size_t size)
-{
-    if (strchr(name, '/')) {
-        snprintf(out, size, "%s", name);
-        return access(out, X_OK);
-    }
-    const char *path = getenv("PATH");
-    for (const char *p = path; p && *p;) {
-        size_t len = strcspn(p, ":");
-        snprintf(out, size, "%.*s/%s", (int)len, p, name);
-        if (access(out, X_OK) == 0)
-            return 0;
-        p += len + (p[len] == ':');
-    }
-    return -1;
-}
-
 /* QdstrmImporter lives in host-linux-x64/ beside the target-linux-x64/ or
  * bin/ directory that holds nsys; nsys is often reached through links
  * (/usr/bin/nsys -> ../lib/nsight-systems/bin/nsys), so each step of the
@@ -40,7 +22,7 @@ static int which(const char *name, char *out, size_t size)
 static int find_importer(const char *nsys, char *out, size_t size)
 {
     char path[PATH_MAX];
-    if (which(nsys, path, sizeof path) != 0)
+    if (find_program(nsys, path, sizeof path) != 0)
         return -1;
     for (int hop = 0; hop < 16; hop++) {
         char dir[PATH_MAX];

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/cancel.h"
+#include "subprocess.h"
 #include "text_out.h"
 
 enum { ENGINE_PORT = 9001, READY_TIMEOUT_S = 600, POLL_MS = 100 };
@@ -36,21 +37,10 @@ uint64_t open_estimated_bytes(const nsysp_result *res)
  * on PATH. */
 static bool find_engine(const char *given, char *out, size_t size)
 {
-    if (given) {
-        snprintf(out, size, "%s", given);
-        return access(out, X_OK) == 0;
-    }
-    static const char *const NAMES[] = {"trace_processor_shell", "trace_processor"};
-    const char *path = getenv("PATH");
-    for (size_t n = 0; n < 2; n++)
-        for (const char *p = path; p && *p;) {
-            size_t len = strcspn(p, ":");
-            snprintf(out, size, "%.*s/%s", (int)len, p, NAMES[n]);
-            if (len && access(out, X_OK) == 0)
-                return true;
-            p += len + (p[len] == ':');
-        }
-    return false;
+    if (given)
+        return find_program(given, out, size) == 0;
+    return find_program("trace_processor_shell", out, size) == 0 ||
+           find_program("trace_processor", out, size) == 0;
 }
 
 static bool engine_listening(void)

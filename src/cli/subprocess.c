@@ -487,3 +487,20 @@ void last_line(const char *file, char *out, unsigned size)
     }
     fclose(f);
 }
+
+int find_program(const char *name, char *out, size_t size)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, size, "%s", name);
+        return access(out, X_OK) == 0 ? 0 : -1;
+    }
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t len = strcspn(p, ":");
+        snprintf(out, size, "%.*s/%s", (int)len, p, name);
+        if (len && access(out, X_OK) == 0)
+            return 0;
+        p += len + (p[len] == ':');
+    }
+    return -1;
+}

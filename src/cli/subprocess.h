@@ -41,6 +41,10 @@ enum {
 int run_logged(const char *const argv[], const char *log, const char *env_name,
                const char *env_value, const run_limits *limits);
 
+/* The path of program name as the shell would find it (a name with a '/'
+ * as it is) into out; 0 when it is an executable, else -1. */
+int find_program(const char *name, char *out, size_t size);
+
 /* Why a run_logged result other than 0 is a failure, for error messages:
  * "timed out after 30m", "interrupted", "exited with status 1". */
 void run_failure(int rc, const run_limits *limits, char *out, size_t size);
