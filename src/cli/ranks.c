@@ -126,6 +126,9 @@ typedef struct reader {
     nsysp_step_rule step_rule;
     bool phase_windows;          /* reading windows, not figures */
     int64_t *starts, *ends;      /* the reports' windows */
+    struct {                     /* a .nsys-rep's export, kept for both passes */
+        char *sqlite, *tmpdir;
+    } *exports;
 } reader;
 
 static void fold(arrivals *a, size_t k, int64_t at, uint64_t key)
@@ -221,20 +224,32 @@ static void convert_beside(reader *r, const char *given, const char *sqlite)
 
 /* One report: its window (first phase) or its ranks (second). A .nsys-rep
  * is exported with nsys first. */
-static void read_report(reader *r, size_t i)
+/* The SQLite file of report i: a .nsys-rep is exported with nsys once, the
+ * export kept for both passes (free_reader removes it). NULL after failing. */
+static const char *readable_path(reader *r, size_t i)
 {
-    const char *path = r->paths[i];
-    char sqlite[4096], tmpdir[4096], why[512];
-    bool exported = is_nsys_report(path);
-    if (exported) {
-        int status = export_nsys_report(path, sqlite, sizeof sqlite, tmpdir, sizeof tmpdir, why,
-                                        sizeof why);
+    if (!is_nsys_report(r->paths[i]))
+        return r->paths[i];
+    if (!r->exports[i].sqlite) {
+        char sqlite[4096], tmpdir[4096], why[512];
+        int status = export_nsys_report(r->paths[i], sqlite, sizeof sqlite, tmpdir,
+                                        sizeof tmpdir, why, sizeof why);
         if (status != NSYSP_OK) {
             fail(r, status, why);
-            return;
+            return NULL;
         }
-        path = sqlite;
+        r->exports[i].sqlite = xstrdup(sqlite);
+        r->exports[i].tmpdir = xstrdup(tmpdir);
     }
+    return r->exports[i].sqlite;
+}
+
+static void read_report(reader *r, size_t i)
+{
+    const char *path = readable_path(r, i);
+    char why[512];
+    if (!path)
+        return;
     if (r->phase_windows) {
         int status = nsysp_ranks_window(path, &r->starts[i], &r->ends[i], why);
         if (status != NSYSP_OK)
@@ -250,8 +265,6 @@ static void read_report(reader *r, size_t i)
         if (status == NSYSP_OK && r->convert_each)
             convert_beside(r, r->paths[i], path);
     }
-    if (exported)
-        remove_export(sqlite, tmpdir);
 }
 
 static void *read_reports(void *arg)
@@ -695,6 +708,13 @@ static void free_reader(reader *r)
     free(r->ranks);
     free(r->collectives.at);
     free(r->steps.at);
+    for (size_t i = 0; r->exports && i < r->n_paths; i++)
+        if (r->exports[i].sqlite) {
+            remove_export(r->exports[i].sqlite, r->exports[i].tmpdir);
+            free(r->exports[i].sqlite);
+            free(r->exports[i].tmpdir);
+        }
+    free(r->exports);
     free(r->starts);
     free(r->ends);
     free(r->report_ranks);
@@ -706,6 +726,7 @@ static void allocate_reports(reader *r)
     r->starts = xcalloc(r->n_paths, sizeof *r->starts);
     r->ends = xcalloc(r->n_paths, sizeof *r->ends);
     r->report_ranks = xcalloc(r->n_paths, sizeof *r->report_ranks);
+    r->exports = xcalloc(r->n_paths, sizeof *r->exports);
 }
 
 /* Every report read here: their windows, then their figures. */
@@ -740,8 +761,11 @@ static int run_one(reader *r, const ranks_args *a)
             printf("%lld %lld\n", (long long)r->starts[0], (long long)r->ends[0]);
         return r->status;
     }
+    const char *path = readable_path(r, 0);
+    if (!path)
+        return r->status;
     nsysp_ranks got;
-    int status = nsysp_measure_ranks(r->paths[0], a->step, a->window_start, a->window_end,
+    int status = nsysp_measure_ranks(path, a->step, a->window_start, a->window_end,
                                      (size_t)a->bins, &got);
     if (status != NSYSP_OK) {
         text_printf(stderr, "nsys-perfetto ranks: %s\n", got.message);
