@@ -106,48 +106,55 @@ def poll_disk():
         time.sleep(SAMPLE_EVERY_S)
 
 
-def chunked_upload(i, results):
-    body, headers = multipart({}, f"big-{i}.sqlite", os.urandom(MiB) * (UPLOAD // MiB))
-    s = socket.create_connection((srv.host, srv.port), timeout=60)
-    s.sendall(f"POST /api/reports HTTP/1.1\r\nHost: {srv.hostport}\r\nTransfer-Encoding: "
-              f"chunked\r\nContent-Type: {headers['Content-Type']}\r\n\r\n".encode())
-    reply = b""
-    try:
-        for at in range(0, len(body), 64 << 10):
-            piece = body[at:at + (64 << 10)]
-            s.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
-            if select.select([s], [], [], 0)[0]:  # an early answer is read at once:
-                try:                                # a reset would lose it
-                    reply += s.recv(4096)
-                except ConnectionResetError:
+def chunked_uploads(count):
+    """count chunked uploads sent piece by piece in turn from one thread, so
+    that all of them are in flight at once whatever the scheduling (threads
+    could each finish before the next began, and the reserve was never
+    tested); the replies, b"" where none came."""
+    conns = []
+    for i in range(count):
+        body, headers = multipart({}, f"big-{i}.sqlite", os.urandom(MiB) * (UPLOAD // MiB))
+        s = socket.create_connection((srv.host, srv.port), timeout=60)
+        s.sendall(f"POST /api/reports HTTP/1.1\r\nHost: {srv.hostport}\r\nTransfer-Encoding: "
+                  f"chunked\r\nContent-Type: {headers['Content-Type']}\r\n\r\n".encode())
+        conns.append({"sock": s, "body": body, "at": 0, "reply": b"", "sending": True})
+    PIECE = 64 << 10
+    while any(c["sending"] for c in conns):
+        for c in conns:
+            if not c["sending"]:
+                continue
+            s, piece = c["sock"], c["body"][c["at"]:c["at"] + PIECE]
+            try:
+                if piece:
+                    s.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    c["at"] += len(piece)
+                else:
+                    s.sendall(b"0\r\n\r\n")
+                    c["sending"] = False
+                if select.select([s], [], [], 0)[0]:  # an early answer is read at once:
+                    c["reply"] += s.recv(4096)          # a reset would lose it
+            except (BrokenPipeError, ConnectionResetError):
+                c["sending"] = False
+            if b"\r\n" in c["reply"]:
+                c["sending"] = False
+    for c in conns:
+        s = c["sock"]
+        try:
+            while b"\r\n\r\n" not in c["reply"]:
+                chunk = s.recv(4096)
+                if not chunk:
                     break
-            if b"\r\n" in reply:
-                break
-        else:
-            s.sendall(b"0\r\n\r\n")
-    except (BrokenPipeError, ConnectionResetError):
-        pass
-    try:
-        while b"\r\n\r\n" not in reply:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            reply += chunk
-    except (ConnectionResetError, socket.timeout):
-        pass
-    s.close()
-    results[i] = reply
+                c["reply"] += chunk
+        except (ConnectionResetError, socket.timeout):
+            pass
+        s.close()
+    return [c["reply"] for c in conns]
 
 
 before = srv.report_dirs()
 poller = threading.Thread(target=poll_disk)
 poller.start()
-results = [b""] * 3
-threads = [threading.Thread(target=chunked_upload, args=(i, results)) for i in range(3)]
-for t in threads:
-    t.start()
-for t in threads:
-    t.join()
+results = chunked_uploads(3)
 time.sleep(0.5)
 stop.set()
 poller.join()
