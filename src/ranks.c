@@ -17,6 +17,7 @@
 #include "common/hmap.h"
 #include "common/xalloc.h"
 #include "measure.h"
+#include "rank_numbers.h"
 #include "nsys/nsys_cursor.h"
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_ids.h"
@@ -374,6 +375,8 @@ static int session_of(ranks_build *b)
     return NSYSP_OK;
 }
 
+static int devices_and_mpi_ranks(ranks_build *b);
+
 static int measure(ranks_build *b, const char *step)
 {
     int status = measure_register_range_name(b->db, &b->err);
@@ -381,9 +384,51 @@ static int measure(ranks_build *b, const char *step)
         status = session_of(b);
     if (status == NSYSP_OK)
         status = gpu_work(b);
+    if (status == NSYSP_OK)
+        status = devices_and_mpi_ranks(b);
+    static const char *const NVTX[] = {"start", "end", "eventType", "globalTid", "text",
+                                       "textId"};
+    if (status == NSYSP_OK && b->out->n_ranks &&
+        nsys_db_has_columns(b->db, "NVTX_EVENTS", NVTX, LENGTH(NVTX)) &&
+        nsys_db_has_table(b->db, "StringIds"))
+        status = steps_of_ranks(b, step);
+    return status;
+}
+
+/* The processes that ran GPU work, by globalPid: the ranks gpu_work finds,
+ * without their figures. */
+static int gpu_processes(ranks_build *b)
+{
+    static const char *const TABLES[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
+                                         "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
+    static const char *const COLUMNS[] = {"globalPid", "start", "end"};
+    buf sql = {0};
+    for (size_t i = 0; i < LENGTH(TABLES); i++)
+        if (nsys_db_has_columns(b->db, TABLES[i], COLUMNS, LENGTH(COLUMNS)))
+            buf_printf(&sql, "%sSELECT DISTINCT globalPid FROM %s WHERE globalPid IS NOT NULL"
+                             " AND \"end\" >= start AND start >= %" PRId64 " AND \"end\" <= %" PRId64,
+                       sql.len ? " UNION " : "", TABLES[i], -NSYS_MAX_TIME, NSYS_MAX_TIME);
+    if (!sql.len)
+        return NSYSP_OK;
+    buf_append_str(&sql, " ORDER BY 1");
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(b->db), buf_cstr(&sql), -1, &st, NULL);
+    buf_free(&sql);
+    if (rc != SQLITE_OK)
+        return sql_error(b->db, rc, &b->err);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        new_rank(b, nsys_pid_of(sqlite3_column_int64(st, 0)));
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? NSYSP_OK : sql_error(b->db, rc, &b->err);
+}
+
+/* The device and MPI rank of each rank found (measure's queries). */
+static int devices_and_mpi_ranks(ranks_build *b)
+{
+    int status = NSYSP_OK;
     static const char *const KERNEL[] = {"globalPid", "deviceId"};
-    if (status == NSYSP_OK &&
-        nsys_db_has_columns(b->db, "CUPTI_ACTIVITY_KIND_KERNEL", KERNEL, LENGTH(KERNEL)))
+    if (nsys_db_has_columns(b->db, "CUPTI_ACTIVITY_KIND_KERNEL", KERNEL, LENGTH(KERNEL)))
         status = each_row(b, "SELECT globalPid, deviceId, count(*) AS n"
                              " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId IS NOT NULL"
                              " GROUP BY globalPid, deviceId ORDER BY n DESC, deviceId",
@@ -392,12 +437,23 @@ static int measure(ranks_build *b, const char *step)
     if (status == NSYSP_OK && nsys_db_has_columns(b->db, "MPI_RANKS", MPI, LENGTH(MPI)))
         status = each_row(b, "SELECT globalTid, rank FROM MPI_RANKS ORDER BY globalTid", NULL,
                           false, on_mpi_rank, NULL);
-    static const char *const NVTX[] = {"start", "end", "eventType", "globalTid", "text",
-                                       "textId"};
-    if (status == NSYSP_OK && b->out->n_ranks &&
-        nsys_db_has_columns(b->db, "NVTX_EVENTS", NVTX, LENGTH(NVTX)) &&
-        nsys_db_has_table(b->db, "StringIds"))
-        status = steps_of_ranks(b, step);
+    return status;
+}
+
+int ranks_identify(nsys_db *db, nsysp_ranks *out, buf *err)
+{
+    memset(out, 0, sizeof *out);
+    ranks_build b = {.db = db, .out = out};
+    hmap_init(&b.names);
+    int status = gpu_processes(&b);
+    if (status == NSYSP_OK)
+        status = devices_and_mpi_ranks(&b);
+    if (status != NSYSP_OK) {
+        buf_append_str(err, buf_cstr(&b.err));
+        nsysp_ranks_free(out);
+    }
+    hmap_free(&b.names);
+    buf_free(&b.err);
     return status;
 }
 

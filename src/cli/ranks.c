@@ -118,7 +118,6 @@ typedef struct reader {
     int status;                  /* the first failure */
     read_rank *ranks;
     size_t n_ranks, cap;
-    size_t *report_ranks;        /* processes per report */
     arrivals collectives, steps;
     bool keep_events;            /* --trace: each rank's steps and collectives kept */
     bool convert_each;           /* --trace without --no-convert: full traces beside */
@@ -151,7 +150,6 @@ static void fold(arrivals *a, size_t k, int64_t at, uint64_t key)
 static void keep_report(reader *r, size_t report, nsysp_ranks *got)
 {
     pthread_mutex_lock(&r->lock);
-    r->report_ranks[report] = got->n_ranks;
     if (got->step_name[0] && !r->step_name[0]) {
         snprintf(r->step_name, sizeof r->step_name, "%s", got->step_name);
         r->step_rule = got->step_rule;
@@ -300,67 +298,27 @@ static int read_all(reader *r, int threads)
 
 /* ---- Numbering the ranks ------------------------------------------------ */
 
-/* The rank in a report's file name: "rank3", "rank_3", "rank-3" (any case),
- * else a number between dots ("report.3.sqlite", from %q{SLURM_PROCID}),
- * else -1. */
-static long rank_in_name(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    for (const char *p = base; *p; p++)
-        if (strncasecmp(p, "rank", 4) == 0) {
-            const char *d = p + 4 + (p[4] == '_' || p[4] == '-');
-            if (isdigit((unsigned char)*d))
-                return strtol(d, NULL, 10);
-        }
-    for (const char *p = strchr(base, '.'); p; p = strchr(p + 1, '.'))
-        if (isdigit((unsigned char)p[1])) {
-            char *end;
-            long n = strtol(p + 1, &end, 10);
-            if (*end == '.')
-                return n;
-        }
-    return -1;
-}
-
 static int by_key(const void *a, const void *b)
 {
     const read_rank *x = a, *y = b;
     return (x->key > y->key) - (x->key < y->key);
 }
 
-/* Whether values (n of them, each >= 0 wanted) are all known and distinct. */
-static bool distinct_ranks(const long *values, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (values[i] < 0)
-            return false;
-        for (size_t k = 0; k < i; k++)
-            if (values[k] == values[i])
-                return false;
-    }
-    return true;
-}
-
-/* Numbers the ranks read (sorted by report, then process) by the first
- * rule that gives every rank a distinct number. */
+/* Numbers the ranks read (sorted by report, then process) by the rule
+ * the Kineto JSON shares (rank_numbers.h). */
 static rank_rule number_ranks(const reader *r, long *numbers)
 {
-    size_t n = r->n_ranks;
-    for (size_t i = 0; i < n; i++)
-        numbers[i] = r->ranks[i].mpi_rank;
-    if (distinct_ranks(numbers, n))
-        return RANK_BY_MPI;
-    bool one_each = true;
-    for (size_t i = 0; i < r->n_paths; i++)
-        one_each &= r->report_ranks[i] <= 1;
-    for (size_t i = 0; i < n; i++)
-        numbers[i] = one_each ? rank_in_name(r->paths[r->ranks[i].report]) : -1;
-    if (distinct_ranks(numbers, n))
-        return RANK_BY_FILE_NAME;
-    for (size_t i = 0; i < n; i++)
-        numbers[i] = (long)i;
-    return RANK_BY_ORDER;
+    int64_t *mpi = xcalloc(r->n_ranks ? r->n_ranks : 1, sizeof *mpi);
+    size_t *reports = xcalloc(r->n_ranks ? r->n_ranks : 1, sizeof *reports);
+    for (size_t i = 0; i < r->n_ranks; i++) {
+        mpi[i] = r->ranks[i].mpi_rank;
+        reports[i] = r->ranks[i].report;
+    }
+    rank_rule rule = rank_numbers(mpi, reports, r->n_ranks, (const char *const *)r->paths,
+                                  r->n_paths, numbers);
+    free(mpi);
+    free(reports);
+    return rule;
 }
 
 /* ---- The job ------------------------------------------------------------ */
@@ -717,7 +675,6 @@ static void free_reader(reader *r)
     free(r->exports);
     free(r->starts);
     free(r->ends);
-    free(r->report_ranks);
     free_reports(r->paths, r->n_paths);
 }
 
@@ -725,7 +682,6 @@ static void allocate_reports(reader *r)
 {
     r->starts = xcalloc(r->n_paths, sizeof *r->starts);
     r->ends = xcalloc(r->n_paths, sizeof *r->ends);
-    r->report_ranks = xcalloc(r->n_paths, sizeof *r->report_ranks);
     r->exports = xcalloc(r->n_paths, sizeof *r->exports);
 }
 

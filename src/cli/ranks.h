@@ -13,13 +13,7 @@
 #include <stdio.h>
 
 #include "nsys_perfetto.h"
-
-/* How the ranks were numbered. */
-typedef enum rank_rule {
-    RANK_BY_MPI,          /* MPI_RANKS of every process */
-    RANK_BY_FILE_NAME,    /* a number in every report's name (rank3, .3.) */
-    RANK_BY_ORDER,        /* the reports' order, then device and pid within one */
-} rank_rule;
+#include "rank_numbers.h"
 
 const char *rank_rule_text(rank_rule rule);
 
