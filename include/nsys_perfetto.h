@@ -41,10 +41,25 @@ typedef enum nsysp_kernel_names {
     NSYSP_KERNEL_NAMES_MANGLED,       /* _Z11gemm_kernelIfEvPfi */
 } nsysp_kernel_names;
 
+/* What nsysp_convert writes. */
+typedef enum nsysp_format {
+    NSYSP_FORMAT_PERFETTO = 0,        /* Perfetto protobuf (.perfetto-trace) */
+    /* Chrome trace JSON as PyTorch's profiler (Kineto) writes it, for HTA,
+     * TraceLens and chrome://tracing: one file per rank (each process that
+     * ran GPU work; the rank as `ranks` numbers it), "report.json.gz"
+     * (".json" uncompressed). With several files, ".rankN" goes before
+     * ".json", or output_path names a directory to write them into.
+     * CPU samples and context switches have no form there and are left
+     * out (nsysp_result.not_written). */
+    NSYSP_FORMAT_KINETO,
+} nsysp_format;
+
 typedef struct nsysp_options {
     /* Destination; NULL means the input path with its .sqlite extension
-     * replaced by .perfetto-trace (see nsysp_default_output_path). */
+     * replaced by .perfetto-trace (see nsysp_default_output_path), or
+     * .json.gz for NSYSP_FORMAT_KINETO. */
     const char *output_path;
+    nsysp_format format;
     /* deflate level 1..9 (default 7); 0 writes an uncompressed trace. */
     int compress_level;
     nsysp_kernel_names kernel_names;
@@ -134,7 +149,10 @@ typedef struct nsysp_source_stats {
 
 typedef struct nsysp_result {
     char message[512];           /* one-line error, empty on success */
-    char output_path[4096];      /* where the trace went */
+    char output_path[4096];      /* where the trace went (the first file) */
+    size_t n_outputs;            /* files written: 1, or one per rank (Kineto) */
+    uint64_t not_written;        /* events the format has no form for (Kineto:
+                                    CPU samples, context switches) */
     nsysp_source_stats sources[NSYSP_MAX_SOURCES];
     size_t n_sources;            /* sources whose table is in the report; with
                                     several reports, one entry per report

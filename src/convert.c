@@ -32,6 +32,8 @@
 #include "nsys/nsys_links.h"
 #include "nsys/nsys_nvtx_gpu.h"
 #include "nsys/nsys_readahead.h"
+#include "kineto/kineto_files.h"
+#include "kineto/kineto_writer.h"
 #include "sources/source.h"
 
 /* Internal status: a table read as stored broke its order, and the
@@ -125,6 +127,10 @@ typedef struct conversion {
     pw_writer *writer;
     report *reports;
     size_t n_reports;
+    /* NSYSP_FORMAT_KINETO: its files, and the writer behind `writer`
+     * (freed with it). */
+    kineto_files kineto_files;
+    kineto_writer *kineto;
 } conversion;
 
 /* Whether the options' source list (if any) names src. */
@@ -518,13 +524,70 @@ static size_t compressors_of(const nsysp_options *opt)
 }
 
 /* Refuses to write over an input (the rename would destroy it). */
-static int check_output_is_not_input(conversion *cv, const char *input)
+static int check_output_is_not_input(conversion *cv, const char *input, const char *output)
 {
     char in[PATH_MAX], out[PATH_MAX];
-    if (realpath(input, in) && realpath(cv->res->output_path, out) && strcmp(in, out) == 0) {
-        buf_printf(&cv->err, "%s: output path is the input report", cv->res->output_path);
+    if (realpath(input, in) && realpath(output, out) && strcmp(in, out) == 0) {
+        buf_printf(&cv->err, "%s: output path is the input report", output);
         return NSYSP_ERR_OUTPUT;
     }
+    return NSYSP_OK;
+}
+
+/* Kineto JSON: which files, one per rank (kineto_files.h), none of them an
+ * input; the result names the first. */
+static int plan_kineto_files(conversion *cv, const char *const *inputs)
+{
+    nsys_db **dbs = xcalloc(cv->n_reports, sizeof *dbs);
+    for (size_t i = 0; i < cv->n_reports; i++)
+        dbs[i] = cv->reports[i].db;
+    int status = kineto_files_plan(inputs, dbs, cv->n_reports, cv->opt->output_path,
+                                   cv->opt->compress_level, cv->opt->pid, &cv->kineto_files,
+                                   &cv->err);
+    free(dbs);
+    for (size_t i = 0; i < cv->kineto_files.n && status == NSYSP_OK; i++)
+        for (size_t k = 0; k < cv->n_reports && status == NSYSP_OK; k++)
+            status = check_output_is_not_input(cv, inputs[k], cv->kineto_files.files[i].path);
+    if (status == NSYSP_OK) {
+        snprintf(cv->res->output_path, sizeof cv->res->output_path, "%s",
+                 cv->kineto_files.files[0].path);
+        cv->res->n_outputs = cv->kineto_files.n;
+    }
+    return status;
+}
+
+/* The writer of the format asked for, on its file(s). */
+static int open_writer(conversion *cv, const char *const *inputs, int64_t shift)
+{
+    if (cv->opt->format == NSYSP_FORMAT_KINETO) {
+        /* ts 0 in UTC: the earliest session start, less the shift. */
+        int64_t earliest_utc = INT64_MAX;
+        const nsys_meta **metas = xcalloc(cv->n_reports, sizeof *metas);
+        for (size_t i = 0; i < cv->n_reports; i++) {
+            metas[i] = &cv->reports[i].meta;
+            if (metas[i]->session_utc != NSYS_NULL && metas[i]->session_utc < earliest_utc)
+                earliest_utc = metas[i]->session_utc;
+        }
+        int64_t base = earliest_utc == INT64_MAX || cv->opt->align_start
+                           ? INT64_MIN
+                           : earliest_utc - shift;
+        cv->kineto = kineto_writer_new(&cv->kineto_files, inputs, metas, base,
+                                       cv->opt->compress_level, compressors_of(cv->opt),
+                                       cv->opt->cancel, &cv->err);
+        free(metas);
+        if (!cv->kineto)
+            return NSYSP_ERR_OUTPUT;
+        pw_backend backend = kineto_writer_backend(cv->kineto);
+        cv->writer = pw_writer_new_backend(&backend);
+        return NSYSP_OK;
+    }
+    cv->res->n_outputs = 1;
+    pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level,
+                                    compressors_of(cv->opt), &cv->err);
+    if (!out)
+        return NSYSP_ERR_OUTPUT;
+    pw_output_set_cancel(out, cv->opt->cancel);
+    cv->writer = pw_writer_new(out);
     return NSYSP_OK;
 }
 
@@ -742,7 +805,7 @@ static void find_unsorted_tables(conversion *cv)
 }
 
 /* Opens the output and writes every report's events. */
-static int write_events(conversion *cv)
+static int write_events(conversion *cv, const char *const *inputs)
 {
     int status = NSYSP_OK;
     for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++)
@@ -751,18 +814,16 @@ static int write_events(conversion *cv)
         return status;
     int64_t shift = align_reports(cv);
     cv->res->time_shift_ns = shift;
-    pw_output *out = pw_output_open(cv->res->output_path, cv->opt->compress_level,
-                                    compressors_of(cv->opt), &cv->err);
-    if (!out)
-        return NSYSP_ERR_OUTPUT;
-    pw_output_set_cancel(out, cv->opt->cancel);
-    cv->writer = pw_writer_new(out);
+    if ((status = open_writer(cv, inputs, shift)) != NSYSP_OK)
+        return status;
     uint64_t next_uuid = 1;
     for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
         /* Each report's times start over: its tracks get batch sequences
          * of their own, so that every sequence stays in time order. */
         if (i > 0 && pw_writer_new_batches(cv->writer) < 0)
             return NSYSP_ERR_OUTPUT;
+        if (cv->kineto)
+            kineto_writer_set_report(cv->kineto, i);
         status = convert_report(cv, i, shift, next_uuid);
         next_uuid = cv->reports[i].c.model.tracks.next_uuid;
     }
@@ -778,6 +839,7 @@ static void discard_events(conversion *cv)
         pw_output_totals ignored;
         pw_writer_finish(cv->writer, false, &cv->err, &ignored);
         cv->writer = NULL;
+        cv->kineto = NULL; /* freed by the writer */
     }
     cv->res->n_sources = 0;
     cv->res->tracks = cv->res->flows = cv->res->flows_dropped = 0;
@@ -804,7 +866,8 @@ static int convert(conversion *cv, const char *const *inputs)
 {
     int status = compile_filters(cv);
     for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++)
-        status = check_output_is_not_input(cv, inputs[i]);
+        if (cv->opt->format != NSYSP_FORMAT_KINETO)
+            status = check_output_is_not_input(cv, inputs[i], cv->res->output_path);
     for (size_t i = 0; i < cv->n_reports && status == NSYSP_OK; i++) {
         report *r = &cv->reports[i];
         r->input = inputs[i];
@@ -814,12 +877,14 @@ static int convert(conversion *cv, const char *const *inputs)
         r->n_readers = threads_of(cv->opt) - 1;
         status = open_report(r);
     }
+    if (status == NSYSP_OK && cv->opt->format == NSYSP_FORMAT_KINETO)
+        status = plan_kineto_files(cv, inputs);
     /* Each attempt that finds tables out of order sorts at least one more,
      * and work before its call is found once, so this ends; usually after
      * one attempt. The reports' names, links and projections are kept
      * between attempts. */
     while (status == NSYSP_OK) {
-        status = write_events(cv);
+        status = write_events(cv, inputs);
         if (status == CONVERT_AGAIN)
             find_unsorted_tables(cv);
         else if (status != SOURCE_CONVERT_AGAIN_EARLY_WORK)
@@ -855,6 +920,8 @@ static int finish(conversion *cv, int status)
     free(cv->reports);
     if (cv->writer) {
         cv->res->packets = pw_writer_packets(cv->writer);
+        if (cv->kineto)
+            cv->res->not_written = kineto_writer_not_written(cv->kineto);
         if (status == NSYSP_ERR_OUTPUT && !cv->err.len)
             buf_printf(&cv->err, "%s: cannot write output: %s", cv->res->output_path,
                        strerror(pw_writer_error(cv->writer)));
@@ -865,6 +932,8 @@ static int finish(conversion *cv, int status)
         cv->res->bytes_uncompressed = totals.bytes_in;
         cv->res->bytes_written = totals.bytes_out;
     }
+    cv->kineto = NULL; /* freed by the writer */
+    kineto_files_free(&cv->kineto_files);
     if (cv->has_nvtx_filter)
         regfree(&cv->nvtx_filter);
     if (status != NSYSP_OK)

@@ -77,7 +77,11 @@ static void usage(FILE *to)
           "                           %s\n"
           "      --align start        with several reports: start them all at zero instead\n"
           "                           of aligning them on their UTC session starts\n"
-          "      --compress-level N   gzip level 1-9 (default: 7)\n"
+          "      --format F           perfetto (default) or kineto: Chrome trace JSON as\n"
+          "                           PyTorch's profiler writes it, for HTA and\n"
+          "                           chrome://tracing; REPORT.json.gz, one per rank\n"
+          "                           (REPORT.rankN.json.gz; -o DIR/ puts them in DIR)\n"
+          "      --compress-level N   gzip level 1-9 (default: 7; 1 with --format kineto)\n"
           "      --no-compress        write an uncompressed trace\n"
           "      --threads N          threads that read and convert, 1-8 (default: the\n"
           "                           CPUs, at most 8); the trace is the same bytes\n"
@@ -187,8 +191,14 @@ static int convert_inputs(const char *const *given, size_t n_inputs, const nsysp
         }
     }
     if (rc == NSYSP_OK && !opt.output_path && is_nsys_report(given[0]) &&
-        nsysp_default_output_path(given[0], default_output, sizeof default_output) == 0)
+        nsysp_default_output_path(given[0], default_output, sizeof default_output) == 0) {
+        /* Kineto JSON: the same name, as .json.gz (.json uncompressed). */
+        char *ext = strrchr(default_output, '.');
+        if (opt.format == NSYSP_FORMAT_KINETO && ext &&
+            (size_t)(ext - default_output) + sizeof ".json.gz" <= sizeof default_output)
+            strcpy(ext, opt.compress_level ? ".json.gz" : ".json");
         opt.output_path = default_output;
+    }
 
     struct timespec last_progress = {0};
     bool progress = !quiet && isatty(2);
@@ -219,8 +229,15 @@ static int convert_inputs(const char *const *given, size_t n_inputs, const nsysp
         fprintf(stderr, "nsys-perfetto: hid %llu CUDA streams busy less than %g%% of the report "
                         "(--min-stream-activity)\n",
                 (unsigned long long)res->hidden_streams, opt.min_stream_activity);
-    if (!quiet)
+    if (!quiet && res->n_outputs > 1)
+        text_printf(stderr, "nsys-perfetto: wrote %s and %zu more, one per rank\n",
+                    res->output_path, res->n_outputs - 1);
+    else if (!quiet)
         text_printf(stderr, "nsys-perfetto: wrote %s\n", res->output_path);
+    if (!quiet && res->not_written)
+        fprintf(stderr, "nsys-perfetto: left out %llu CPU samples and context switches (Kineto "
+                        "JSON has no form for them)\n",
+                (unsigned long long)res->not_written);
     return 0;
 }
 
@@ -333,7 +350,7 @@ int main(int argc, char **argv)
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
            OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI, OPT_THREADS,
-           OPT_OPEN_TIMEOUT, OPT_RAW_NAMES, OPT_TRACE_PROCESSOR, OPT_OPEN_LIMIT };
+           OPT_OPEN_TIMEOUT, OPT_RAW_NAMES, OPT_TRACE_PROCESSOR, OPT_OPEN_LIMIT, OPT_FORMAT };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -358,6 +375,7 @@ int main(int argc, char **argv)
         {"trace-processor", required_argument, NULL, OPT_TRACE_PROCESSOR},
         {"open-limit", required_argument, NULL, OPT_OPEN_LIMIT},
         {"align", required_argument, NULL, OPT_ALIGN},
+        {"format", required_argument, NULL, OPT_FORMAT},
         {NULL, 0, NULL, 0},
     };
 
@@ -367,7 +385,7 @@ int main(int argc, char **argv)
     /* argv outlives the conversion, so domain names can point into it. */
     static const char *domains[64], *sources[64];
     size_t n_domains = 0;
-    int quiet = 0, stats = 0, open_ui = 0, c;
+    int quiet = 0, stats = 0, open_ui = 0, level_given = 0, c;
     unsigned open_timeout = 0;
     const char *trace_processor = NULL;
     unsigned long long open_limit = OPEN_DEFAULT_LIMIT;
@@ -402,6 +420,7 @@ int main(int argc, char **argv)
                 return NSYSP_ERR_USAGE;
             }
             opt.compress_level = (int)level;
+            level_given = 1;
             break;
         }
         case OPT_THREADS: {
@@ -515,8 +534,18 @@ int main(int argc, char **argv)
         case OPT_RAW_NAMES:
             opt.raw_names = 1;
             break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "perfetto") != 0 && strcmp(optarg, "kineto") != 0) {
+                fprintf(stderr, "nsys-perfetto: --format: expected perfetto or kineto, got "
+                                "'%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            opt.format = strcmp(optarg, "kineto") == 0 ? NSYSP_FORMAT_KINETO
+                                                       : NSYSP_FORMAT_PERFETTO;
+            break;
         case OPT_NO_COMPRESS:
             opt.compress_level = 0;
+            level_given = 1;
             break;
         case OPT_STATS:
             stats = 1;
@@ -536,6 +565,15 @@ int main(int argc, char **argv)
     opt.nvtx_domains = domains;
     opt.n_nvtx_domains = n_domains;
     opt.cancel = &interrupted;
+    /* JSON is ten times the bytes of the protobuf trace: at level 7 its
+     * compression would take longer than the conversion; level 1 keeps up. */
+    if (opt.format == NSYSP_FORMAT_KINETO && !level_given)
+        opt.compress_level = 1;
+    if (open_ui && opt.format == NSYSP_FORMAT_KINETO) {
+        fprintf(stderr, "nsys-perfetto: --open serves a Perfetto trace; open Kineto JSON in "
+                        "ui.perfetto.dev or chrome://tracing yourself\n");
+        return NSYSP_ERR_USAGE;
+    }
 
     if (n_inputs == 1 && is_directory(argv[optind]))
         return convert_directory(argv[optind], &opt, quiet, stats);

@@ -370,6 +370,8 @@ static track *gpu_track(model *m, int64_t device)
          * by newer UIs and names sort the same way elsewhere. */
         .has_rank = true,
         .rank = (int32_t)device,
+        /* Kineto's GPU rows: pid is the device. */
+        .chrome = {.set = true, .gpu = true, .device = device, .tid = -1},
     };
     return tracks_add(&m->tracks, &key, sizeof key, NULL, &desc);
 }
@@ -395,6 +397,7 @@ static track *gpu_process_track(model *m, int64_t device, int64_t global_pid)
         .child_order = PW_ORDER_EXPLICIT,
         .has_rank = true,
         .rank = pid < RANK_LAST_STREAM ? pid : RANK_LAST_STREAM,
+        .chrome = {.set = true, .gpu = true, .device = device, .tid = -1, .owner_pid = pid},
     };
     return tracks_add(&m->tracks, &key, sizeof key, gpu_track(m, device), &desc);
 }
@@ -466,6 +469,11 @@ static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid,
                         sizeof description);
     slicer_row_describe(row, description);
     row->hidden = device_hidden(m, device) || pid_hidden(m, global_pid);
+    /* Kineto's tid is the stream, for its work; syncs and graph ranges,
+     * which overlap it, get rows of their own there. */
+    row->chrome = (pw_chrome_place){.set = true, .gpu = true, .device = device,
+                                    .tid = tag == KEY_STREAM && !no_stream ? stream : -1,
+                                    .owner_pid = model_pid(m, global_pid)};
     remember_row(m, &key, row);
     return row;
 }

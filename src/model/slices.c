@@ -205,6 +205,7 @@ static lane *new_lane(slicer *s, slice_row *r)
         .has_rank = r->has_rank,
         .rank = r->rank,
         .batch = r->batch,
+        .chrome = r->chrome,
     };
     l->track = tracks_add(s->tracks, NULL, 0, r->parent, &desc);
     if (!r->batch)
@@ -242,6 +243,7 @@ int slicer_slice(slicer *s, slice_row *r, int64_t start, int64_t end, pw_event *
         return -1;
     ev->type = PW_SLICE_BEGIN;
     ev->ts = ts;
+    ev->end = (uint64_t)(end + s->shift);
     ev->track_uuid = l->track->uuid;
     s->events++;
     if (pw_write_event(s->seq, ev) < 0)

@@ -36,6 +36,7 @@ typedef struct slice_row {
     int32_t rank;
     uint64_t batch;          /* of its lanes (pw_track.batch); 0: the first
                                 lane's uuid, so that the lanes share one */
+    pw_chrome_place chrome;  /* of its lanes (pw_track.chrome) */
     lane **lanes;
     size_t n_lanes, cap_lanes;
     /* Rows that do not nest: a min-heap of the indexes of idle lanes, so a

@@ -114,12 +114,23 @@ struct pw_writer {
     size_t batched_bytes;
     uint64_t flow_ts;                      /* latest time of an event with flows */
     bool delta_timestamps;                 /* of the batch sequences */
+    const pw_backend *backend;             /* another format: see pw_writer.h */
+    pw_backend backend_storage;
 };
 
 pw_writer *pw_writer_new(pw_output *out)
 {
     pw_writer *w = xcalloc(1, sizeof *w);
     w->out = out;
+    w->next_seq_id = 1;
+    return w;
+}
+
+pw_writer *pw_writer_new_backend(const pw_backend *backend)
+{
+    pw_writer *w = xcalloc(1, sizeof *w);
+    w->backend_storage = *backend;
+    w->backend = &w->backend_storage;
     w->next_seq_id = 1;
     return w;
 }
@@ -159,6 +170,8 @@ int pw_sequence_start(pw_seq *seq, bool delta_timestamps)
     Pftrace__ClockSnapshot__Clock delta_clock = PFTRACE__CLOCK_SNAPSHOT__CLOCK__INIT;
     Pftrace__ClockSnapshot__Clock *clocks[2] = {&trace_clock, &delta_clock};
     Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+    if (seq->writer->backend)
+        return 0;
     pkt.trace_packet_defaults = &defaults;
     if (delta_timestamps) {
         defaults.has_timestamp_clock_id = 1;
@@ -552,6 +565,8 @@ static char *valid_utf8(const char *s, buf *storage)
 
 int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
 {
+    if (seq->writer->backend)
+        return seq->writer->backend->track(seq->writer->backend->ctx, t);
     buf *store = seq->writer->track_strings;
     char *name = valid_utf8(t->name, &store[0]);
     Pftrace__TrackDescriptor td = PFTRACE__TRACK_DESCRIPTOR__INIT;
@@ -662,6 +677,10 @@ static void set_annotation(pw_seq *seq, Pftrace__DebugAnnotation *da, const pw_a
 int pw_write_event(pw_seq *given, const pw_event *ev)
 {
     pw_writer *w = given->writer;
+    if (w->backend) {
+        w->packets++;
+        return w->backend->event(w->backend->ctx, ev);
+    }
     pw_seq *seq = events_sequence(w, given, ev->track_uuid);
     /* The events of a batch cannot use the callstacks interned on given. */
     assert(!ev->callstack_iid || seq == given);
@@ -765,7 +784,7 @@ static uint64_t intern_frame(pw_seq *seq, const pw_frame *f)
 
 uint64_t pw_intern_callstack(pw_seq *seq, const pw_frame *frames, size_t n)
 {
-    if (!n)
+    if (!n || seq->writer->backend)
         return 0;
     size_t first = seq->n_frame_ids;
     seq->frame_ids = xgrow(seq->frame_ids, &seq->cap_frame_ids, first + n, sizeof *seq->frame_ids);
@@ -790,6 +809,10 @@ uint64_t pw_intern_callstack(pw_seq *seq, const pw_frame *frames, size_t n)
 int pw_write_perf_sample(pw_seq *seq, uint64_t ts, uint32_t cpu, int32_t pid, int32_t tid,
                          uint64_t callstack_iid, bool kernel_mode)
 {
+    if (seq->writer->backend) {
+        seq->writer->backend->dropped(seq->writer->backend->ctx, 1);
+        return 0;
+    }
     Pftrace__PerfSample ps = PFTRACE__PERF_SAMPLE__INIT;
     ps.has_cpu = ps.has_pid = ps.has_tid = ps.has_cpu_mode = 1;
     ps.cpu = cpu;
@@ -811,6 +834,10 @@ int pw_write_perf_sample(pw_seq *seq, uint64_t ts, uint32_t cpu, int32_t pid, in
 
 int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *sw, size_t n)
 {
+    if (seq->writer->backend) {
+        seq->writer->backend->dropped(seq->writer->backend->ctx, n);
+        return 0;
+    }
     Pftrace__FtraceEvent *events = xmalloc(n * sizeof *events);
     Pftrace__FtraceEvent **event_ptrs = xmalloc(n * sizeof *event_ptrs);
     Pftrace__SchedSwitchFtraceEvent *switches = xmalloc(n * sizeof *switches);
@@ -852,6 +879,8 @@ int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *sw
 
 int pw_writer_error(pw_writer *w)
 {
+    if (w->backend)
+        return w->backend->error(w->backend->ctx);
     return pw_output_error(w->out);
 }
 
@@ -862,6 +891,8 @@ uint64_t pw_writer_packets(const pw_writer *w)
 
 int pw_writer_new_batches(pw_writer *w)
 {
+    if (w->backend)
+        return 0;
     if (batches_write(w) < 0)
         return -1;
     /* The old sequences stay in w->sequences, freed with the rest. */
@@ -875,7 +906,9 @@ int pw_writer_finish(pw_writer *w, bool ok, buf *err, pw_output_totals *totals)
     int rc = -1;
     /* After a failed write, commit still runs: it reports why and removes
      * the temporary file. */
-    if (ok) {
+    if (w->backend)
+        rc = w->backend->finish(w->backend->ctx, ok, err, totals);
+    else if (ok) {
         batches_write(w);
         rc = pw_output_commit(w->out, err, totals);
     }

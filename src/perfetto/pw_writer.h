@@ -50,6 +50,17 @@ typedef enum pw_child_order {
     PW_ORDER_EXPLICIT = 3,       /* children carry a rank */
 } pw_child_order;
 
+/* Where a Chrome trace (Kineto JSON, src/kineto/), which has no track
+ * tree, puts a track's events: as its parent's unless set. Process and
+ * thread tracks place themselves (pid, tid). */
+typedef struct pw_chrome_place {
+    bool set;
+    bool gpu;                    /* a GPU's row or group: pid is the device */
+    int64_t device;              /* gpu: the device */
+    int64_t tid;                 /* the row's thread id there (a stream), or -1 */
+    int32_t owner_pid;           /* the process whose rows these are (0: the device's) */
+} pw_chrome_place;
+
 typedef struct pw_track {
     uint64_t uuid;
     uint64_t parent_uuid;        /* 0: none */
@@ -66,6 +77,7 @@ typedef struct pw_track {
     /* The batch of the track's events: 0, a batch of its own; tracks given
      * one key share one; PW_DIRECT, none (see "Batches" above). */
     uint64_t batch;
+    pw_chrome_place chrome;
 } pw_track;
 
 #define PW_DIRECT UINT64_MAX
@@ -108,6 +120,9 @@ typedef struct pw_arg {
 typedef struct pw_event {
     pw_event_type type;
     uint64_t ts;                 /* ns on the trace clock */
+    uint64_t end;                /* BEGIN: the time its END will have (the
+                                    slicer sets it), for writers of complete
+                                    events; protobuf ignores it */
     uint64_t track_uuid;
     const char *name;            /* begins and instants; NULL for bare ends */
     bool name_is_constant;       /* name is a constant (as PW_ARG_CONSTANT_STRING) */
@@ -181,6 +196,25 @@ int pw_write_perf_sample(pw_seq *seq, uint64_t ts, uint32_t cpu, int32_t pid, in
 /* Writes the context switches of one CPU, in time order, as one bundle. */
 int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *switches,
                             size_t n);
+
+/* ---- Another format --------------------------------------------------
+
+ * A writer of another trace format (Kineto JSON, src/kineto/) receives what
+ * this writer would pack, as the model writes it: every track descriptor
+ * and event. CPU samples, context switches and callstacks have no form
+ * there: they are counted (dropped) and left out. */
+typedef struct pw_backend {
+    void *ctx;
+    int (*track)(void *ctx, const pw_track *track);
+    int (*event)(void *ctx, const pw_event *ev);
+    void (*dropped)(void *ctx, uint64_t n);
+    int (*error)(void *ctx);     /* errno of the first failed write, or 0 */
+    /* Commits (ok) or discards the output, frees ctx; as pw_writer_finish. */
+    int (*finish)(void *ctx, bool ok, buf *err, pw_output_totals *totals);
+} pw_backend;
+
+/* A writer that hands everything to backend instead of packing it. */
+pw_writer *pw_writer_new_backend(const pw_backend *backend);
 
 /* The errno of the first failed write to the output, or 0. */
 int pw_writer_error(pw_writer *w);
