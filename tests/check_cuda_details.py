@@ -36,10 +36,11 @@ def slices(trace, dump_bin):
         if f[0] == 'T':
             by_cat['track names'].append(f[4])
         if f[0] == 'I' and f[2] == 'cuda_graph':
-            by_cat['cuda_graph'].append((int(f[1]), 0, f[3], {}))
+            by_cat['cuda_graph'].append((int(f[1]), 0, f[3], {}, []))
         if f[0] == 'S':
             args = dict(a.split('=', 1) for a in f[6].split(';') if '=' in a) if len(f) > 6 else {}
-            by_cat[f[3]].append((int(f[1]), int(f[2]), f[4], args))
+            flows = [int(i) for i in f[9].split(',') if i] if len(f) > 9 else []
+            by_cat[f[3]].append((int(f[1]), int(f[2]), f[4], args, flows))
     return by_cat
 
 
@@ -64,32 +65,41 @@ def main():
                 for st, gx, gy, gz, bx, by, bz, r, c, lt in db.execute(
                     'SELECT start, gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread,'
                     ' correlationId, launchType FROM CUPTI_ACTIVITY_KIND_KERNEL')]
+        # A kernel's correlation id is on its launching call when the flow
+        # leads to one (docs/performance.md), else on the kernel.
+        call_corr = {flow: a.get('correlation id') for cat in ('cuda_runtime', 'cuda_driver')
+                     for _, _, _, a, flows in got[cat] for flow in flows}
         have = [(ts, a.get('grid'), a.get('block'), a.get('registers per thread'),
-                 a.get('correlation id'), a.get('launch type')) for ts, _, _, a in got['kernel']]
+                 a.get('correlation id') or next((call_corr[f] for f in flows if f in call_corr),
+                                                 None),
+                 a.get('launch type')) for ts, _, _, a, flows in got['kernel']]
+        linked = sum(1 for _, _, _, a, flows in got['kernel'] if 'correlation id' not in a)
+        if linked and not call_corr:
+            problems.append('kernels without a correlation id but no call with flows')
         check('kernel args', want, have)
     if 'CUPTI_ACTIVITY_KIND_MEMCPY' in t:
         kinds = enum(db, t, ['ENUM_CUDA_MEM_KIND'], MEM_KIND)
         want = [(st + shift, f'Memcpy {SHORT[k]} ({kinds[a]} \u2192 {kinds[b]})', str(n))
                 for st, k, a, b, n in db.execute(
                     'SELECT start, copyKind, srcKind, dstKind, bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY')]
-        have = [(ts, name, a.get('bytes')) for ts, _, name, a in got['memcpy']]
+        have = [(ts, name, a.get('bytes')) for ts, _, name, a, _ in got['memcpy']]
         check('memcpy names and bytes', want, have)
     if 'CUPTI_ACTIVITY_KIND_MEMSET' in t:
         want = [(st + shift, str(n), str(v)) for st, n, v in
                 db.execute('SELECT start, bytes, value FROM CUPTI_ACTIVITY_KIND_MEMSET')]
-        have = [(ts, a.get('bytes'), a.get('value')) for ts, _, _, a in got['memset']]
+        have = [(ts, a.get('bytes'), a.get('value')) for ts, _, _, a, _ in got['memset']]
         check('memset args', want, have)
     if 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION' in t:
         types = enum(db, t, ['ENUM_CUPTI_SYNC_TYPE'], SYNC_TYPE)
         want = [(st + shift, types[k]) for st, k in
                 db.execute('SELECT start, syncType FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION')]
-        have = [(ts, name) for ts, _, name, _ in got['sync']]
+        have = [(ts, name) for ts, _, name, _, _ in got['sync']]
         check('sync names', want, have)
     if 'CUPTI_ACTIVITY_KIND_RUNTIME' in t:
         want = [(st + shift, s[n], str(r)) for st, n, r in
                 db.execute('SELECT start, nameId, returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME')]
         have = [(ts, a.get('full name', name), a.get('return value'))
-                for cat in ('cuda_runtime', 'cuda_driver') for ts, _, name, a in got[cat]]
+                for cat in ('cuda_runtime', 'cuda_driver') for ts, _, name, a, _ in got[cat]]
         check('API full names and return values', want, have)
     if 'TARGET_INFO_NVTX_CUDA_STREAM' in t:
         names = set(got['track names'])

@@ -2,8 +2,10 @@
  * the project's own protobuf-c bindings and prints what trace_processor
  * would import, one line per item, for tests to compare with SQL:
  *
- *   S <ts> <dur> <category> <name> <track path> <args> <track uuid>   a slice
- *   I <ts> <category> <name> <track path> <args> <track uuid>         an instant
+ *   S <ts> <dur> <category> <name> <track path> <args> <track uuid> <callstack> <flows>
+ *                                                          a slice; flows: ids, ","
+ *   I <ts> <category> <name> <track path> <args> <track uuid> <callstack> <flows>
+ *                                                          an instant
  *   T <uuid> <parent> <kind> <name>                       a track
  *   F <flow id> <begin|end>                                a flow endpoint
  *   W <cpu> <ts> <prev tid> <prev state> <next tid>        a context switch
@@ -381,7 +383,7 @@ static void on_event(seqstate *s, uint64_t ts, const Pftrace__TrackEvent *te)
     if (te->type != PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN &&
         te->type != PFTRACE__TRACK_EVENT__TYPE__TYPE_INSTANT)
         return;
-    static char path[8192], args[65536], stack[65536], line[150000];
+    static char path[8192], args[65536], stack[65536], line[280000];
     track_path(te->track_uuid, path, sizeof path);
     format_args(s, te, args, sizeof args);
     format_callstack(s, te->callstack_iid, stack, sizeof stack);
@@ -389,10 +391,17 @@ static void on_event(seqstate *s, uint64_t ts, const Pftrace__TrackEvent *te)
                            ? strtab_get(&s->tab[NAMES], te->name_iid)
                            : (te->name_field_case ? te->name : "");
     const char *cat = te->n_category_iids ? strtab_get(&s->tab[CATS], te->category_iids[0]) : "";
-    static char safe_name[65536], safe_args[65536];
-    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s", cat,
+    static char safe_name[65536], safe_args[65536], flows[4096];
+    size_t at = 0;
+    flows[0] = '\0';
+    for (size_t i = 0; i < te->n_flow_ids + te->n_terminating_flow_ids && at < sizeof flows; i++) {
+        uint64_t id = i < te->n_flow_ids ? te->flow_ids[i]
+                                         : te->terminating_flow_ids[i - te->n_flow_ids];
+        at += (size_t)snprintf(flows + at, sizeof flows - at, "%s%" PRIu64, i ? "," : "", id);
+    }
+    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%s", cat,
              escaped(name ? name : "", safe_name, sizeof safe_name), path,
-             escaped(args, safe_args, sizeof safe_args), te->track_uuid, stack);
+             escaped(args, safe_args, sizeof safe_args), te->track_uuid, stack, flows);
     if (te->type == PFTRACE__TRACK_EVENT__TYPE__TYPE_INSTANT) {
         printf("I\t%" PRIu64 "\t%s\n", ts, line);
         return;

@@ -20,7 +20,6 @@ size_t gpu_op_args(const gpu_op *op, pw_arg *args, size_t n)
         const char *name;
         int64_t value;
     } ints[] = {
-        {"correlation id", op->correlation_id},
         {"device", op->device},
         {"context", op->context},
         {"stream", op->stream},
@@ -31,7 +30,7 @@ size_t gpu_op_args(const gpu_op *op, pw_arg *args, size_t n)
     return n;
 }
 
-int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev)
+int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev, pw_arg *args, size_t n)
 {
     int64_t context = op->context == NSYS_NULL ? 0 : op->context;
     int64_t gpid = op->global_pid == NSYS_NULL ? 0 : op->global_pid;
@@ -43,19 +42,25 @@ int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev)
     uint64_t flow = op->correlation_id == NSYS_NULL || dest->hidden
                         ? 0
                         : flows_of_gpu_op(&c->flows, gpid, op->correlation_id);
+    /* The call, already written, holds the correlation id; a call still
+     * to come (early work) may yet be filtered out, so the op keeps it. */
+    if (!flow && op->correlation_id != NSYS_NULL)
+        args[n++] = arg_int("correlation id", op->correlation_id);
     if (!flow && !dest->hidden && nsys_links_has_early(c->links)) {
         int64_t call_start = 0;
-        int64_t n = nsys_links_early_call(c->links, gpid, op->correlation_id, &call_start,
+        int64_t ops = nsys_links_early_call(c->links, gpid, op->correlation_id, &call_start,
                                           c->err, &c->read_status);
-        if (n < 0)
+        if (ops < 0)
             return SOURCE_FAILED;
-        if (n > 0 && op->start < call_start)
-            flow = flows_of_early_gpu_op(&c->flows, gpid, op->correlation_id, n);
+        if (ops > 0 && op->start < call_start)
+            flow = flows_of_early_gpu_op(&c->flows, gpid, op->correlation_id, ops);
     }
     /* Kernels, memcpys and memsets make the GPU utilization counter. */
     if (row == GPU_ROW_STREAM && !dest->hidden &&
         model_gpu_work(&c->model, op->device, gpid, context, op->start, op->end) < 0)
         return SOURCE_FAILED;
+    ev->args = args;
+    ev->n_args = n;
     if (flow) {
         ev->flow_ids = &flow;
         ev->n_flow_ids = 1;

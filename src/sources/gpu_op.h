@@ -43,12 +43,17 @@ typedef enum gpu_row {
 /* Checks op; 0 when usable, else SOURCE_SKIPPED(reason). */
 int gpu_op_check(const gpu_op *op);
 
-/* Appends the common args (correlation id, device, context, stream) to
- * args; returns the new count. */
+/* Appends the common args (device, context, stream) to args; returns the
+ * new count. */
 size_t gpu_op_args(const gpu_op *op, pw_arg *args, size_t n);
 
-/* Places op on its row with ev's name/args, adding its flow when a call
- * launched it. Returns SOURCE_EMITTED or SOURCE_FAILED. */
-int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev);
+/* Places op on its row with ev's name and args[0..n) (an array of
+ * GPU_OP_MAX_ARGS), adding its flow when a call launched it. The
+ * correlation id is appended only when no call written before carries
+ * it: the flow leads there. An op's args are then the same for every
+ * launch of a kernel, and trace_processor keeps one copy of a repeated
+ * arg set (docs/performance.md, "What a trace costs to open").
+ * Returns SOURCE_EMITTED or SOURCE_FAILED. */
+int gpu_op_emit(conv *c, const gpu_op *op, gpu_row row, pw_event *ev, pw_arg *args, size_t n);
 
 #endif

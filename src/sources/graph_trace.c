@@ -32,8 +32,8 @@ static int emit(conv *c, const void *r)
     if (row->graph_exec_id != NSYS_NULL)
         args[n++] = arg_int("graph exec id", row->graph_exec_id);
     n = gpu_op_args(&row->op, args, n);
-    pw_event ev = {.name = "CUDA graph", .category = "graph", .args = args, .n_args = n};
-    return gpu_op_emit(c, &row->op, GPU_ROW_GRAPH, &ev);
+    pw_event ev = {.name = "CUDA graph", .category = "graph"};
+    return gpu_op_emit(c, &row->op, GPU_ROW_GRAPH, &ev, args, n);
 }
 
 const source SOURCE_GRAPH_TRACE = {

@@ -150,9 +150,8 @@ static int emit(conv *c, const void *r)
     if (short_name && *short_name && strcmp(short_name, name) != 0)
         args[n++] = arg_const_str("short name", short_name);
 
-    pw_event ev = {.name = name, .name_is_constant = true, .category = "kernel",
-                   .args = args, .n_args = n};
-    return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev);
+    pw_event ev = {.name = name, .name_is_constant = true, .category = "kernel"};
+    return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev, args, n);
 }
 
 const source SOURCE_KERNEL = {

@@ -72,8 +72,8 @@ static int emit(conv *c, const void *r)
         args[n++] = arg_int("graph node id", row->graph_node);
     n = gpu_op_args(&row->op, args, n);
 
-    pw_event ev = {.name = name, .category = "memcpy", .args = args, .n_args = n};
-    return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev);
+    pw_event ev = {.name = name, .category = "memcpy"};
+    return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev, args, n);
 }
 
 const source SOURCE_MEMCPY = {

@@ -41,8 +41,8 @@ static int emit(conv *c, const void *r)
     if (row->graph_node != NSYS_NULL)
         args[n++] = arg_int("graph node id", row->graph_node);
     n = gpu_op_args(&row->op, args, n);
-    pw_event ev = {.name = "Memset", .category = "memset", .args = args, .n_args = n};
-    return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev);
+    pw_event ev = {.name = "Memset", .category = "memset"};
+    return gpu_op_emit(c, &row->op, GPU_ROW_STREAM, &ev, args, n);
 }
 
 const source SOURCE_MEMSET = {

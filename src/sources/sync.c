@@ -37,9 +37,8 @@ static int emit(conv *c, const void *r)
     if (row->event_id != NSYS_NULL && row->event_id != CUPTI_INVALID_ID)
         args[n++] = arg_int("event id", row->event_id);
     n = gpu_op_args(&row->op, args, n);
-    pw_event ev = {.name = type ? type : "Synchronization", .category = "sync", .args = args,
-                   .n_args = n};
-    return gpu_op_emit(c, &row->op, GPU_ROW_SYNC, &ev);
+    pw_event ev = {.name = type ? type : "Synchronization", .category = "sync"};
+    return gpu_op_emit(c, &row->op, GPU_ROW_SYNC, &ev, args, n);
 }
 
 const source SOURCE_SYNC = {

@@ -76,7 +76,9 @@ SELECT
   extract_arg(s.arg_set_id, 'debug.context') AS context,
   extract_arg(s.arg_set_id, 'debug.stream') AS stream,
   extract_arg(s.arg_set_id, 'debug.device') AS reported_device,
-  extract_arg(s.arg_set_id, 'debug.correlation id') AS correlation_id,
+  -- On the op only when no call in the trace carries it (the flow leads there).
+  coalesce(extract_arg(s.arg_set_id, 'debug.correlation id'),
+           extract_arg(c.arg_set_id, 'debug.correlation id')) AS correlation_id,
   l.call_id AS api_call_id,
   c.ts AS api_call_ts,
   c.dur AS api_call_dur,
