@@ -56,7 +56,8 @@ enum MHD_Result web_api_config(web_server *srv, struct MHD_Connection *c)
     json_string(out, srv->perfetto_ui);
     fputs(",\"address\":", out);
     json_string(out, srv->address);
-    fprintf(out, ",\"max_upload\":%llu,\"version\":", (unsigned long long)srv->max_upload);
+    fprintf(out, ",\"max_upload\":%llu,\"open_limit\":%llu,\"version\":",
+            (unsigned long long)srv->max_upload, (unsigned long long)srv->open_limit);
     json_string(out, nsysp_version());
     fputs(",\"sources\":[", out);
     const char *name;
@@ -143,7 +144,10 @@ static void write_entry(web_server *srv, FILE *out, const listed *l)
         fputc('}', out);
     } else if (report_path(path, sizeof path, srv->dir, l->id, REPORT_TRACE) == 0 &&
                stat(path, &st) == 0 && report_has(srv->dir, l->id, REPORT_RESULT)) {
-        fprintf(out, ",\"state\":\"done\",\"trace_bytes\":%lld}", (long long)st.st_size);
+        char engine[32] = "0";
+        report_read(srv->dir, l->id, REPORT_ENGINE, engine, sizeof engine);
+        fprintf(out, ",\"state\":\"done\",\"trace_bytes\":%lld,\"engine_bytes\":%llu}",
+                (long long)st.st_size, strtoull(engine, NULL, 10));
     } else {
         fputs(",\"state\":\"gone\"}", out); /* being deleted, or left by a killed server */
     }

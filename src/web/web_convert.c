@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/nsys_export.h"
+#include "cli/open_big.h"
 #include "common/cancel.h"
 #include "web_compare.h"
 #include "web_result.h"
@@ -106,8 +107,14 @@ nsysp_status web_convert(const char *dir, const web_job *job, volatile sig_atomi
     c.result = &res;
     c.seconds = seconds_since(&began);
     c.trace_bytes = rc == NSYSP_OK ? file_size(trace) : 0;
-    if (rc != NSYSP_OK)
+    if (rc != NSYSP_OK) {
         report_write(dir, job->id, REPORT_ERROR, error, strlen(error));
+    } else { /* the list shows it; result.json, written last, marks it done */
+        char engine[32];
+        int n = snprintf(engine, sizeof engine, "%llu",
+                         (unsigned long long)open_estimated_bytes(&res));
+        report_write(dir, job->id, REPORT_ENGINE, engine, (size_t)n); /* without it: 0 */
+    }
     if (web_result_write(dir, &c) < 0)
         rc = NSYSP_ERR_OUTPUT;
     nsysp_summary_free(&summary);

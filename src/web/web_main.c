@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/open_big.h"
 #include "cli/options.h"
 #include "nsys_perfetto.h"
 #include "web_reports.h"
@@ -29,6 +30,7 @@ static void usage(FILE *to)
     fputs("Usage: nsys-perfetto serve [--port N] [--bind ADDR] [--dir DIR] [--max-upload SIZE]\n"
           "                           [--perfetto-ui URL] [--workers N] [--allow-host NAME]...\n"
           "                           [--job-timeout DURATION] [--disk-reserve SIZE]\n"
+          "                           [--open-limit SIZE]\n"
           "Serve a web page where anyone who reaches it drops an Nsight Systems report\n"
           "(.sqlite, .nsys-rep, .qdrep), gets it converted, opens it in the Perfetto UI,\n"
           "downloads the trace and reads its summary. Stops on Ctrl-C.\n"
@@ -54,6 +56,10 @@ static void usage(FILE *to)
           "      --disk-reserve SIZE\n"
           "                         refuse uploads that would leave less free space on\n"
           "                         the disk of --dir (default 64M)\n"
+          "      --open-limit SIZE  traces estimated to need more than SIZE in a trace\n"
+          "                         processor get the download and the command to open\n"
+          "                         them natively instead of the Open button (default 2G,\n"
+          "                         the browser's share)\n"
           "  -q, --quiet            print nothing but errors\n"
           "  -h, --help             show this help\n",
           to);
@@ -105,7 +111,7 @@ int serve_main(int argc, char **argv)
 {
     enum {
         OPT_PORT = 256, OPT_BIND, OPT_DIR, OPT_MAX_UPLOAD, OPT_UI, OPT_WORKERS, OPT_ALLOW_HOST,
-        OPT_JOB_TIMEOUT, OPT_DISK_RESERVE
+        OPT_JOB_TIMEOUT, OPT_DISK_RESERVE, OPT_OPEN_LIMIT
     };
     static const struct option options[] = {
         {"port", required_argument, NULL, OPT_PORT},
@@ -117,6 +123,7 @@ int serve_main(int argc, char **argv)
         {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
         {"job-timeout", required_argument, NULL, OPT_JOB_TIMEOUT},
         {"disk-reserve", required_argument, NULL, OPT_DISK_RESERVE},
+        {"open-limit", required_argument, NULL, OPT_OPEN_LIMIT},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -124,6 +131,7 @@ int serve_main(int argc, char **argv)
     const char *bind = "127.0.0.1", *ui = DEFAULT_UI;
     char dir[4096] = "";
     unsigned long long max_upload = 0, disk_reserve = DEFAULT_DISK_RESERVE;
+    unsigned long long open_limit = OPEN_DEFAULT_LIMIT;
     double job_timeout = DEFAULT_JOB_TIMEOUT_S;
     const char *allowed[WEB_ALLOWED_HOSTS_MAX];
     size_t n_allowed = 0;
@@ -192,6 +200,13 @@ int serve_main(int argc, char **argv)
                 return NSYSP_ERR_USAGE;
             }
             break;
+        case OPT_OPEN_LIMIT:
+            if (parse_size(optarg, &open_limit) < 0 || open_limit == 0) {
+                fprintf(stderr, "nsys-perfetto serve: --open-limit: expected a size such as "
+                                "2G, got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            break;
         case 'q':
             quiet = 1;
             break;
@@ -239,7 +254,7 @@ int serve_main(int argc, char **argv)
 
     raise_file_limit();
     web_server srv = {.dir = dir, .perfetto_ui = ui, .max_upload = max_upload,
-                      .disk_reserve = disk_reserve};
+                      .disk_reserve = disk_reserve, .open_limit = open_limit};
     web_guard_init(&srv.guard, bind, allowed, n_allowed);
     srv.jobs = web_jobs_start(dir, (unsigned)workers, job_timeout);
     char err[512];

@@ -148,7 +148,7 @@ static bool is_report_file(const char *name)
 {
     static const char *const FILES[] = {REPORT_UPLOAD,  REPORT_NAME,  REPORT_TRACE,
                                         REPORT_RESULT,  REPORT_ERROR, REPORT_MARK,
-                                        REPORT_SUMMARY, "input.sqlite", "input.nsys-rep",
+                                        REPORT_SUMMARY, REPORT_ENGINE, "input.sqlite", "input.nsys-rep",
                                         "input.qdrep"};
     static const char TRACE_TEMP[] = "." REPORT_TRACE ".tmp-";
     for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {

@@ -25,6 +25,7 @@ enum { REPORT_ID_LEN = 16 };
 #define REPORT_RESULT "result.json"
 #define REPORT_SUMMARY "summary.tsv"
 #define REPORT_ERROR "error"
+#define REPORT_ENGINE "engine_bytes"  /* the trace's estimated cost to open (open_big.h) */
 #define REPORT_MARK ".nsys-perfetto-report"
 #define REPORTS_LOCK ".nsys-perfetto-serve.lock"
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/open_big.h"
 #include "common/json.h"
 #include "web_reports.h"
 
@@ -111,8 +112,10 @@ int web_result_write(const char *dir, const web_conversion *c)
     json_string(out, c->name);
     fprintf(out, ",\"state\":\"%s\",\"error\":", c->status == NSYSP_OK ? "done" : "failed");
     json_string(out, c->status == NSYSP_OK ? "" : c->error);
-    fprintf(out, ",\"seconds\":%.3f,\"input_bytes\":%llu,\"trace_bytes\":%llu,\"options\":",
-            c->seconds, (unsigned long long)c->input_bytes, (unsigned long long)c->trace_bytes);
+    fprintf(out, ",\"seconds\":%.3f,\"input_bytes\":%llu,\"trace_bytes\":%llu,"
+                 "\"engine_bytes\":%llu,\"options\":",
+            c->seconds, (unsigned long long)c->input_bytes, (unsigned long long)c->trace_bytes,
+            (unsigned long long)(c->status == NSYSP_OK ? open_estimated_bytes(c->result) : 0));
     write_options(out, c->options);
     fputs(",\"stats\":", out);
     if (c->status == NSYSP_OK)

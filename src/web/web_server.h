@@ -22,6 +22,8 @@ typedef struct web_server {
     const char *perfetto_ui;   /* the Perfetto UI the page opens */
     uint64_t max_upload;       /* bytes; 0 for no limit but the disk's */
     uint64_t disk_reserve;     /* bytes an upload must leave free on the disk */
+    uint64_t open_limit;       /* past this estimate (open_big.h), the page offers
+                                  the download and the native engine's command */
     char address[160];         /* host:port served, as the page shows it */
     web_guard guard;           /* the host names it answers to */
     web_jobs *jobs;

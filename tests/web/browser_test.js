@@ -5,8 +5,10 @@
 // Perfetto hands the whole trace, byte for byte, to a stand-in Perfetto UI
 // served here that speaks the UI's postMessage protocol; the report uploaded
 // twice and compared with itself passes with nothing changed. Saves a
-// screenshot.
-//   node browser_test.js NSYS_PERFETTO REPORT.sqlite PFTRACE_CHECK WORKDIR
+// screenshot. Mode "big" (serve --open-limit 1K, so the trace is past what
+// the browser holds): no Open button, but the download and the exact
+// trace_processor_shell --httpd command for the downloaded file.
+//   node browser_test.js NSYS_PERFETTO REPORT.sqlite PFTRACE_CHECK WORKDIR [big]
 'use strict';
 const {spawn, execFileSync} = require('child_process');
 const fs = require('fs');
@@ -14,7 +16,7 @@ const http = require('http');
 const path = require('path');
 const readline = require('readline');
 
-const [bin, report, check, work] = process.argv.slice(2);
+const [bin, report, check, work, mode] = process.argv.slice(2);
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const SKIP = 77;
 
@@ -57,9 +59,9 @@ function standIn() {
 }
 
 // Starts the server on a free port; resolves with its URL.
-function startServe(ui) {
+function startServe(ui, extra) {
   const proc = spawn(bin, ['serve', '--port', '0', '--dir', path.join(work, 'reports'),
-                           '--perfetto-ui', ui], {stdio: ['ignore', 'pipe', 'inherit']});
+                           '--perfetto-ui', ui, ...(extra || [])], {stdio: ['ignore', 'pipe', 'inherit']});
   return new Promise((resolve, reject) => {
     readline.createInterface({input: proc.stdout}).once('line', url => resolve({proc, url}));
     proc.once('exit', code => reject(new Error('serve exited with ' + code)));
@@ -75,7 +77,7 @@ async function main() {
 
   const {server: ui, received} = await standIn();
   const uiUrl = 'http://127.0.0.1:' + ui.address().port + '/ui/';
-  const {proc, url} = await startServe(uiUrl);
+  const {proc, url} = await startServe(uiUrl, mode === 'big' ? ['--open-limit', '1K'] : []);
   let stopping = false;
   proc.once('exit', (code, signal) => {  // a crash fails the test at once
     if (!stopping) { console.log('FAIL: serve died: ' + (signal || code)); process.exit(1); }
@@ -97,6 +99,26 @@ async function main() {
     const id = await done.getAttribute('data-id');
     const serverTrace = path.join(work, 'reports', id, 'trace.perfetto-trace');
     expect(fs.existsSync(serverTrace), 'trace on the server at ' + serverTrace);
+
+    if (mode === 'big') {
+      // Past the limit: the download and the engine's command, no Open button.
+      const fileName = path.basename(report, '.sqlite') + '.perfetto-trace';
+      expect((await page.$$('button.open')).length === 0, 'no Open button for a trace past --open-limit');
+      const command = await page.textContent('.too-big code.engine-command');
+      expect(command === "trace_processor_shell --httpd '" + fileName + "'", 'engine command: ' + command);
+      const note = await page.textContent('.too-big');
+      expect(/Too big for the browser/.test(note) && note.includes(uiUrl), 'note: ' + note);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('a.download')]);
+      expect(download.suggestedFilename() === fileName, 'download name ' + download.suggestedFilename());
+      const saved = path.join(work, 'downloaded.perfetto-trace');
+      await download.saveAs(saved);
+      expect(fs.readFileSync(saved).equals(fs.readFileSync(serverTrace)), 'download equals the server trace');
+      const list = await (await page.request.get(url + 'api/reports')).json();
+      const entry = list.reports.find(r => r.id === id);
+      expect(entry && entry.engine_bytes > 1024, 'the list gives the estimate: ' + JSON.stringify(entry));
+      await page.screenshot({path: path.join(work, 'serve-big.png'), fullPage: true});
+      return;
+    }
 
     // The summary table shows the CLI's summary: its first kernel rows.
     await page.waitForSelector('table.summary tbody tr');
@@ -170,7 +192,9 @@ async function main() {
   }
   const code = await new Promise(r => proc.exitCode !== null ? r(proc.exitCode) : proc.once('exit', r));
   expect(code === 0, 'serve exit status after Ctrl-C: ' + code);
-  console.log(failures ? failures + ' checks failed' : 'ok: converted, summary, download, Open in Perfetto');
+  console.log(failures ? failures + ' checks failed' : mode === 'big'
+    ? 'ok: past --open-limit, the download and the engine command instead of Open'
+    : 'ok: converted, summary, download, Open in Perfetto');
   return failures ? 1 : 0;
 }
 
