@@ -6,7 +6,8 @@
 1. Per report (every report of CORPUS_DIR and CORPUS_DIR/local when given,
    else two written here with
    nsys-fixture: every table, kernels overlapping on their streams, negative
-   timestamps, graphs, start/end NVTX; and one with hostile names: bytes
+   timestamps, graphs, start/end NVTX, also filtered: --gpu with
+   --time-range, --pid with --sources; and one with hostile names: bytes
    that are not UTF-8, quotes, backslashes, control characters):
    - both traces import into trace_processor (Perfetto v58.2 imports Chrome
      JSON too) with no error stat;
@@ -178,6 +179,9 @@ def main():
          '--nvtx-stream-names', fixture])
     compare('fixture_every_table_overlapping', fixture)
     compare('fixture_filtered', fixture, ['--gpu', '1', '--time-range', '0:5ms'])
+    pid = json.loads(run([NSYSP, 'ranks', '--format', 'json', fixture]).stdout)['ranks'][1]['pid']
+    compare('fixture_one_process_some_sources', fixture,
+            ['--pid', str(pid), '--sources', 'kernel,cuda-api,memcpy,nvtx,osrt'])
 
     # Names: two processes, two ranks; plain JSON; nothing on bad input.
     two = os.path.join(WORK, 'two.sqlite')

@@ -328,6 +328,31 @@ int64_t kineto_correlation_of(const pw_event *ev)
     return -1;
 }
 
+/* Steps *p past prefix when the text there starts with it. */
+static bool skip_text(const char **p, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(*p, prefix, n) != 0)
+        return false;
+    *p += n;
+    return true;
+}
+
+/* Steps *p past v (>= 0) written in decimal, as PyTorch writes it. */
+static bool skip_int(const char **p, int64_t v)
+{
+    char digits[24];
+    size_t n = 0;
+    do {
+        digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (strncmp(*p, digits + sizeof digits - n, n) != 0)
+        return false;
+    *p += n;
+    return true;
+}
+
 /* Whether an op range's "text" arg is exactly what PyTorch writes for
  * the op (the event's name) and the parts beside it (getNvtxStr): then it
  * says nothing the other args do not, and is left out (the file is a
@@ -353,17 +378,11 @@ static bool text_is_parts(kineto_strings *c, const pw_event *ev, int key_kind)
     }
     if (!text || !ev->name || (seq < 0 && op_id < 0 && !sizes && !ids))
         return false;
-    char built[512];
-    int n = snprintf(built, sizeof built, "%s", ev->name);
-    if (seq >= 0 && n >= 0 && (size_t)n < sizeof built)
-        n += snprintf(built + n, sizeof built - (size_t)n, ", seq = %lld", (long long)seq);
-    if (op_id >= 0 && n >= 0 && (size_t)n < sizeof built)
-        n += snprintf(built + n, sizeof built - (size_t)n, ", op_id = %lld", (long long)op_id);
-    if (sizes && n >= 0 && (size_t)n < sizeof built)
-        n += snprintf(built + n, sizeof built - (size_t)n, ", sizes = %s", sizes);
-    if (ids && n >= 0 && (size_t)n < sizeof built)
-        n += snprintf(built + n, sizeof built - (size_t)n, ", input_op_ids = %s", ids);
-    return n >= 0 && (size_t)n < sizeof built && strcmp(built, text) == 0;
+    const char *p = text;
+    return skip_text(&p, ev->name) && (seq < 0 || (skip_text(&p, ", seq = ") && skip_int(&p, seq))) &&
+           (op_id < 0 || (skip_text(&p, ", op_id = ") && skip_int(&p, op_id))) &&
+           (!sizes || (skip_text(&p, ", sizes = ") && skip_text(&p, sizes))) &&
+           (!ids || (skip_text(&p, ", input_op_ids = ") && skip_text(&p, ids))) && *p == '\0';
 }
 
 void kineto_append_args(kineto_strings *c, buf *out, kineto_kind k, const pw_event *ev,
