@@ -3,7 +3,8 @@
 
     python3 tools/bench.py [--build build] [--sizes 1000000,10000000]
                            [--scaled REPORT.sqlite:N] [--nsys2json SCRIPT]
-                           [--cores 1,2,4] [--baseline OTHER_BUILD] [REPORT.sqlite ...]
+                           [--cores 1,2,4] [--baseline OTHER_BUILD] [--format kineto]
+                           [REPORT.sqlite ...]
 
 Generates realistic inputs with nsys-fixture (CUDA API calls with flows,
 kernels, memcpy, memset, sync, push/pop and start/end NVTX, OS runtime with
@@ -25,6 +26,8 @@ test suite: timings vary with the machine; run it on an idle one.
 0-N-1; --threads then defaults to N), a row each. --baseline OTHER_BUILD
 also times OTHER_BUILD/nsys-perfetto on each input, right before ours, so
 that before and after come from one run (its rows are marked "before").
+--format kineto times the Kineto JSON conversion instead (its files, one
+per rank, in BUILD/bench/REPORT.kineto/; B/row counts them all).
 """
 import argparse
 import os
@@ -97,16 +100,28 @@ def pinned(cmd, cores):
     return ['taskset', '-c', f'0-{cores - 1}'] + cmd if cores else cmd
 
 
-def measure(build, report, directory, floor_s, cores=None, label=''):
-    trace = os.path.join(directory, os.path.basename(report) + '.perfetto-trace')
-    stats_path = trace + '.stats'
-    cmd = [os.path.join(build, 'nsys-perfetto'), '-q', '--stats', '-o', trace, report]
+def output_bytes(path):
+    """A trace's size, or the summed size of the files in a directory."""
+    if not os.path.isdir(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path))
+
+
+def measure(build, report, directory, floor_s, cores=None, label='', fmt='perfetto'):
+    kineto = fmt == 'kineto'
+    trace = os.path.join(directory, os.path.basename(report) + ('.kineto/' if kineto else '.perfetto-trace'))
+    stats_path = trace.rstrip('/') + '.stats'
+    if kineto and os.path.isdir(trace):
+        for f in os.listdir(trace):
+            os.remove(os.path.join(trace, f))
+    cmd = [os.path.join(build, 'nsys-perfetto'), '-q', '--stats', '--format', fmt, '-o', trace, report]
     _, wall, rss = run(pinned(cmd, cores), stats_path)
     stats = open(stats_path).read()
     rows = sum(int(m.group(2)) for m in re.finditer(r'^\S+\s+(\S+)\s+(\d+)\s+\d+\s+\d+$', stats, re.M)
                if m.group(1) != 'nvtx_gpu_ranges')
-    size = os.path.getsize(trace)
-    name = (label + ' ' if label else '') + (f'{cores} cores ' if cores else '')
+    size = output_bytes(trace)
+    name = (label + ' ' if label else '') + (f'{cores} cores ' if cores else '') + \
+        ('kineto ' if kineto else '')
     return dict(name=name + os.path.basename(report), rows=rows, wall=wall, rss=rss,
                 bytes_per_row=size / max(rows, 1), floor=float(floor_s),
                 ratio=wall / max(float(floor_s), 1e-9), out_mb=size / 2**20)
@@ -140,6 +155,7 @@ def main():
     ap.add_argument('--nsys2json', metavar='SCRIPT')
     ap.add_argument('--cores', default='', help='e.g. 1,2,4: a row per number of CPUs')
     ap.add_argument('--baseline', metavar='OTHER_BUILD')
+    ap.add_argument('--format', choices=('perfetto', 'kineto'), default='perfetto')
     ap.add_argument('reports', nargs='*')
     a = ap.parse_args()
     directory = os.path.join(a.build, 'bench')
@@ -155,8 +171,8 @@ def main():
         floor_s = read_floor(a.build, report)
         for n in cores:
             if a.baseline:
-                print_row(measure(a.baseline, report, directory, floor_s, n, 'before'))
-            results[report] = measure(a.build, report, directory, floor_s, n)
+                print_row(measure(a.baseline, report, directory, floor_s, n, 'before', a.format))
+            results[report] = measure(a.build, report, directory, floor_s, n, fmt=a.format)
             print_row(results[report])
     if a.nsys2json:
         for report in scaled:
