@@ -114,7 +114,9 @@ def measure(build, report, directory, floor_s, cores=None, label='', fmt='perfet
     if kineto and os.path.isdir(trace):
         for f in os.listdir(trace):
             os.remove(os.path.join(trace, f))
-    cmd = [os.path.join(build, 'nsys-perfetto'), '-q', '--stats', '--format', fmt, '-o', trace, report]
+    # --format only when asked: a --baseline build from before it knows none.
+    cmd = [os.path.join(build, 'nsys-perfetto'), '-q', '--stats',
+           *(['--format', fmt] if kineto else []), '-o', trace, report]
     _, wall, rss = run(pinned(cmd, cores), stats_path)
     stats = open(stats_path).read()
     rows = sum(int(m.group(2)) for m in re.finditer(r'^\S+\s+(\S+)\s+(\d+)\s+\d+\s+\d+$', stats, re.M)
