@@ -53,8 +53,8 @@ static void times(void)
     CHECK_EQ_STR(us(&b, 1234567), "1234.567");
     CHECK_EQ_STR(us(&b, 1000), "1.000");
     CHECK_EQ_STR(us(&b, UINT64_MAX), "18446744073709551.615");
-    /* Every nanosecond comes back: as text, and through a double while
-     * the time stays under 2^53 ns / 1000 (what readers parse it as). */
+    /* Every nanosecond comes back: as text, and through a double (what
+     * HTA parses it as) while the time stays under 2^52 ns, 52 days. */
     for (uint64_t ns = 0; ns < 5000000000000ULL; ns = ns * 3 + 7) {
         const char *t = us(&b, ns);
         char *dot = strchr(t, '.');
