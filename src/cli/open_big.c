@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +23,7 @@
 #include "common/cancel.h"
 #include "subprocess.h"
 #include "text_out.h"
+#include "web/web_guard.h"
 
 enum { ENGINE_PORT = 9001, READY_TIMEOUT_S = 600, POLL_MS = 100 };
 
@@ -87,14 +89,31 @@ int open_with_engine(const char *trace, const char *engine_path, const char *ui,
                         "processor?): stop it first\n", ENGINE_PORT);
         return NSYSP_ERR_INTERNAL;
     }
+    /* The engine answers the UI's requests (CORS) from ui.perfetto.dev and
+     * 127.0.0.1:10000 only: another UI (--perfetto-ui, a team's copy) is
+     * named to it, or the UI could not use it. */
+    char origin[1024];
+    web_origin_of(ui, origin, sizeof origin);
+    static const char *const ENGINE_ORIGINS[] = {"https://ui.perfetto.dev",
+                                                 "http://localhost:10000",
+                                                 "http://127.0.0.1:10000"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof ENGINE_ORIGINS / sizeof ENGINE_ORIGINS[0]; i++)
+        known = known || strcmp(origin, ENGINE_ORIGINS[i]) == 0;
+    const char *engine_argv[] = {engine, "--httpd", trace,
+                                 known ? NULL : "--http-additional-cors-origins", origin, NULL};
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+        /* Killed outright, --open takes the engine with it. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() == 1)
+            _exit(127);
         int null = open("/dev/null", O_RDWR);
         dup2(null, 0);
         dup2(null, 1);
         dup2(null, 2);
-        execl(engine, engine, "--httpd", trace, (char *)NULL);
+        execv(engine, (char *const *)engine_argv);
         _exit(127);
     }
     if (pid < 0) {

@@ -44,26 +44,6 @@ typedef struct open_server {
  * counts, a mark so that its completion ends the serving. */
 static char answer_pending, ui_fetch;
 
-/* "HTTPS://UI.Example:443/path/" -> "https://ui.example" into out: the
- * origin as a browser sends it (scheme and host lowercased, no default
- * port). */
-static void origin_of(const char *url, char *out, size_t size)
-{
-    const char *host = strstr(url, "://");
-    size_t n = host ? (size_t)(host + 3 - url) + strcspn(host + 3, "/?#") : strlen(url);
-    snprintf(out, size, "%.*s", (int)n, url);
-    for (char *p = out; *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-    static const char *const DEFAULT_PORTS[][2] = {{"https://", ":443"}, {"http://", ":80"}};
-    size_t len = strlen(out);
-    for (size_t i = 0; i < 2; i++) {
-        size_t scheme = strlen(DEFAULT_PORTS[i][0]), port = strlen(DEFAULT_PORTS[i][1]);
-        if (strncmp(out, DEFAULT_PORTS[i][0], scheme) == 0 && len > scheme + port &&
-            strcmp(out + len - port, DEFAULT_PORTS[i][1]) == 0)
-            out[len - port] = '\0';
-    }
-}
-
 /* Decimal digits at *p into *v (no overflow); false when there are none. */
 static bool read_number(const char **p, uint64_t *v)
 {
@@ -300,7 +280,7 @@ int web_open_trace(const char *path, const char *ui, unsigned timeout_s,
     open_server srv = {.path = path};
     const char *slash = strrchr(path, '/');
     srv.name = slash ? slash + 1 : path;
-    origin_of(ui, srv.origin, sizeof srv.origin);
+    web_origin_of(ui, srv.origin, sizeof srv.origin);
     web_guard_init(&srv.guard, "127.0.0.1", NULL, 0);
 
     int port;

@@ -18,8 +18,9 @@ UI's own whole fetch ends the serving. One script, three tests (the mode):
 
   big      past --open-limit, the native trace processor serves the trace on
            127.0.0.1:9001 and the link is the UI's own; Ctrl-C or --open-timeout stops
-           it; without the program, one line says how to get it and which --time-range
-           would fit.
+           it; with a team's --perfetto-ui, the engine answers that UI's origin (CORS)
+           and no other; without the program, one line says how to get it and which
+           --time-range would fit.
 
 Every other mode ends with the UI's fetch: the whole trace, then exit 0.
   check_open.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR"""
@@ -248,12 +249,15 @@ def mode_end():
     return Opened([])
 
 
-def engine_status():
+def engine_status(origin=None):
+    """(status, body) of the engine's /status; with origin, (status, the
+    Access-Control-Allow-Origin it answers that origin)."""
     try:
         c = http.client.HTTPConnection("127.0.0.1", 9001, timeout=5)
-        c.request("GET", "/status")
+        c.request("GET", "/status", headers={"Origin": origin} if origin else {})
         r = c.getresponse()
-        return r.status, r.read()
+        body = r.read()
+        return (r.status, r.getheader("Access-Control-Allow-Origin")) if origin else (r.status, body)
     except OSError:
         return None, b""
 
@@ -281,17 +285,29 @@ def mode_big():
     if not engine or not os.path.exists(engine):
         checks.skip_reason = "no trace_processor_shell (../shared/tools)"
         return None
-    for how in ("timeout", "ctrl-c"):
+    for how in ("timeout", "ctrl-c", "team ui"):
         extra = ["--open-timeout", "8"] if how == "timeout" else []
+        ui = UI
+        if how == "team ui":  # the engine must let another UI's origin use it (CORS)
+            ui = "HTTP://Team.Example:8000/perfetto/"
+            extra = ["--perfetto-ui", ui]
         p = subprocess.Popen([BIN, "-q", "--no-compress", "--open", "--open-limit", "1K",
                               "--trace-processor", engine, *extra, "-o", TRACE, SMALL],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = p.stdout.readline().strip()
-        checks.expect(line == UI + "/#!/", f"{how}: link {line!r}, expected {UI}/#!/")
+        link = ui.rstrip("/") + "/#!/"
+        checks.expect(line == link, f"{how}: link {line!r}, expected {link}")
         status, body = engine_status()
         checks.expect(status == 200 and b"v58" in body,
                       f"{how}: the trace processor on 127.0.0.1:9001 answered {status} {body[:80]!r}")
-        if how == "ctrl-c":
+        if how == "team ui":
+            status, allowed = engine_status("http://team.example:8000")
+            checks.expect(allowed == "http://team.example:8000",
+                          f"{how}: the engine lets the UI's origin in: {status} {allowed!r}")
+            status, allowed = engine_status("http://evil.example")
+            checks.expect(allowed != "http://evil.example",
+                          f"{how}: and no other origin: {status} {allowed!r}")
+        if how != "timeout":
             p.send_signal(signal.SIGINT)
         try:
             rc = p.wait(timeout=30)
