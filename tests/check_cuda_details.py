@@ -98,7 +98,7 @@ def main():
     if 'CUPTI_ACTIVITY_KIND_RUNTIME' in t:
         want = [(st + shift, s[n], str(r)) for st, n, r in
                 db.execute('SELECT start, nameId, returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME')]
-        have = [(ts, a.get('full name', name), a.get('return value'))
+        have = [(ts, a.get('full name', name), a.get('return value', '0'))
                 for cat in ('cuda_runtime', 'cuda_driver') for ts, _, name, a, _ in got[cat]]
         check('API full names and return values', want, have)
     if 'TARGET_INFO_NVTX_CUDA_STREAM' in t:

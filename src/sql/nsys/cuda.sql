@@ -481,7 +481,7 @@ CREATE PERFETTO TABLE nsys_cuda_api_calls(
   pid LONG,
   -- Correlation id (unique per process).
   correlation_id LONG,
-  -- Return value (0: success).
+  -- Return value (0: success; the trace writes the arg only for failures).
   return_value LONG,
   -- Nesting depth (driver calls nest under runtime calls).
   depth LONG,
@@ -516,7 +516,8 @@ SELECT
   th.upid,
   p.pid,
   extract_arg(s.arg_set_id, 'debug.correlation id') AS correlation_id,
-  extract_arg(s.arg_set_id, 'debug.return value') AS return_value,
+  -- Written only when not 0 (success).
+  coalesce(extract_arg(s.arg_set_id, 'debug.return value'), 0) AS return_value,
   s.depth,
   s.parent_id,
   coalesce(w.gpu_ops, 0) AS gpu_ops,
