@@ -8,10 +8,11 @@
 
 #include "nsys_perfetto.h"
 
-/* What a trace costs trace_processor, per event written: measured 212 B a
- * slice on the scaled GindaChen report and 305 B on the generated mix
- * (issue 37's table); the larger is taken. */
-enum { OPEN_BYTES_PER_EVENT = 305 };
+/* What a trace costs trace_processor at its peak, per event written (a flow
+ * counts half): 183 B on the generated mix, 198 B on the GindaChen report
+ * scaled 100 times (docs/performance.md, "What a trace costs to open"),
+ * rounded up. */
+enum { OPEN_BYTES_PER_EVENT = 200 };
 
 /* The browser's share: past this estimate, --open uses the native engine
  * (--open-limit changes it). */
