@@ -28,6 +28,9 @@ def stats_of(text):
     return per_source, int(m.group(1)) if m else 0
 
 
+GPU_WORK = {'kernel', 'memcpy', 'memset', 'sync', 'graph'}
+
+
 def events(dump_bin, trace, shift):
     """The trace's events as comparable tuples, times in report time.
     Track uuids and flow ids differ between conversions and are left out."""
@@ -36,8 +39,14 @@ def events(dump_bin, trace, shift):
     for line in out.splitlines():
         f = line.split('\t')
         kind = f[0]
-        if kind == 'S':   # ts dur cat name path args uuid [callstack]
-            ev[('S', int(f[1]) - shift, f[2], f[3], f[4], f[5], f[6], *f[8:])] += 1
+        if kind == 'S':   # ts dur cat name path args uuid callstack flows
+            args = f[6]
+            if f[3] in GPU_WORK:
+                # GPU work carries its correlation id only when no call in
+                # the trace launched it (README): alone it has it, in the
+                # full conversion its call does.
+                args = ';'.join(a for a in args.split(';') if not a.startswith('correlation id='))
+            ev[('S', int(f[1]) - shift, f[2], f[3], f[4], f[5], args, *f[8:9])] += 1
         elif kind == 'I':  # ts cat name path args uuid
             ev[('I', int(f[1]) - shift, *f[2:6])] += 1
         elif kind == 'C':  # ts path value

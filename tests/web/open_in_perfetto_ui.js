@@ -114,7 +114,11 @@ async function main() {
     await page.waitForFunction(() => window.app && window.app.trace && window.app.trace.currentWorkspace &&
                                window.app.trace.currentWorkspace.flatTracks.length > 0, null,
                                {timeout: 300000});
-    await page.waitForTimeout(3000);
+    // The timeline draws its groups once the engine has answered the UI's
+    // queries: a while on 10M events.
+    await page.waitForFunction(() => [...document.querySelectorAll('.pf-track__title')]
+                                 .some(t => t.textContent.startsWith('GPU')), null,
+                               {timeout: 300000}).catch(() => {});
     const titles = await page.$$eval('.pf-track__title', ts => ts.map(t => t.textContent));
     console.log('top of the timeline: ' + titles.slice(0, 12).join(' | '));
     for (const gpu of ['GPU 0', 'GPU 1'])
@@ -136,7 +140,9 @@ async function main() {
     expect(/is open in .*on 127\.0\.0\.1:9001/.test(stderr) && /use loaded trace/.test(stderr),
            'said where the trace is open: ' + stderr.slice(-400));
 
-    // Ctrl-C stops --open and the engine with it.
+    // Ctrl-C stops --open and the engine with it (the page goes first: its
+    // connection to the engine would end in errors).
+    await page.close();
     open.kill('SIGINT');
     const code = await new Promise(r => open.exitCode !== null ? r(open.exitCode) : open.once('exit', r));
     expect(code === 0, '--open exit status after Ctrl-C: ' + code);
