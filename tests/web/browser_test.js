@@ -105,7 +105,7 @@ async function main() {
       const fileName = path.basename(report, '.sqlite') + '.perfetto-trace';
       expect((await page.$$('button.open')).length === 0, 'no Open button for a trace past --open-limit');
       const command = await page.textContent('.too-big code.engine-command');
-      expect(command === "trace_processor_shell --httpd '" + fileName + "'", 'engine command: ' + command);
+      expect(command === "trace_processor_shell --httpd './" + fileName + "'", 'engine command: ' + command);
       const note = await page.textContent('.too-big');
       expect(/Too big for the browser/.test(note) && note.includes(uiUrl), 'note: ' + note);
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('a.download')]);
