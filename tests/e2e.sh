@@ -43,6 +43,12 @@ esac
 trace=$out/$(basename "$report" .sqlite).perfetto-trace
 rm -f "$trace"
 "$bin" -q --stats -o "$trace" "$report" 2> "$trace.stats"
+if [ "$mode" = corpus ] && [ -n "${NSYSP_E2E_SANITIZED:-}" ]; then
+  # A sanitizer build: what it adds is the conversion and the decoder run
+  # under it. The Python checks of the same trace ran in the plain build.
+  "$dump" "$trace" > /dev/null
+  exit 0
+fi
 python3 "$here/check_report.py" "$report" "$trace" "$dump" "$check" "$trace.stats"
 if [ "$mode" != corpus ]; then
   python3 "$here/check_cuda_details.py" "$report" "$trace" "$dump"
