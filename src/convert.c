@@ -514,9 +514,9 @@ static size_t threads_of(const nsysp_options *opt)
     return n < NSYSP_MAX_THREADS ? (size_t)n : NSYSP_MAX_THREADS;
 }
 
-/* Deflate threads for --threads N: N / 2, at least one. On the mix at
- * level 7 deflate is about as much work as the main thread's
- * (docs/performance.md, fourth round). */
+/* Deflate threads for --threads N: N / 2, at least one. On the mix
+ * deflate is about as much work as the main thread's (docs/performance.md,
+ * fourth and fifth rounds). */
 static size_t compressors_of(const nsysp_options *opt)
 {
     size_t n = threads_of(opt) / 2;

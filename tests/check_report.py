@@ -37,7 +37,7 @@ import sys
 
 from check_accounting_helper import accounting
 from check_beyond_cuda import beyond_cuda_problems
-from torch_names import torch_op, torch_range
+from torch_names import torch_op, torch_range, torch_text
 
 NULL_NAME_KERNEL = '(unnamed kernel)'
 NULL_NAME_API = '(unnamed CUDA call)'
@@ -377,14 +377,15 @@ def main():
     compare('CUDA API calls', [(s + shift, d, n, c) for s, d, n, c, _ in want_a], got_a, problems)
     for cat, rows in want_o.items():
         compare(cat, [(s + shift, d, dev) for s, d, dev in rows], got_o.get(cat, []), problems)
-    def nvtx_arg(args, key):
-        return next((a.split('=', 1)[1] for a in args.split(';') if a.startswith(key + '=')), None)
-    # A PyTorch op range is named by its op, its whole text in arg "text".
+    def nvtx_args(args):
+        return dict(a.split('=', 1) for a in args.split(';') if '=' in a)
+    # A PyTorch op range is named by its op, its parts in args that give
+    # back its whole text (else that text is arg "text" too).
     compare('NVTX ranges and marks (start, duration, name, domain, text)',
             [(s + shift, d, torch_op(n), dom, n if torch_range(n) else None)
              for s, d, n, dom in want_n],
-            [(s, None if nvtx_arg(a, 'unterminated') else d, n, nvtx_arg(a, 'domain'),
-              nvtx_arg(a, 'text')) for s, d, n, a in got_n], problems)
+            [(s, None if 'unterminated' in nvtx_args(a) else d, n, nvtx_args(a).get('domain'),
+              torch_text(n, nvtx_args(a))) for s, d, n, a in got_n], problems)
     if got_flows != want_flows:
         problems.append(f'flows: {got_flows} arrows, expected {want_flows}')
     devices = {r[-1] for r in want_k} | {r[-1] for rows in want_o.values() for r in rows}

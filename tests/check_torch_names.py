@@ -3,8 +3,9 @@
 pair of the corpus: emit_nvtx names like "aten::to, seq = 45330, op_id =
 990728"), in the trace and in the summary:
 
-- the trace names every such range by its op ("aten::to"), with args text (the
-  whole text), seq and op_id; no slice name carries "op_id =" or "seq =";
+- the trace names every such range by its op ("aten::to"), with args seq and
+  op_id (and sizes, input_op_ids) that give its whole text back, so no "text"
+  arg is written; no slice name carries "op_id =" or "seq =";
 - the ranges are intact: the same slices as with --raw-names, slice by slice
   (track kind, ts, dur), and each slice's text arg (else its name) equals the
   name --raw-names gives it;
@@ -23,6 +24,9 @@ import re
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_names import torch_text  # noqa: E402
 
 BIN, TP, REPORT_GZ, WORK = sys.argv[1:5]
 if not os.path.exists(REPORT_GZ) or not os.path.exists(TP):
@@ -65,15 +69,33 @@ def query(trace, sql):
 
 SLICES = """
 SELECT s.category, s.ts, s.dur, s.name, extract_arg(s.arg_set_id, 'debug.text'),
-       extract_arg(s.arg_set_id, 'debug.seq'), extract_arg(s.arg_set_id, 'debug.op_id')
+       extract_arg(s.arg_set_id, 'debug.seq'), extract_arg(s.arg_set_id, 'debug.op_id'),
+       extract_arg(s.arg_set_id, 'debug.sizes'), extract_arg(s.arg_set_id, 'debug.input_op_ids')
 FROM slice s WHERE s.category IN ('nvtx', 'nvtx_gpu') ORDER BY s.category, s.ts, s.dur, s.name;
 """
 ERRORS = "SELECT name, idx, value FROM stats WHERE severity IN ('error', 'data_loss') AND value > 0;"
 
 op_trace = convert("op.perfetto-trace")
 raw_trace = convert("raw.perfetto-trace", "--raw-names")
-ops = query(op_trace, SLICES)
-raws = query(raw_trace, SLICES)
+
+
+def with_text(rows):
+    """Rows as (category, ts, dur, name, text, seq, op_id): text the op range's whole text,
+    its arg when written, else rebuilt from the name and parts ("[NULL]": not an op range)."""
+    out, written = [], 0
+    for category, ts, dur, name, text, seq, op_id, sizes, ids in rows:
+        args = {k: v for k, v in (('text', text), ('seq', seq), ('op_id', op_id),
+                                  ('sizes', sizes), ('input_op_ids', ids)) if v != "[NULL]"}
+        written += 'text' in args
+        whole = torch_text(name, args)
+        out.append((category, ts, dur, name, "[NULL]" if whole is None else whole, seq, op_id))
+    return out, written
+
+
+ops, texts_written = with_text(query(op_trace, SLICES))
+raws, _ = with_text(query(raw_trace, SLICES))
+# The parts give every text of this report back: no text arg is written.
+expect(texts_written == 0, f"{texts_written} text args written that the parts give back")
 expect(len(ops) > 10000, f"only {len(ops)} NVTX slices in the trace")
 expect(not query(op_trace, ERRORS), f"import errors: {query(op_trace, ERRORS)}")
 named_by_op = 0

@@ -1,6 +1,7 @@
 /* PyTorch's NVTX range names (nsys/nsys_torch.h): the format is read
  * exactly as getNvtxStr writes it, and anything that only resembles it
  * stays whole. */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -76,6 +77,30 @@ int main(void)
     stays("aten::to, input_op_ids = [(5)]");
     stays("aten::to, op_id = ");
     stays("");
+
+    /* Whether the op and parts give the text back (the trace then leaves
+     * the text out): only numbers with leading zeros do not. */
+    static const struct {
+        const char *text;
+        bool rebuilds;
+    } REBUILDS[] = {
+        {"aten::to, op_id = 998949", true},
+        {"aten::conv2d, seq = 0", true},
+        {"aten::mm, seq = 10, op_id = 7, sizes = [[2,  3]], input_op_ids = [(5, 0), (6,1)]", false},
+        {"aten::mm, seq = 10, op_id = 7, sizes = [[2, 3]], input_op_ids = [(5, 0), (6,1)]", true},
+        {"aten::to, seq = 007", false},
+        {"aten::to, seq = 7, op_id = 00", false},
+    };
+    for (size_t i = 0; i < sizeof REBUILDS / sizeof REBUILDS[0]; i++) {
+        nsys_torch_range r;
+        bool parsed = nsys_torch_parse(REBUILDS[i].text, &r);
+        if (!parsed) {
+            /* the double blank in sizes is not PyTorch's: not an op range */
+            CHECK(!REBUILDS[i].rebuilds);
+            continue;
+        }
+        CHECK(r.rebuilds == REBUILDS[i].rebuilds);
+    }
 
     char out[8];
     CHECK_EQ_STR(nsys_torch_op_name("aten::linear, seq = 1", out, sizeof out), "aten::l");

@@ -42,3 +42,15 @@ def torch_op(text):
     """The op of a PyTorch op range name, any other text whole."""
     r = torch_range(text)
     return r[0] if r else text
+
+
+def torch_text(name, args):
+    """An op range slice's whole text, as the trace keeps it: its "text" arg when written,
+    else its name and parts (args: dict of arg name -> value as text) printed as PyTorch
+    prints them; None for a slice that is not an op range."""
+    if args.get('text') is not None:
+        return args['text']
+    parts = [(label, args.get(key)) for label, key in zip(_TORCH_LABELS, ('seq', 'op_id', 'sizes', 'input_op_ids'))]
+    if all(v is None for _, v in parts):
+        return None
+    return name + ''.join(label + str(v) for label, v in parts if v is not None)

@@ -81,7 +81,7 @@ static void usage(FILE *to)
           "                           PyTorch's profiler writes it, for HTA and\n"
           "                           chrome://tracing; REPORT.json.gz, one per rank\n"
           "                           (REPORT.rankN.json.gz; -o DIR/ puts them in DIR)\n"
-          "      --compress-level N   gzip level 1-9 (default: 7; 1 with --format kineto)\n"
+          "      --compress-level N   gzip level 1-9 (default: 6; 1 with --format kineto)\n"
           "      --no-compress        write an uncompressed trace\n"
           "      --threads N          threads that read and convert, 1-8 (default: the\n"
           "                           CPUs, at most 8); the trace is the same bytes\n"

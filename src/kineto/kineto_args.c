@@ -58,7 +58,6 @@ void kineto_append_double(buf *out, double v)
 /* What an arg name means to the args writer. */
 enum role {
     ROLE_NONE, ROLE_SHARED, ROLE_BYTES, ROLE_DIMS, ROLE_SIZES, ROLE_CORRELATION, ROLE_DOMAIN,
-    ROLE_TEXT, ROLE_SEQ, ROLE_OP_ID, ROLE_INPUT_OP_IDS,
 };
 
 /* Cache kinds: a constant string value, or an arg's key on an event that
@@ -144,8 +143,6 @@ static enum role role_of(const char *name)
         {"static shared memory", ROLE_SHARED}, {"dynamic shared memory", ROLE_SHARED},
         {"bytes", ROLE_BYTES}, {"grid", ROLE_DIMS}, {"block", ROLE_DIMS},
         {"sizes", ROLE_SIZES}, {"correlation id", ROLE_CORRELATION}, {"domain", ROLE_DOMAIN},
-        {"text", ROLE_TEXT}, {"seq", ROLE_SEQ}, {"op_id", ROLE_OP_ID},
-        {"input_op_ids", ROLE_INPUT_OP_IDS},
     };
     for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
         if (strcmp(name, ROLES[i].name) == 0)
@@ -328,80 +325,21 @@ int64_t kineto_correlation_of(const pw_event *ev)
     return -1;
 }
 
-/* Steps *p past prefix when the text there starts with it. */
-static bool skip_text(const char **p, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    if (strncmp(*p, prefix, n) != 0)
-        return false;
-    *p += n;
-    return true;
-}
-
-/* Steps *p past v (>= 0) written in decimal, as PyTorch writes it. */
-static bool skip_int(const char **p, int64_t v)
-{
-    char digits[24];
-    size_t n = 0;
-    do {
-        digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    if (strncmp(*p, digits + sizeof digits - n, n) != 0)
-        return false;
-    *p += n;
-    return true;
-}
-
-/* Whether an op range's "text" arg is exactly what PyTorch writes for
- * the op (the event's name) and the parts beside it (getNvtxStr): then it
- * says nothing the other args do not, and is left out (the file is a
- * tenth smaller on PyTorch reports). */
-static bool text_is_parts(kineto_strings *c, const pw_event *ev, int key_kind)
-{
-    const char *text = NULL, *sizes = NULL, *ids = NULL;
-    int64_t seq = -1, op_id = -1;
-    for (size_t i = 0; i < ev->n_args; i++) {
-        const pw_arg *a = &ev->args[i];
-        enum role role = (enum role)(cached(c, a->name, key_kind, make_key) & 0xFF);
-        bool str = a->type == PW_ARG_STRING || a->type == PW_ARG_CONSTANT_STRING;
-        if (role == ROLE_TEXT && str)
-            text = a->v.s;
-        else if (role == ROLE_SEQ && a->type == PW_ARG_INT)
-            seq = a->v.i;
-        else if (role == ROLE_OP_ID && a->type == PW_ARG_INT)
-            op_id = a->v.i;
-        else if (role == ROLE_SIZES && str)
-            sizes = a->v.s;
-        else if (role == ROLE_INPUT_OP_IDS && str)
-            ids = a->v.s;
-    }
-    if (!text || !ev->name || (seq < 0 && op_id < 0 && !sizes && !ids))
-        return false;
-    const char *p = text;
-    return skip_text(&p, ev->name) && (seq < 0 || (skip_text(&p, ", seq = ") && skip_int(&p, seq))) &&
-           (op_id < 0 || (skip_text(&p, ", op_id = ") && skip_int(&p, op_id))) &&
-           (!sizes || (skip_text(&p, ", sizes = ") && skip_text(&p, sizes))) &&
-           (!ids || (skip_text(&p, ", input_op_ids = ") && skip_text(&p, ids))) && *p == '\0';
-}
-
 void kineto_append_args(kineto_strings *c, buf *out, kineto_kind k, const pw_event *ev,
                         uint64_t dur_ns, int64_t correlation)
 {
     bool first = true, has_shared = false, has_correlation = false;
     int64_t shared = 0, bytes = -1;
     int key_kind = kineto_is_gpu_work(k) ? CACHE_KEY_GPU_WORK : CACHE_KEY;
-    bool op_range = k == KINETO_CPU_OP || k == KINETO_GPU_USER_ANNOTATION;
-    bool drop_text = op_range && text_is_parts(c, ev, key_kind);
     for (size_t i = 0; i < ev->n_args; i++) {
         const pw_arg *a = &ev->args[i];
         uint64_t key = cached(c, a->name, key_kind, make_key);
         enum role role = (enum role)(key & 0xFF);
         /* Left out, and said so in the README: the default NVTX domain
-         * (no domain arg means it), an op range's text made of its parts. */
-        if ((role == ROLE_DOMAIN && a->type == PW_ARG_STRING && a->v.s &&
-             strcmp(a->v.s, "default") == 0) ||
-            (role == ROLE_TEXT && drop_text))
+         * (no domain arg means it). An op range's text comes only when its
+         * parts do not give it back (nvtx_torch_args). */
+        if (role == ROLE_DOMAIN && a->type == PW_ARG_STRING && a->v.s &&
+            strcmp(a->v.s, "default") == 0)
             continue;
         next_arg(out, &first);
         put_cached(c, out, key);

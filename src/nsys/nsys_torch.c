@@ -68,6 +68,18 @@ static bool read_list(const char **p, bool (*item)(const char **))
     return skip(p, "]");
 }
 
+/* A count or id as getNvtxStr prints it: decimal, no leading zero. Notes
+ * in *canonical when it was printed otherwise. */
+static bool read_count(const char **p, int64_t *out, bool *canonical)
+{
+    const char *digits = *p;
+    if (!read_int(p, false, out))
+        return false;
+    if (digits[0] == '0' && *p - digits > 1)
+        *canonical = false;
+    return true;
+}
+
 /* The parts after the op's name, from p (at ", ") to the end of the text. */
 static bool read_parts(const char *p, nsys_torch_range *r)
 {
@@ -75,13 +87,14 @@ static bool read_parts(const char *p, nsys_torch_range *r)
     r->seq = r->op_id = -1;
     r->sizes = r->input_op_ids = NULL;
     r->sizes_len = r->input_op_ids_len = 0;
+    r->rebuilds = true;
     if (skip(&p, ", seq = ")) {
-        if (!read_int(&p, false, &r->seq))
+        if (!read_count(&p, &r->seq, &r->rebuilds))
             return false;
         any = true;
     }
     if (skip(&p, ", op_id = ")) {
-        if (!read_int(&p, false, &r->op_id))
+        if (!read_count(&p, &r->op_id, &r->rebuilds))
             return false;
         any = true;
     }

@@ -28,6 +28,9 @@ typedef struct nsys_torch_range {
     size_t sizes_len;
     const char *input_op_ids;    /* "[(12,0), (13,1)]" inside text, NULL when absent */
     size_t input_op_ids_len;
+    bool rebuilds;               /* the op's name and these parts, printed as
+                                    getNvtxStr does, give text back exactly
+                                    (false only for numbers with leading zeros) */
 } nsys_torch_range;
 
 /* Whether text is a PyTorch op range name; fills *range when it is. */

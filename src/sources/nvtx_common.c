@@ -60,6 +60,7 @@ bool nvtx_resolve(conv *c, int64_t global_pid, int64_t domain, const char *text,
         out->text = "";
     out->name = out->text;
     out->torch = false;
+    out->text_rebuilds = false;
     nsys_torch_range r;
     if (!c->opt->raw_names && nsys_torch_parse(out->text, &r)) {
         buf_clear(&c->scratch);
@@ -68,6 +69,7 @@ bool nvtx_resolve(conv *c, int64_t global_pid, int64_t domain, const char *text,
         size_t ids = r.input_op_ids ? scratch_put(c, r.input_op_ids, r.input_op_ids_len) : 0;
         const char *base = (const char *)c->scratch.data; /* after the last append */
         out->torch = true;
+        out->text_rebuilds = r.rebuilds;
         out->name = base + op;
         out->seq = r.seq;
         out->op_id = r.op_id;
@@ -82,7 +84,8 @@ size_t nvtx_torch_args(const nvtx_name *n, pw_arg *args)
     if (!n->torch)
         return 0;
     size_t k = 0;
-    args[k++] = arg_str("text", n->text);
+    if (!n->text_rebuilds)
+        args[k++] = arg_str("text", n->text);
     if (n->seq >= 0)
         args[k++] = arg_int("seq", n->seq);
     if (n->op_id >= 0)

@@ -24,6 +24,7 @@ typedef struct nvtx_name {
     const char *name;            /* the slice's name */
     const char *text;            /* the whole text as recorded (text, else textId) */
     bool torch;                  /* name is a PyTorch op's: the args below apply */
+    bool text_rebuilds;          /* text is name and the parts as PyTorch prints them */
     int64_t seq, op_id;          /* -1 when absent */
     const char *sizes, *input_op_ids; /* NULL when absent */
     char unnamed_domain[48];     /* "domain N" */
@@ -35,7 +36,12 @@ bool nvtx_resolve(conv *c, int64_t global_pid, int64_t domain, const char *text,
                   nvtx_name *out);
 
 /* The args of a PyTorch op range (none for other names) into args; how
- * many (at most NVTX_TORCH_ARGS). */
+ * many (at most NVTX_TORCH_ARGS). The whole text is an arg only when the
+ * op's name and the parts do not give it back (numbers with leading
+ * zeros): otherwise it is a unique string per range that readers rebuild
+ * (the SQL package's text column), and leaving it out saves a third of the
+ * bytes of a PyTorch trace and the memory of a string per range in
+ * trace_processor. */
 enum { NVTX_TORCH_ARGS = 5 };
 size_t nvtx_torch_args(const nvtx_name *n, pw_arg *args);
 

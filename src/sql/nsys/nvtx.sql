@@ -2,11 +2,31 @@
 -- the GPU written by the converter. See docs/sql.md.
 --
 -- A PyTorch op range (emit_nvtx: `aten::to, seq = 12, op_id = 998949`) is
--- named by its op in the trace (`aten::to`), its whole text and parts in
--- args: `name` is the op, `text` the text as recorded (the name for any
--- other range), `seq`, `op_id`, `sizes`, `input_op_ids` its parts.
+-- named by its op in the trace (`aten::to`), its parts in args: `name` is
+-- the op, `text` the text as recorded (the name for any other range),
+-- `seq`, `op_id`, `sizes`, `input_op_ids` its parts. The trace holds the
+-- whole text in arg `text` only when the parts do not give it back (a
+-- number with leading zeros); `text` here is that arg, else the text
+-- rebuilt as PyTorch prints it.
 
 INCLUDE PERFETTO MODULE nsys.gpus;
+
+-- An NVTX slice's whole text, from its name and args (see above).
+CREATE PERFETTO MACRO _nsys_nvtx_text(name Expr, args Expr) RETURNS Expr AS
+coalesce(
+  extract_arg($args, 'debug.text'),
+  CASE
+    WHEN extract_arg($args, 'debug.op_id') IS NOT NULL
+      OR extract_arg($args, 'debug.seq') IS NOT NULL
+      OR extract_arg($args, 'debug.sizes') IS NOT NULL
+      OR extract_arg($args, 'debug.input_op_ids') IS NOT NULL
+    THEN $name
+      || coalesce(', seq = ' || extract_arg($args, 'debug.seq'), '')
+      || coalesce(', op_id = ' || extract_arg($args, 'debug.op_id'), '')
+      || coalesce(', sizes = ' || extract_arg($args, 'debug.sizes'), '')
+      || coalesce(', input_op_ids = ' || extract_arg($args, 'debug.input_op_ids'), '')
+  END,
+  $name);
 
 -- NVTX ranges and marks with their thread.
 CREATE PERFETTO TABLE _nsys_nvtx(
@@ -80,7 +100,7 @@ SELECT
   s.parent_id,
   s.track_id,
   s.arg_set_id,
-  coalesce(extract_arg(s.arg_set_id, 'debug.text'), s.name) AS text,
+  _nsys_nvtx_text!(s.name, s.arg_set_id) AS text,
   extract_arg(s.arg_set_id, 'debug.seq') AS seq,
   extract_arg(s.arg_set_id, 'debug.op_id') AS op_id,
   extract_arg(s.arg_set_id, 'debug.sizes') AS sizes,
@@ -269,7 +289,7 @@ SELECT
   g.device,
   g.gpu_track_id,
   s.depth, s.parent_id, s.track_id, s.arg_set_id,
-  coalesce(extract_arg(s.arg_set_id, 'debug.text'), s.name) AS text,
+  _nsys_nvtx_text!(s.name, s.arg_set_id) AS text,
   extract_arg(s.arg_set_id, 'debug.seq') AS seq,
   extract_arg(s.arg_set_id, 'debug.op_id') AS op_id,
   extract_arg(s.arg_set_id, 'debug.sizes') AS sizes,
