@@ -413,7 +413,7 @@ static int count_gpu_work(report *r)
         t.filter.start = r->range_start;
         t.filter.end = r->range_end;
     }
-    return nsys_links_build(r->db, &t, r->err);
+    return nsys_links_build(r->db, &t, r->n_readers + 1, r->err);
 }
 
 /* Where ranges still open at the end of the report close: the session's

@@ -15,6 +15,9 @@ the moved rows left where they were (out of order). Each copy must:
 - convert with as many flows as the report before the move, none dropped;
 - put every flow id on exactly two events (the call and one operation);
 - pass pftrace-check --strict.
+
+Conversions count the GPU work per call in four parts (nsys_links.h), so
+the early calls are found in the parts merged.
 """
 import collections
 import os
@@ -53,7 +56,10 @@ def move_before_calls(path, every, keep_order):
 
 def convert(bin_, path, problems):
     trace = path.replace('.sqlite', '.perfetto-trace')
-    r = subprocess.run([bin_, '-q', '--stats', '-o', trace, path], capture_output=True, text=True)
+    # In four parts, so that the early calls' SQL reads them merged.
+    r = subprocess.run([bin_, '-q', '--stats', '--threads', '4', '-o', trace, path],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, NSYSP_LINK_PART_ROWS='500'))
     if r.returncode != 0:
         problems.append(f'{path}: exit {r.returncode}: {r.stderr.strip()}')
         return trace, None, r.stderr

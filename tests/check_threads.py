@@ -14,7 +14,10 @@ and 8 threads, on every path the readers take:
   --gpu, --time-range and --sources;
 - two reports merged (each report's feeds move to readers in its turn);
 - compressed output (several deflate threads, chunks written in order);
-- real corpus reports, when ../shared is there.
+- real corpus reports, when ../shared is there;
+- the GPU work per call counted in parts, one per thread (every report
+  here is made to split: NSYSP_LINK_PART_ROWS=1000), against one part at
+  --threads 1.
 
 Bad values of --threads are refused with exit status 2.
 """
@@ -78,6 +81,7 @@ def rewrite(db, table, order):
 
 def main():
     bin_, gen, work = sys.argv[1:4]
+    os.environ['NSYSP_LINK_PART_ROWS'] = '1000'  # parts on these small reports
     corpus = sys.argv[4] if len(sys.argv) > 4 else None
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)

@@ -25,6 +25,9 @@ struct nsys_db {
     char **meta_values;
     size_t n_meta, cap_meta;
     char version[32];
+    char *parts_of;     /* see nsys_db_set_table_parts */
+    nsys_db **parts;
+    size_t n_parts;
 };
 
 /* SQLite URIs need %, ? and # escaped in the path. */
@@ -245,10 +248,34 @@ nsys_db *nsys_db_open(const char *path, buf *err, int *status)
     return db;
 }
 
+void nsys_db_set_table_parts(nsys_db *db, const char *table, nsys_db **parts, size_t n)
+{
+    for (size_t i = 0; i < db->n_parts; i++)
+        nsys_db_close(db->parts[i]);
+    free(db->parts);
+    free(db->parts_of);
+    db->parts = NULL;
+    db->parts_of = NULL;
+    db->n_parts = 0;
+    if (n) {
+        db->parts = xmalloc(n * sizeof *parts);
+        memcpy(db->parts, parts, n * sizeof *parts);
+        db->n_parts = n;
+        db->parts_of = xstrdup(table);
+    }
+}
+
+size_t nsys_db_table_parts(const nsys_db *db, const char *table, nsys_db *const **parts)
+{
+    *parts = db->parts;
+    return db->parts_of && strcmp(db->parts_of, table) == 0 ? db->n_parts : 0;
+}
+
 void nsys_db_close(nsys_db *db)
 {
     if (!db)
         return;
+    nsys_db_set_table_parts(db, NULL, NULL, 0);
     sqlite3_close(db->sql);
     hmap_free(&db->tables);
     hmap_free(&db->columns);

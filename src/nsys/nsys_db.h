@@ -44,6 +44,14 @@ int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err);
  * temp store, rows and all: for small tables only (a reader's connection
  * needs them to read what the first one reads). Returns an nsysp_status. */
 int nsys_db_copy_table(nsys_db *from, nsys_db *to, const char *table, buf *err);
+/* A temp table made in parts, each on a connection of its own (so that
+ * threads build it together; nsys_links.c): the parts beside db's own. db
+ * takes the connections and closes them with itself. One such table per
+ * db; setting none (NULL, 0) closes them now. */
+void nsys_db_set_table_parts(nsys_db *db, const char *table, nsys_db **parts, size_t n);
+/* The connections holding other parts of table (none for a table made
+ * whole): how many, into *parts. */
+size_t nsys_db_table_parts(const nsys_db *db, const char *table, nsys_db *const **parts);
 /* Whether table is one of the report file's (not made by nsys_db_create). */
 bool nsys_db_table_in_file(const nsys_db *db, const char *table);
 /* Roughly how many rows table has (its largest rowid); 0 when unknown. */

@@ -3,11 +3,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "nsys_cursor.h"
 #include "common/xalloc.h"
 
-/* One process's cursor over its keys, in key order. */
+/* One process's cursor over its keys in one part of the table, in key
+ * order. */
 typedef struct process_walk {
     int64_t gpid;
+    size_t part;             /* 0: the table on db; k: db's part k - 1 */
     sqlite3_stmt *stmt;
     bool has_row;
     int64_t last_asked;
@@ -16,6 +19,8 @@ typedef struct process_walk {
 
 struct nsys_keywalk {
     nsys_db *db;
+    nsys_db *const *parts;   /* the table's other parts (nsys_db_table_parts) */
+    size_t n_parts;
     buf sql;
     size_t n_columns;
     process_walk *processes;
@@ -30,6 +35,7 @@ nsys_keywalk *nsys_keywalk_open(nsys_db *db, const char *table, const char *colu
 {
     nsys_keywalk *w = xcalloc(1, sizeof *w);
     w->db = db;
+    w->n_parts = nsys_db_table_parts(db, table, &w->parts);
     w->n_columns = n_columns;
     buf_printf(&w->sql, "SELECT corr, %s FROM %s WHERE gpid = ?1 AND corr >= ?2 ORDER BY corr",
                columns, table);
@@ -48,9 +54,14 @@ void nsys_keywalk_close(nsys_keywalk *w)
     free(w);
 }
 
-static int failed(nsys_keywalk *w, int rc, buf *err, int *status)
+static nsys_db *part_db(const nsys_keywalk *w, size_t part)
 {
-    *status = nsys_db_error(w->db, rc, "reading links", err);
+    return part ? w->parts[part - 1] : w->db;
+}
+
+static int failed(nsys_keywalk *w, size_t part, int rc, buf *err, int *status)
+{
+    *status = nsys_db_error(part_db(w, part), rc, "reading links", err);
     return -1;
 }
 
@@ -58,35 +69,40 @@ static int step(nsys_keywalk *w, process_walk *p, buf *err, int *status)
 {
     int rc = sqlite3_step(p->stmt);
     p->has_row = rc == SQLITE_ROW;
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : failed(w, rc, err, status);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : failed(w, p->part, rc, err, status);
 }
 
-static process_walk *process_of(nsys_keywalk *w, int64_t gpid, buf *err, int *status)
+static process_walk *process_of(nsys_keywalk *w, int64_t gpid, size_t part, buf *err,
+                                int *status)
 {
-    if (w->last < w->n_processes && w->processes[w->last].gpid == gpid)
+    if (w->last < w->n_processes && w->processes[w->last].gpid == gpid &&
+        w->processes[w->last].part == part)
         return &w->processes[w->last];
     for (size_t i = 0; i < w->n_processes; i++)
-        if (w->processes[i].gpid == gpid) {
+        if (w->processes[i].gpid == gpid && w->processes[i].part == part) {
             w->last = i;
             return &w->processes[i];
         }
     w->processes = xgrow(w->processes, &w->cap_processes, w->n_processes + 1,
                          sizeof *w->processes);
     process_walk *p = &w->processes[w->n_processes];
-    *p = (process_walk){.gpid = gpid};
-    int rc = sqlite3_prepare_v2(nsys_db_sqlite(w->db), buf_cstr(&w->sql), -1, &p->stmt, NULL);
+    *p = (process_walk){.gpid = gpid, .part = part};
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(part_db(w, part)), buf_cstr(&w->sql), -1,
+                                &p->stmt, NULL);
     if (rc != SQLITE_OK) {
-        failed(w, rc, err, status);
+        failed(w, part, rc, err, status);
         return NULL;
     }
     w->last = w->n_processes++;
     return p;
 }
 
-int nsys_keywalk_find(nsys_keywalk *w, int64_t gpid, int64_t corr, const int64_t **values,
-                      buf *err, int *status)
+/* Appends the rows of (gpid, corr) in one part to w->values after n rows;
+ * returns the new count, or -1. */
+static int find_in_part(nsys_keywalk *w, size_t part, int64_t gpid, int64_t corr, int n,
+                        buf *err, int *status)
 {
-    process_walk *p = process_of(w, gpid, err, status);
+    process_walk *p = process_of(w, gpid, part, err, status);
     if (!p)
         return -1;
     if (!p->asked || corr <= p->last_asked) {
@@ -102,16 +118,29 @@ int nsys_keywalk_find(nsys_keywalk *w, int64_t gpid, int64_t corr, const int64_t
     }
     p->asked = true;
     p->last_asked = corr;
-    int n = 0;
     while (p->has_row && sqlite3_column_int64(p->stmt, 0) == corr) {
         w->values = xgrow(w->values, &w->cap_values, (size_t)(n + 1) * w->n_columns,
                           sizeof *w->values);
-        for (size_t k = 0; k < w->n_columns; k++)
-            w->values[(size_t)n * w->n_columns + k] = sqlite3_column_int64(p->stmt, (int)k + 1);
+        for (size_t k = 0; k < w->n_columns; k++) {
+            int col = (int)k + 1;
+            w->values[(size_t)n * w->n_columns + k] =
+                sqlite3_column_type(p->stmt, col) == SQLITE_NULL
+                    ? NSYS_NULL
+                    : sqlite3_column_int64(p->stmt, col);
+        }
         n++;
         if (step(w, p, err, status) < 0)
             return -1;
     }
+    return n;
+}
+
+int nsys_keywalk_find(nsys_keywalk *w, int64_t gpid, int64_t corr, const int64_t **values,
+                      buf *err, int *status)
+{
+    int n = 0;
+    for (size_t part = 0; part <= w->n_parts && n >= 0; part++)
+        n = find_in_part(w, part, gpid, corr, n, err, status);
     *values = w->values;
     return n;
 }

@@ -21,8 +21,10 @@ nsys_keywalk *nsys_keywalk_open(nsys_db *db, const char *table, const char *colu
                                 size_t n_columns);
 void nsys_keywalk_close(nsys_keywalk *w);
 
-/* The rows of key (gpid, corr): returns how many (0 when none), their
- * values row after row in *values (valid until the next call), or -1 on a
+/* The rows of key (gpid, corr), from every part of the table when it was
+ * made in parts (nsys_db_set_table_parts; a key may then have rows in
+ * several): returns how many (0 when none), their values row after row in
+ * *values (valid until the next call; NULL reads as NSYS_NULL), or -1 on a
  * read error (err and *status set). */
 int nsys_keywalk_find(nsys_keywalk *w, int64_t gpid, int64_t corr, const int64_t **values,
                       buf *err, int *status);

@@ -1,6 +1,7 @@
 #include "nsys_links.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,13 @@ static bool listed(const char *table, const char *const *list, size_t n)
     return false;
 }
 
+/* How two rows of one key add up: in the upsert, and when parts merge. */
+#define COMBINE                                                                   \
+    " start = COALESCE(min(start, excluded.start), start, excluded.start),"      \
+    " \"end\" = COALESCE(max(\"end\", excluded.\"end\"), \"end\", excluded.\"end\"),"      \
+    " work = work + excluded.work, linked = linked + excluded.linked,"          \
+    " first = COALESCE(min(first, excluded.first), first, excluded.first)"
+
 /* Whether a row of table t gets a flow (SQL; the row's table is "t"). */
 static void linked_condition(nsys_db *db, const char *table, const nsys_link_filter *f, buf *sql)
 {
@@ -49,58 +57,232 @@ static void linked_condition(nsys_db *db, const char *table, const nsys_link_fil
     buf_append_str(sql, ")");
 }
 
+/* The rows of a table that one part counts: rowids in [lo, hi), either
+ * bound left open when `open_lo` / `open_hi`. */
+typedef struct row_range {
+    int64_t lo, hi;
+    bool open_lo, open_hi;
+} row_range;
+
+/* Part k of n of a table whose largest rowid is max: an equal share of
+ * [1, max], the first part from the lowest rowid, the last to the highest
+ * (rows added since max was read, or a hostile rowid, are still counted). */
+static row_range part_rows(int64_t max, size_t k, size_t n)
+{
+    row_range r = {.open_lo = k == 0, .open_hi = k + 1 == n};
+    r.lo = max > 0 ? (int64_t)((double)max * (double)k / (double)n) + 1 : 0;
+    r.hi = max > 0 ? (int64_t)((double)max * (double)(k + 1) / (double)n) + 1 : 0;
+    return r;
+}
+
 /* One table's upsert. Rows come in time order, so their keys are nearly in
  * key order: counting by upsert touches few pages and needs no sort. */
 static void count_table(nsys_db *db, const char *table, bool linked, bool work,
-                        const nsys_link_filter *filter, buf *sql)
+                        const nsys_link_filter *filter, row_range rows, buf *sql)
 {
     /* Table names come from the fixed source registry, never from input. */
     const char *is_work = work ? "(t.deviceId IS NOT NULL AND t.\"end\" >= t.start)" : "0";
-    buf is_linked = {0};
+    buf is_linked = {0}, in_part = {0};
     if (linked)
         linked_condition(db, table, filter, &is_linked);
     else
         buf_append_str(&is_linked, "0");
+    if (!rows.open_lo)
+        buf_printf(&in_part, " AND t.rowid >= %" PRId64, rows.lo);
+    if (!rows.open_hi)
+        buf_printf(&in_part, " AND t.rowid < %" PRId64, rows.hi);
     buf_printf(sql,
                "INSERT INTO gpu_calls SELECT * FROM (SELECT t.globalPid AS gpid,"
                " t.correlationId AS corr, COALESCE(t.deviceId, -1) AS dev,"
                " CASE WHEN %s THEN t.start END AS start, CASE WHEN %s THEN t.\"end\" END AS \"end\","
                " %s AS work, %s AS linked, CASE WHEN %s THEN t.start END AS first"
                " FROM \"%s\" AS t"
-               " WHERE t.globalPid IS NOT NULL AND t.correlationId IS NOT NULL)"
+               " WHERE t.globalPid IS NOT NULL AND t.correlationId IS NOT NULL%s)"
                " WHERE work OR linked"
-               " ON CONFLICT DO UPDATE SET"
-               " start = COALESCE(min(start, excluded.start), start, excluded.start),"
-               " \"end\" = COALESCE(max(\"end\", excluded.\"end\"), \"end\", excluded.\"end\"),"
-               " work = work + excluded.work, linked = linked + excluded.linked,"
-               " first = COALESCE(min(first, excluded.first), first, excluded.first);",
-               is_work, is_work, is_work, buf_cstr(&is_linked), buf_cstr(&is_linked), table);
+               " ON CONFLICT DO UPDATE SET" COMBINE ";",
+               is_work, is_work, is_work, buf_cstr(&is_linked), buf_cstr(&is_linked), table,
+               buf_cstr(&in_part));
     buf_free(&is_linked);
+    buf_free(&in_part);
 }
 
-int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, buf *err)
+/* The SQL that builds part k of n of the table (n = 1: all of it). */
+static void part_sql(nsys_db *db, const nsys_gpu_tables *tables, size_t k, size_t n, buf *sql)
 {
-    buf sql = {0};
-    buf_append_str(&sql, "CREATE TEMP TABLE gpu_calls(gpid INTEGER, corr INTEGER, dev INTEGER,"
-                         " start INTEGER, \"end\" INTEGER, work INTEGER, linked INTEGER, first INTEGER,"
-                         " PRIMARY KEY (gpid, corr, dev)) WITHOUT ROWID;");
-    size_t header = sql.len;
+    buf_append_str(sql, "CREATE TEMP TABLE gpu_calls(gpid INTEGER, corr INTEGER, dev INTEGER,"
+                        " start INTEGER, \"end\" INTEGER, work INTEGER, linked INTEGER, first INTEGER,"
+                        " PRIMARY KEY (gpid, corr, dev)) WITHOUT ROWID;");
     for (int list = 0; list < 2; list++) {
         const char *const *names = list ? tables->work : tables->linked;
-        size_t n = list ? tables->n_work : tables->n_linked;
-        for (size_t i = 0; i < n; i++) {
+        size_t n_names = list ? tables->n_work : tables->n_linked;
+        for (size_t i = 0; i < n_names; i++) {
             bool linked = listed(names[i], tables->linked, tables->n_linked);
             bool work = listed(names[i], tables->work, tables->n_work);
             /* A table in both lists is counted once, from the first. */
             if (!countable(db, names[i]) || (list == 1 && linked))
                 continue;
-            count_table(db, names[i], linked, work, &tables->filter, &sql);
+            row_range rows = {.open_lo = true, .open_hi = true};
+            if (n > 1)
+                rows = part_rows(nsys_db_row_estimate(db, names[i]), k, n);
+            count_table(db, names[i], linked, work, &tables->filter, rows, sql);
         }
     }
+}
+
+/* The rows the build would count, roughly (to decide how many parts). */
+static int64_t rows_to_count(nsys_db *db, const nsys_gpu_tables *tables)
+{
+    int64_t rows = 0;
+    for (int list = 0; list < 2; list++) {
+        const char *const *names = list ? tables->work : tables->linked;
+        size_t n_names = list ? tables->n_work : tables->n_linked;
+        for (size_t i = 0; i < n_names; i++)
+            if (countable(db, names[i]) &&
+                !(list == 1 && listed(names[i], tables->linked, tables->n_linked)))
+                rows += nsys_db_row_estimate(db, names[i]);
+    }
+    return rows;
+}
+
+/* One part built on a connection and a thread of its own. */
+typedef struct part_job {
+    nsys_db *db;
+    buf sql;
+    buf err;
+    int status;
+    pthread_t thread;
+    bool started;
+} part_job;
+
+static void *build_part(void *arg)
+{
+    part_job *j = arg;
+    j->status = nsys_db_create(j->db, NSYS_GPU_CALLS_TABLE, buf_cstr(&j->sql), &j->err);
+    return NULL;
+}
+
+/* A connection for a part, with the small temp tables the counting reads. */
+static nsys_db *open_part(nsys_db *db, buf *err, int *status)
+{
+    static const char *const READ[] = {NSYS_HIDDEN_STREAMS_TABLE, NSYS_CONTEXT_DEVICES_TABLE};
+    nsys_db *part = nsys_db_open(nsys_db_path(db), err, status);
+    if (!part)
+        return NULL;
+    nsys_db_set_cancel(part, nsys_db_cancel_flag(db));
+    /* It reads each table once, and its part is read once more, in key
+     * order, by the lookups: small caches keep memory flat at 8 parts. */
+    sqlite3_exec(nsys_db_sqlite(part), "PRAGMA main.cache_size=-512; PRAGMA temp.cache_size=-512",
+                 NULL, NULL, NULL);
+    for (size_t i = 0; i < sizeof READ / sizeof *READ && *status == NSYSP_OK; i++)
+        if (nsys_db_has_table(db, READ[i]))
+            *status = nsys_db_copy_table(db, part, READ[i], err);
+    return part;
+}
+
+/* Rows enough for a part of its own: fewer are counted faster than a
+ * connection opens. The tests set NSYSP_LINK_PART_ROWS lower, so that
+ * small reports are built in parts too. */
+enum { ROWS_PER_PART = 100000, MAX_PARTS = 8 };
+
+static int64_t rows_per_part(void)
+{
+    const char *s = getenv("NSYSP_LINK_PART_ROWS");
+    long long v = s ? atoll(s) : 0;
+    return v > 0 ? (int64_t)v : ROWS_PER_PART;
+}
+
+int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, size_t threads, buf *err)
+{
+    int64_t rows = rows_to_count(db, tables);
+    size_t n = threads < MAX_PARTS ? threads : MAX_PARTS;
+    if ((int64_t)n > rows / rows_per_part())
+        n = (size_t)(rows / rows_per_part());
+    part_job jobs[MAX_PARTS] = {0};
+    nsys_db *parts[MAX_PARTS];
+    size_t opened = 0;
     int status = NSYSP_OK;
-    if (sql.len > header)
+    /* Parts 1..n-1 on threads of their own; one that cannot start (no
+     * file descriptor, no thread) leaves fewer parts, down to one. */
+    for (size_t k = 1; k < n; k++) {
+        int part_status = NSYSP_OK;
+        nsys_db *part = open_part(db, &jobs[opened].err, &part_status);
+        if (!part || part_status != NSYSP_OK) {
+            nsys_db_close(part);
+            buf_free(&jobs[opened].err);
+            break;
+        }
+        jobs[opened++].db = part;
+    }
+    n = opened + 1;
+    for (size_t k = 1; k < n; k++) {
+        part_job *j = &jobs[k - 1];
+        part_sql(db, tables, k, n, &j->sql);
+        j->started = pthread_create(&j->thread, NULL, build_part, j) == 0;
+        if (!j->started)
+            j->status = nsys_db_create(j->db, NSYS_GPU_CALLS_TABLE, buf_cstr(&j->sql), &j->err);
+    }
+    buf sql = {0};
+    part_sql(db, tables, 0, n, &sql);
+    if (strstr(buf_cstr(&sql), "INSERT"))
         status = nsys_db_create(db, NSYS_GPU_CALLS_TABLE, buf_cstr(&sql), err);
     buf_free(&sql);
+    for (size_t k = 0; k + 1 < n; k++) {
+        part_job *j = &jobs[k];
+        if (j->started)
+            pthread_join(j->thread, NULL);
+        if (status == NSYSP_OK && j->status != NSYSP_OK) {
+            buf_clear(err);
+            buf_append(err, j->err.data, j->err.len);
+            status = j->status;
+        }
+        parts[k] = j->db;
+        buf_free(&j->sql);
+        buf_free(&j->err);
+    }
+    if (status == NSYSP_OK && nsys_db_has_table(db, NSYS_GPU_CALLS_TABLE)) {
+        nsys_db_set_table_parts(db, NSYS_GPU_CALLS_TABLE, parts, n - 1);
+    } else {
+        for (size_t k = 0; k + 1 < n; k++)
+            nsys_db_close(parts[k]);
+    }
+    return status;
+}
+
+/* Makes the table whole on db: the other parts' rows added to its own. */
+static int merge_parts(nsys_db *db, buf *err)
+{
+    nsys_db *const *parts;
+    size_t n = nsys_db_table_parts(db, NSYS_GPU_CALLS_TABLE, &parts);
+    if (!n)
+        return NSYSP_OK;
+    int status = NSYSP_OK;
+    sqlite3_stmt *insert = NULL;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db),
+                                "INSERT INTO gpu_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                                " ON CONFLICT DO UPDATE SET" COMBINE,
+                                -1, &insert, NULL);
+    if (rc != SQLITE_OK)
+        status = nsys_db_error(db, rc, "merging links", err);
+    sqlite3_exec(nsys_db_sqlite(db), "BEGIN", NULL, NULL, NULL);
+    for (size_t k = 0; k < n && status == NSYSP_OK; k++) {
+        sqlite3_stmt *rows = NULL;
+        rc = sqlite3_prepare_v2(nsys_db_sqlite(parts[k]),
+                                "SELECT gpid, corr, dev, start, \"end\", work, linked, first"
+                                " FROM temp.gpu_calls", -1, &rows, NULL);
+        while (rc == SQLITE_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
+            for (int c = 0; c < 8; c++)
+                sqlite3_bind_value(insert, c + 1, sqlite3_column_value(rows, c));
+            rc = sqlite3_step(insert);
+            sqlite3_reset(insert);
+            rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+        }
+        if (rc != SQLITE_DONE && rc != SQLITE_OK)
+            status = nsys_db_error(parts[k], rc, "merging links", err);
+        sqlite3_finalize(rows);
+    }
+    sqlite3_exec(nsys_db_sqlite(db), status == NSYSP_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_finalize(insert);
+    nsys_db_set_table_parts(db, NSYS_GPU_CALLS_TABLE, NULL, 0);
     return status;
 }
 
@@ -113,6 +295,10 @@ int nsys_links_build_early(nsys_db *db, const char *api_table, const nsys_link_f
 {
     if (!nsys_db_has_table(db, NSYS_GPU_CALLS_TABLE) || nsys_db_has_table(db, NSYS_EARLY_CALLS_TABLE))
         return NSYSP_OK;
+    /* This SQL reads the table whole, on db. */
+    int merged = merge_parts(db, err);
+    if (merged != NSYSP_OK)
+        return merged;
     buf sql = {0};
     buf_printf(&sql,
                "CREATE TEMP TABLE early_calls(gpid INTEGER, corr INTEGER, ops INTEGER,"

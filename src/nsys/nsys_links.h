@@ -56,8 +56,12 @@ typedef struct nsys_gpu_tables {
     nsys_link_filter filter;     /* applies to `linked` */
 } nsys_gpu_tables;
 
-/* Builds the table; does nothing when there is nothing to count. */
-int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, buf *err);
+/* Builds the table; does nothing when there is nothing to count. With
+ * threads > 1 and rows enough, the table is built in parts, each over a
+ * share of every table's rowids, on threads and connections of their own
+ * (nsys_db_set_table_parts); a key may then have rows in several parts,
+ * which the readers below add up. */
+int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, size_t threads, buf *err);
 
 typedef struct nsys_links nsys_links;
 
@@ -72,7 +76,8 @@ int64_t nsys_links_ops_of_call(nsys_links *l, int64_t gpid, int64_t corr, int64_
                                buf *err, int *status);
 
 /* Builds temp.early_calls from api_table (the CUDA API table), with the
- * calls the filter keeps; does nothing when it exists already. */
+ * calls the filter keeps; does nothing when it exists already. The parts
+ * of temp.gpu_calls are first merged into db's (this SQL reads it whole). */
 int nsys_links_build_early(nsys_db *db, const char *api_table, const nsys_link_filter *filter,
                            buf *err);
 
