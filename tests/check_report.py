@@ -384,7 +384,7 @@ def main():
     compare('NVTX ranges and marks (start, duration, name, domain, text)',
             [(s + shift, d, torch_op(n), dom, n if torch_range(n) else None)
              for s, d, n, dom in want_n],
-            [(s, None if 'unterminated' in nvtx_args(a) else d, n, nvtx_args(a).get('domain'),
+            [(s, None if 'unterminated' in nvtx_args(a) else d, n, nvtx_args(a).get('domain', 'default'),
               torch_text(n, nvtx_args(a))) for s, d, n, a in got_n], problems)
     if got_flows != want_flows:
         problems.append(f'flows: {got_flows} arrows, expected {want_flows}')

@@ -57,7 +57,7 @@ void kineto_append_double(buf *out, double v)
 
 /* What an arg name means to the args writer. */
 enum role {
-    ROLE_NONE, ROLE_SHARED, ROLE_BYTES, ROLE_DIMS, ROLE_SIZES, ROLE_CORRELATION, ROLE_DOMAIN,
+    ROLE_NONE, ROLE_SHARED, ROLE_BYTES, ROLE_DIMS, ROLE_SIZES, ROLE_CORRELATION,
 };
 
 /* Cache kinds: a constant string value, or an arg's key on an event that
@@ -142,7 +142,7 @@ static enum role role_of(const char *name)
     } ROLES[] = {
         {"static shared memory", ROLE_SHARED}, {"dynamic shared memory", ROLE_SHARED},
         {"bytes", ROLE_BYTES}, {"grid", ROLE_DIMS}, {"block", ROLE_DIMS},
-        {"sizes", ROLE_SIZES}, {"correlation id", ROLE_CORRELATION}, {"domain", ROLE_DOMAIN},
+        {"sizes", ROLE_SIZES}, {"correlation id", ROLE_CORRELATION},
     };
     for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
         if (strcmp(name, ROLES[i].name) == 0)
@@ -335,12 +335,8 @@ void kineto_append_args(kineto_strings *c, buf *out, kineto_kind k, const pw_eve
         const pw_arg *a = &ev->args[i];
         uint64_t key = cached(c, a->name, key_kind, make_key);
         enum role role = (enum role)(key & 0xFF);
-        /* Left out, and said so in the README: the default NVTX domain
-         * (no domain arg means it). An op range's text comes only when its
-         * parts do not give it back (nvtx_torch_args). */
-        if (role == ROLE_DOMAIN && a->type == PW_ARG_STRING && a->v.s &&
-            strcmp(a->v.s, "default") == 0)
-            continue;
+        /* The NVTX sources already leave out what readers rebuild (the
+         * default domain, an op range's text made of its parts). */
         next_arg(out, &first);
         put_cached(c, out, key);
         append_value(c, out, k, a, role);

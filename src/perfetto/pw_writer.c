@@ -490,6 +490,18 @@ static void set_batch(pw_writer *w, uint64_t uuid, uint64_t key)
     w->batch_of_track[uuid] = (uint8_t)(1 + key % BATCH_SEQUENCES);
 }
 
+/* Whether pkt refers to what its sequence interned. A track event that
+ * names nothing (a slice's end, a counter value) does not, and needs no
+ * SEQ_NEEDS_INCREMENTAL_STATE: two bytes less on half the packets. */
+static bool uses_interned(const Pftrace__TracePacket *pkt)
+{
+    const Pftrace__TrackEvent *te = pkt->track_event;
+    if (pkt->data_case != PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT || !te)
+        return true;
+    return te->name_field_case == PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID ||
+           te->n_category_iids || te->n_debug_annotations || te->has_callstack_iid;
+}
+
 /* Stamps the sequence fields on pkt, attaches pending interned data, packs
  * it and writes it framed as field 1 (packet) of the Trace message: to the
  * output, or to the sequence's batch. */
@@ -508,8 +520,10 @@ static int emit_packet(pw_seq *seq, Pftrace__TracePacket *pkt)
         pkt->has_first_packet_on_sequence = 1;
         pkt->first_packet_on_sequence = 1;
         seq->started = true;
-    } else {
+    } else if (uses_interned(pkt) || has_pending(seq)) {
         pkt->sequence_flags = PFTRACE__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+    } else {
+        pkt->has_sequence_flags = 0;
     }
 
     /* Delta timestamps need time order; a packet out of order (none is

@@ -127,7 +127,10 @@ static int emit(conv *c, const void *r)
 
     pw_arg args[10 + NVTX_TORCH_ARGS];
     size_t n = 0;
-    args[n++] = arg_str("domain", domain_name ? domain_name : "default");
+    /* No domain arg means the default domain (README): it was a tenth of
+     * an NVTX slice's bytes. */
+    if (domain_name)
+        args[n++] = arg_str("domain", domain_name);
     if (row->category != NSYS_NULL && row->category != 0) {
         const char *cat = nsys_nvtx_category_name(c->meta, gpid, domain, row->category);
         args[n++] = cat ? arg_str("category", cat) : arg_int("category", row->category);

@@ -35,7 +35,7 @@ static const nsys_column COLUMNS[] = {
 
 static const nsys_table TABLE = {
     NSYS_NVTX_GPU_TABLE, COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
-    NSYS_ORDER_SQL("start, \"end\" DESC"), /* written in range-end order: SQLite sorts it */
+    NSYS_ORDER_SQL("start, \"end\" DESC"), /* the table's key: read as kept */
 };
 
 static int emit(conv *c, const void *r)
@@ -51,7 +51,8 @@ static int emit(conv *c, const void *r)
     pw_arg args[4 + NVTX_TORCH_ARGS];
     size_t n = 0;
     args[n++] = arg_int("GPU operations", row->ops);
-    args[n++] = arg_str("domain", names.domain_label ? names.domain_label : "default");
+    if (names.domain_label) /* none: the default domain, as on the CPU */
+        args[n++] = arg_str("domain", names.domain_label);
     args[n++] = arg_int("pid", nsys_pid_of(row->global_tid));
     args[n++] = arg_int("tid", nsys_tid_of(row->global_tid));
     n += nvtx_torch_args(&names, args + n);

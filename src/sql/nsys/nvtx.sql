@@ -87,7 +87,7 @@ SELECT
     WHEN tt.utid IS NOT NULL THEN 'push/pop'
     ELSE 'start/end'
   END AS kind,
-  extract_arg(s.arg_set_id, 'debug.domain') AS domain,
+  coalesce(extract_arg(s.arg_set_id, 'debug.domain'), 'default') AS domain,
   cast_string!(extract_arg(s.arg_set_id, 'debug.category')) AS category,
   extract_arg(s.arg_set_id, 'debug.color') AS color,
   cast_string!(extract_arg(s.arg_set_id, 'debug.payload')) AS payload,
@@ -282,7 +282,7 @@ WITH RECURSIVE up(track_id, ancestor_id, parent_id) AS (
 )
 SELECT
   s.id, s.ts, s.dur, s.name,
-  extract_arg(s.arg_set_id, 'debug.domain') AS domain,
+  coalesce(extract_arg(s.arg_set_id, 'debug.domain'), 'default') AS domain,
   extract_arg(s.arg_set_id, 'debug.GPU operations') AS gpu_ops,
   extract_arg(s.arg_set_id, 'debug.pid') AS pid,
   extract_arg(s.arg_set_id, 'debug.tid') AS tid,
