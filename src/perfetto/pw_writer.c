@@ -114,6 +114,7 @@ struct pw_writer {
     size_t batched_bytes;
     uint64_t flow_ts;                      /* latest time of an event with flows */
     bool delta_timestamps;                 /* of the batch sequences */
+    pw_seq *service;                       /* the markers' (pw_writer_mark_sorted) */
     const pw_backend *backend;             /* another format: see pw_writer.h */
     pw_backend backend_storage;
 };
@@ -496,6 +497,8 @@ static void set_batch(pw_writer *w, uint64_t uuid, uint64_t key)
 static bool uses_interned(const Pftrace__TracePacket *pkt)
 {
     const Pftrace__TrackEvent *te = pkt->track_event;
+    if (pkt->data_case == PFTRACE__TRACE_PACKET__DATA_SERVICE_EVENT)
+        return false;
     if (pkt->data_case != PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT || !te)
         return true;
     return te->name_field_case == PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID ||
@@ -912,6 +915,38 @@ int pw_writer_new_batches(pw_writer *w)
     /* The old sequences stay in w->sequences, freed with the rest. */
     for (size_t i = 0; i < BATCH_SEQUENCES; i++)
         w->batches[i] = NULL;
+    return w->failed ? -1 : 0;
+}
+
+int pw_writer_mark_sorted(pw_writer *w, uint64_t ts)
+{
+    if (w->backend)
+        return 0;
+    if (batches_write(w) < 0)
+        return -1;
+    if (!w->service) {
+        w->service = pw_writer_sequence(w);
+        if (pw_sequence_start(w->service, false) < 0)
+            return -1;
+    }
+    /* trace_processor extracts once it has seen two flushes since the last
+     * extraction, then a read: each mark gives both. */
+    Pftrace__TracingServiceEvent flushed = PFTRACE__TRACING_SERVICE_EVENT__INIT;
+    flushed.has_all_data_sources_flushed = 1;
+    flushed.all_data_sources_flushed = 1;
+    Pftrace__TracingServiceEvent read = PFTRACE__TRACING_SERVICE_EVENT__INIT;
+    read.has_read_tracing_buffers_completed = 1;
+    read.read_tracing_buffers_completed = 1;
+    Pftrace__TracingServiceEvent *events[] = {&flushed, &flushed, &read};
+    for (size_t i = 0; i < sizeof events / sizeof *events; i++) {
+        Pftrace__TracePacket pkt = PFTRACE__TRACE_PACKET__INIT;
+        pkt.has_timestamp = 1;
+        pkt.timestamp = ts;
+        pkt.data_case = PFTRACE__TRACE_PACKET__DATA_SERVICE_EVENT;
+        pkt.service_event = events[i];
+        if (emit_packet(w->service, &pkt) < 0)
+            return -1;
+    }
     return w->failed ? -1 : 0;
 }
 

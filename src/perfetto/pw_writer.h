@@ -228,6 +228,16 @@ uint64_t pw_writer_packets(const pw_writer *w);
  * ones. Returns 0, or -1 once a write failed. */
 int pw_writer_new_batches(pw_writer *w);
 
+/* Tells trace_processor that it may sort what came before: writes out the
+ * batches, then the tracing service's markers (two flushes and a buffer
+ * read, at ts), after which trace_processor sorts and lets go of the
+ * packets written before the previous such mark, instead of holding the
+ * whole trace until its end. The caller promises that no packet written
+ * after this mark is older than the previous mark's ts (packets come out
+ * in time order, and nothing is held back elsewhere). A third of the
+ * memory of opening the trace. Returns 0, or -1 once a write failed. */
+int pw_writer_mark_sorted(pw_writer *w, uint64_t ts);
+
 /* Writes out the batches and commits (ok), or discards the output; then
  * frees everything. Returns 0, or
  * -1 with a message in err. totals (may be NULL) gets the byte counts. */
