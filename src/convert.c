@@ -111,6 +111,7 @@ typedef struct report {
     feed feeds[NSYSP_MAX_SOURCES];
     size_t n_feeds;
     size_t n_readers;        /* reader threads beside the main one (--threads - 1) */
+    bool alone;              /* the only report of the conversion */
     nsysp_source_stats **kept_stats; /* while feeds reopen: their slots, in order */
     nsys_readahead *ahead;   /* the feeds' readers, while the events are written */
     int64_t range_start, range_end; /* --time-range in report time */
@@ -448,7 +449,9 @@ static int count_gpu_work(report *r)
         t.filter.start = r->range_start;
         t.filter.end = r->range_end;
     }
-    return nsys_links_build(r->db, &t, r->n_readers + 1, r->err);
+    /* In parts on threads for one report; merged reports are many, each
+     * would hold its parts' connections open to its end. */
+    return nsys_links_build(r->db, &t, r->alone ? r->n_readers + 1 : 1, r->err);
 }
 
 /* Where ranges still open at the end of the report close: the session's
@@ -914,6 +917,7 @@ static int convert(conversion *cv, const char *const *inputs)
         r->res = cv->res;
         r->err = &cv->err;
         r->n_readers = threads_of(cv->opt) - 1;
+        r->alone = cv->n_reports == 1;
         status = open_report(r);
     }
     if (status == NSYSP_OK && cv->opt->format == NSYSP_FORMAT_KINETO)

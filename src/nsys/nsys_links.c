@@ -58,20 +58,39 @@ static void linked_condition(nsys_db *db, const char *table, const nsys_link_fil
 }
 
 /* The rows of a table that one part counts: rowids in [lo, hi), either
- * bound left open when `open_lo` / `open_hi`. */
+ * bound left open when `open_lo` / `open_hi`; `none` when another part
+ * counts the whole table. */
 typedef struct row_range {
     int64_t lo, hi;
-    bool open_lo, open_hi;
+    bool open_lo, open_hi, none;
 } row_range;
+
+/* A table's largest rowid when its rows can be shared out by rowid, else 0
+ * (a table without rowids, or one whose "rowid" is a column of its own). */
+static int64_t splittable_rows(nsys_db *db, const char *table)
+{
+    if (nsys_db_has_column(db, table, "rowid"))
+        return 0;
+    int64_t max = nsys_db_row_estimate(db, table);
+    return max > 0 ? max : 0;
+}
 
 /* Part k of n of a table whose largest rowid is max: an equal share of
  * [1, max], the first part from the lowest rowid, the last to the highest
- * (rows added since max was read, or a hostile rowid, are still counted). */
+ * (rows added since max was read, or a hostile rowid, are still counted).
+ * A table that cannot be shared out (max 0) is counted whole by part 0. */
 static row_range part_rows(int64_t max, size_t k, size_t n)
 {
     row_range r = {.open_lo = k == 0, .open_hi = k + 1 == n};
-    r.lo = max > 0 ? (int64_t)((double)max * (double)k / (double)n) + 1 : 0;
-    r.hi = max > 0 ? (int64_t)((double)max * (double)(k + 1) / (double)n) + 1 : 0;
+    if (max <= 0) {
+        r.open_lo = r.open_hi = true;
+        r.none = k > 0;
+        return r;
+    }
+    /* max * k / n without overflow: max < 2^63, k < n <= 8. */
+    int64_t step = max / (int64_t)n, rest = max % (int64_t)n;
+    r.lo = step * (int64_t)k + rest * (int64_t)k / (int64_t)n + 1;
+    r.hi = step * (int64_t)(k + 1) + rest * (int64_t)(k + 1) / (int64_t)n + 1;
     return r;
 }
 
@@ -123,23 +142,28 @@ static void part_sql(nsys_db *db, const nsys_gpu_tables *tables, size_t k, size_
                 continue;
             row_range rows = {.open_lo = true, .open_hi = true};
             if (n > 1)
-                rows = part_rows(nsys_db_row_estimate(db, names[i]), k, n);
-            count_table(db, names[i], linked, work, &tables->filter, rows, sql);
+                rows = part_rows(splittable_rows(db, names[i]), k, n);
+            if (!rows.none)
+                count_table(db, names[i], linked, work, &tables->filter, rows, sql);
         }
     }
 }
 
-/* The rows the build would count, roughly (to decide how many parts). */
-static int64_t rows_to_count(nsys_db *db, const nsys_gpu_tables *tables)
+/* The rows the parts would share, roughly (to decide how many parts);
+ * at most INT64_MAX, whatever the rowids. */
+static int64_t rows_to_share(nsys_db *db, const nsys_gpu_tables *tables)
 {
     int64_t rows = 0;
     for (int list = 0; list < 2; list++) {
         const char *const *names = list ? tables->work : tables->linked;
         size_t n_names = list ? tables->n_work : tables->n_linked;
-        for (size_t i = 0; i < n_names; i++)
-            if (countable(db, names[i]) &&
-                !(list == 1 && listed(names[i], tables->linked, tables->n_linked)))
-                rows += nsys_db_row_estimate(db, names[i]);
+        for (size_t i = 0; i < n_names; i++) {
+            if (!countable(db, names[i]) ||
+                (list == 1 && listed(names[i], tables->linked, tables->n_linked)))
+                continue;
+            int64_t max = splittable_rows(db, names[i]);
+            rows = rows > INT64_MAX - max ? INT64_MAX : rows + max;
+        }
     }
     return rows;
 }
@@ -193,10 +217,10 @@ static int64_t rows_per_part(void)
 
 int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, size_t threads, buf *err)
 {
-    int64_t rows = rows_to_count(db, tables);
+    int64_t shares = rows_to_share(db, tables) / rows_per_part(); /* >= 0 */
     size_t n = threads < MAX_PARTS ? threads : MAX_PARTS;
-    if ((int64_t)n > rows / rows_per_part())
-        n = (size_t)(rows / rows_per_part());
+    if ((uint64_t)shares < n)
+        n = (size_t)shares;
     part_job jobs[MAX_PARTS] = {0};
     nsys_db *parts[MAX_PARTS];
     size_t opened = 0;
@@ -263,24 +287,36 @@ static int merge_parts(nsys_db *db, buf *err)
                                 -1, &insert, NULL);
     if (rc != SQLITE_OK)
         status = nsys_db_error(db, rc, "merging links", err);
-    sqlite3_exec(nsys_db_sqlite(db), "BEGIN", NULL, NULL, NULL);
+    /* One transaction for the inserts (a savepoint: it nests). */
+    if (status == NSYSP_OK &&
+        (rc = sqlite3_exec(nsys_db_sqlite(db), "SAVEPOINT merge_links", NULL, NULL, NULL)) !=
+            SQLITE_OK)
+        status = nsys_db_error(db, rc, "merging links", err);
+    bool saved = status == NSYSP_OK;
     for (size_t k = 0; k < n && status == NSYSP_OK; k++) {
         sqlite3_stmt *rows = NULL;
         rc = sqlite3_prepare_v2(nsys_db_sqlite(parts[k]),
                                 "SELECT gpid, corr, dev, start, \"end\", work, linked, first"
                                 " FROM temp.gpu_calls", -1, &rows, NULL);
-        while (rc == SQLITE_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
+        if (rc != SQLITE_OK)
+            status = nsys_db_error(parts[k], rc, "merging links", err);
+        while (status == NSYSP_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
             for (int c = 0; c < 8; c++)
                 sqlite3_bind_value(insert, c + 1, sqlite3_column_value(rows, c));
-            rc = sqlite3_step(insert);
+            int put = sqlite3_step(insert);
             sqlite3_reset(insert);
-            rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+            if (put != SQLITE_DONE)
+                status = nsys_db_error(db, put, "merging links", err);
         }
-        if (rc != SQLITE_DONE && rc != SQLITE_OK)
+        if (status == NSYSP_OK && rc != SQLITE_DONE)
             status = nsys_db_error(parts[k], rc, "merging links", err);
         sqlite3_finalize(rows);
     }
-    sqlite3_exec(nsys_db_sqlite(db), status == NSYSP_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    if (saved)
+        sqlite3_exec(nsys_db_sqlite(db),
+                     status == NSYSP_OK ? "RELEASE merge_links"
+                                        : "ROLLBACK TO merge_links; RELEASE merge_links",
+                     NULL, NULL, NULL);
     sqlite3_finalize(insert);
     nsys_db_set_table_parts(db, NSYS_GPU_CALLS_TABLE, NULL, 0);
     return status;

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nsys_cursor.h"
 #include "nsys_keywalk.h"
@@ -152,19 +153,25 @@ static int close_ended(projection *p, thread_ranges *t, int64_t time, bool all)
     return 0;
 }
 
+/* Adds work on device to what r covers. Devices are kept in device order,
+ * whatever order the work came in (the GPU work per call may be read from
+ * several parts, nsys_links.h), so the rows a range writes are the same. */
 static void cover(open_range *r, int64_t device, int64_t start, int64_t end, int64_t ops)
 {
-    for (size_t d = 0; d < r->n_devices; d++) {
+    size_t d = 0;
+    while (d < r->n_devices && r->devices[d].device < device)
+        d++;
+    if (d < r->n_devices && r->devices[d].device == device) {
         covered *c = &r->devices[d];
-        if (c->device == device) {
-            c->start = start < c->start ? start : c->start;
-            c->end = end > c->end ? end : c->end;
-            c->ops += ops;
-            return;
-        }
+        c->start = start < c->start ? start : c->start;
+        c->end = end > c->end ? end : c->end;
+        c->ops += ops;
+        return;
     }
     r->devices = xgrow(r->devices, &r->cap_devices, r->n_devices + 1, sizeof *r->devices);
-    r->devices[r->n_devices++] = (covered){device, start, end, ops};
+    memmove(r->devices + d + 1, r->devices + d, (r->n_devices - d) * sizeof *r->devices);
+    r->devices[d] = (covered){device, start, end, ops};
+    r->n_devices++;
 }
 
 /* A call: its GPU work counts for every range open on its thread. */

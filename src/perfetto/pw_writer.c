@@ -925,8 +925,12 @@ int pw_writer_mark_sorted(pw_writer *w, uint64_t ts)
     if (batches_write(w) < 0)
         return -1;
     if (!w->service) {
+        /* Absolute times; the batches keep the report's setting. */
+        bool delta = w->delta_timestamps;
         w->service = pw_writer_sequence(w);
-        if (pw_sequence_start(w->service, false) < 0)
+        int rc = pw_sequence_start(w->service, false);
+        w->delta_timestamps = delta;
+        if (rc < 0)
             return -1;
     }
     /* trace_processor extracts once it has seen two flushes since the last
