@@ -126,7 +126,7 @@ typedef struct report {
 
 /* Packets between sort marks: trace_processor then holds one to two such
  * windows of events while it loads, not the whole trace. Every 100,000
- * packets: GindaChen x100 loads in 489 MB instead of 723, for 0.4% more
+ * packets: GindaChen x100 loads in 519 MB instead of 723, for 0.4% more
  * bytes (the batches go out at each mark); docs/performance.md. */
 enum { PACKETS_PER_MARK = 100000 };
 

@@ -131,19 +131,21 @@ static void names(void)
     CHECK_EQ_STR(args_of(&c, &b, &oev, 1, -1),
                  ",\"args\":{\"text\":\"aten::mm, seq = 3\",\"Sequence number\":3,"
                  "\"Record function id\":9,\"Input Dims\":\"[[2, 3], \\\"x\\\"]\"}");
-    /* The text left out when it is exactly the op and its parts (PyTorch's
-     * getNvtxStr), and the default domain, which no domain arg means. */
-    pw_arg whole[] = {{.name = "domain", .type = PW_ARG_STRING, .v.s = "default"},
+    /* What the NVTX source gives for an op range in the default domain whose
+     * text its parts give back (no domain arg, no text: nvtx_torch_args),
+     * then one in a named domain whose text they do not: written as given. */
+    pw_arg whole[] = {{.name = "domain", .type = PW_ARG_STRING, .v.s = "NCCL"},
                       {.name = "text", .type = PW_ARG_STRING,
                        .v.s = "aten::mm, seq = 3, op_id = 9, sizes = [[2, 3]]"},
                       {.name = "seq", .type = PW_ARG_INT, .v.i = 3},
                       {.name = "op_id", .type = PW_ARG_INT, .v.i = 9},
                       {.name = "sizes", .type = PW_ARG_STRING, .v.s = "[[2, 3]]"}};
-    pw_event wev = {.name = "aten::mm", .category = "nvtx", .args = whole, .n_args = 5};
+    pw_event wev = {.name = "aten::mm", .category = "nvtx", .args = whole + 2, .n_args = 3};
     CHECK_EQ_STR(args_of(&c, &b, &wev, 1, -1),
                  ",\"args\":{\"Sequence number\":3,\"Record function id\":9,"
                  "\"Input Dims\":[[2, 3]]}");
-    whole[0].v.s = "NCCL";
+    wev.args = whole;
+    wev.n_args = 5;
     whole[1].v.s = "aten::mm, seq = 03, op_id = 9, sizes = [[2, 3]]"; /* not as PyTorch writes it */
     CHECK_EQ_STR(args_of(&c, &b, &wev, 1, -1),
                  ",\"args\":{\"domain\":\"NCCL\",\"text\":\"aten::mm, seq = 03, op_id = 9, "
