@@ -87,7 +87,6 @@ typedef struct projection {
     size_t n_threads, cap_threads;
     nsys_keywalk *ops_of_call;   /* per device: first start, last end, count */
     sqlite3_stmt *insert;
-    int64_t written;         /* rows inserted: the order of rows that tie */
     buf *err;
     int status;
 } projection;
@@ -128,8 +127,8 @@ static int close_range(projection *p, thread_ranges *t, size_t i)
             sqlite3_bind_text(st, 5, r->text, -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 5);
-        const int64_t ints[] = {r->text_id, r->domain, r->tid, ++p->written};
-        for (int k = 0; k < 4; k++)
+        const int64_t ints[] = {r->text_id, r->domain, r->tid};
+        for (int k = 0; k < 3; k++)
             if (ints[k] == NSYS_NULL)
                 sqlite3_bind_null(st, 6 + k);
             else
@@ -267,8 +266,7 @@ static int create_result(nsys_db *db, buf *err)
     return nsys_db_create(db, NSYS_NVTX_GPU_TABLE,
                           "CREATE TEMP TABLE " NSYS_NVTX_GPU_TABLE "(start INTEGER,"
                           " \"end\" INTEGER, deviceId INTEGER, ops INTEGER, text TEXT,"
-                          " textId INTEGER, domainId INTEGER, globalTid INTEGER, seq INTEGER,"
-                          " PRIMARY KEY (start, \"end\" DESC, seq)) WITHOUT ROWID;",
+                          " textId INTEGER, domainId INTEGER, globalTid INTEGER);",
                           err);
 }
 
@@ -294,7 +292,7 @@ static int project(nsys_db *db, const nsys_table *ranges_table, const nsys_table
             NSYSP_OK &&
         (p.ops_of_call =
              nsys_keywalk_open(db, NSYS_GPU_CALLS_TABLE, "dev, start, \"end\", work", 4)) &&
-        prepare(&p, "INSERT INTO temp." NSYS_NVTX_GPU_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        prepare(&p, "INSERT INTO temp." NSYS_NVTX_GPU_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 &p.insert) == 0) {
         if (ra)
             nsys_readahead_start(ra);

@@ -35,7 +35,7 @@ static const nsys_column COLUMNS[] = {
 
 static const nsys_table TABLE = {
     NSYS_NVTX_GPU_TABLE, COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0],
-    NSYS_ORDER_SQL("start, \"end\" DESC"), /* the table's key: read as kept */
+    NSYS_ORDER_SQL("start, \"end\" DESC"), /* written in range-end order: SQLite sorts it */
 };
 
 static int emit(conv *c, const void *r)
