@@ -127,7 +127,8 @@ static void check_sample(const char *path)
      * slice's end and counter values name nothing and carry no flags. */
     size_t unflagged = 0;
     for (size_t i = 1; i < n; i++) {
-        const Pftrace__TrackEvent *te = p[i]->track_event;
+        const Pftrace__TrackEvent *te =
+            p[i]->data_case == PFTRACE__TRACE_PACKET__DATA_TRACK_EVENT ? p[i]->track_event : NULL;
         bool names_nothing = te && te->name_field_case != PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID &&
                              !te->n_category_iids && !te->n_debug_annotations;
         CHECK_EQ_INT(p[i]->sequence_flags, names_nothing ? 0 : 2);

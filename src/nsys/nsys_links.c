@@ -87,10 +87,13 @@ static row_range part_rows(int64_t max, size_t k, size_t n)
         r.none = k > 0;
         return r;
     }
-    /* max * k / n without overflow: max < 2^63, k < n <= 8. */
+    /* max * j / n + 1 without overflow (max < 2^63, n <= 8), for the
+     * bounds that are not open (j < n, so at most max). */
     int64_t step = max / (int64_t)n, rest = max % (int64_t)n;
-    r.lo = step * (int64_t)k + rest * (int64_t)k / (int64_t)n + 1;
-    r.hi = step * (int64_t)(k + 1) + rest * (int64_t)(k + 1) / (int64_t)n + 1;
+    if (!r.open_lo)
+        r.lo = step * (int64_t)k + rest * (int64_t)k / (int64_t)n + 1;
+    if (!r.open_hi)
+        r.hi = step * (int64_t)(k + 1) + rest * (int64_t)(k + 1) / (int64_t)n + 1;
     return r;
 }
 
