@@ -565,7 +565,7 @@ int main(int argc, char **argv)
     opt.nvtx_domains = domains;
     opt.n_nvtx_domains = n_domains;
     opt.cancel = &interrupted;
-    /* JSON is ten times the bytes of the protobuf trace: at level 7 its
+    /* JSON is ten times the bytes of the protobuf trace: at the protobuf default its
      * compression would take longer than the conversion; level 1 keeps up. */
     if (opt.format == NSYSP_FORMAT_KINETO && !level_given)
         opt.compress_level = 1;
