@@ -160,7 +160,9 @@ if REPORT_GZ and os.path.exists(REPORT_GZ):
     report = os.path.join(WORK, "real.sqlite")
     with gzip.open(REPORT_GZ) as src, open(report, "wb") as dst:
         shutil.copyfileobj(src, dst)
-    check(report, os.path.basename(REPORT_GZ).split(".")[0], 1)
-    check(report, "real-small-windows", 100, per_mark=2000)
+    # A real PyTorch report of 94,000 packets: no mark at the default
+    # spacing, some 47 at 2,000.
+    check(report, os.path.basename(REPORT_GZ).split(".")[0], 0)
+    check(report, "real-small-windows", 40, per_mark=2000)
 
 sys.exit(1 if failures else 0)
