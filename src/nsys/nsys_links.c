@@ -128,45 +128,58 @@ static void count_table(nsys_db *db, const char *table, bool linked, bool work,
     buf_free(&in_part);
 }
 
-/* The SQL that builds part k of n of the table (n = 1: all of it). */
-static void part_sql(nsys_db *db, const nsys_gpu_tables *tables, size_t k, size_t n, buf *sql)
+/* A table the build counts, once: what for, and how its rows share out. */
+typedef struct counted_table {
+    const char *name;
+    bool linked, work;
+    int64_t max_rowid;       /* splittable_rows */
+} counted_table;
+
+/* The tables to count, each once though it may be in both lists (from the
+ * first); returns how many, into out (room for both lists). */
+static size_t tables_to_count(nsys_db *db, const nsys_gpu_tables *tables, counted_table *out)
 {
-    buf_append_str(sql, "CREATE TEMP TABLE gpu_calls(gpid INTEGER, corr INTEGER, dev INTEGER,"
-                        " start INTEGER, \"end\" INTEGER, work INTEGER, linked INTEGER, first INTEGER,"
-                        " PRIMARY KEY (gpid, corr, dev)) WITHOUT ROWID;");
+    size_t n = 0;
     for (int list = 0; list < 2; list++) {
         const char *const *names = list ? tables->work : tables->linked;
         size_t n_names = list ? tables->n_work : tables->n_linked;
         for (size_t i = 0; i < n_names; i++) {
             bool linked = listed(names[i], tables->linked, tables->n_linked);
-            bool work = listed(names[i], tables->work, tables->n_work);
-            /* A table in both lists is counted once, from the first. */
             if (!countable(db, names[i]) || (list == 1 && linked))
                 continue;
-            row_range rows = {.open_lo = true, .open_hi = true};
-            if (n > 1)
-                rows = part_rows(splittable_rows(db, names[i]), k, n);
-            if (!rows.none)
-                count_table(db, names[i], linked, work, &tables->filter, rows, sql);
+            out[n++] = (counted_table){names[i], linked,
+                                       listed(names[i], tables->work, tables->n_work),
+                                       splittable_rows(db, names[i])};
         }
+    }
+    return n;
+}
+
+/* The SQL that builds part k of n of the table (n = 1: all of it). */
+static void part_sql(nsys_db *db, const counted_table *counted, size_t n_counted,
+                     const nsys_link_filter *filter, size_t k, size_t n, buf *sql)
+{
+    buf_append_str(sql, "CREATE TEMP TABLE gpu_calls(gpid INTEGER, corr INTEGER, dev INTEGER,"
+                        " start INTEGER, \"end\" INTEGER, work INTEGER, linked INTEGER, first INTEGER,"
+                        " PRIMARY KEY (gpid, corr, dev)) WITHOUT ROWID;");
+    for (size_t i = 0; i < n_counted; i++) {
+        const counted_table *t = &counted[i];
+        row_range rows = {.open_lo = true, .open_hi = true};
+        if (n > 1)
+            rows = part_rows(t->max_rowid, k, n);
+        if (!rows.none)
+            count_table(db, t->name, t->linked, t->work, filter, rows, sql);
     }
 }
 
 /* The rows the parts would share, roughly (to decide how many parts);
  * at most INT64_MAX, whatever the rowids. */
-static int64_t rows_to_share(nsys_db *db, const nsys_gpu_tables *tables)
+static int64_t rows_to_share(const counted_table *counted, size_t n_counted)
 {
     int64_t rows = 0;
-    for (int list = 0; list < 2; list++) {
-        const char *const *names = list ? tables->work : tables->linked;
-        size_t n_names = list ? tables->n_work : tables->n_linked;
-        for (size_t i = 0; i < n_names; i++) {
-            if (!countable(db, names[i]) ||
-                (list == 1 && listed(names[i], tables->linked, tables->n_linked)))
-                continue;
-            int64_t max = splittable_rows(db, names[i]);
-            rows = rows > INT64_MAX - max ? INT64_MAX : rows + max;
-        }
+    for (size_t i = 0; i < n_counted; i++) {
+        int64_t max = counted[i].max_rowid;
+        rows = rows > INT64_MAX - max ? INT64_MAX : rows + max;
     }
     return rows;
 }
@@ -222,7 +235,9 @@ static int64_t rows_per_part(void)
 
 int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, size_t threads, buf *err)
 {
-    int64_t shares = rows_to_share(db, tables) / rows_per_part(); /* >= 0 */
+    counted_table *counted = xmalloc((tables->n_linked + tables->n_work + 1) * sizeof *counted);
+    size_t n_counted = tables_to_count(db, tables, counted);
+    int64_t shares = rows_to_share(counted, n_counted) / rows_per_part(); /* >= 0 */
     size_t n = threads < MAX_PARTS ? threads : MAX_PARTS;
     if ((uint64_t)shares < n)
         n = (size_t)shares;
@@ -245,16 +260,17 @@ int nsys_links_build(nsys_db *db, const nsys_gpu_tables *tables, size_t threads,
     n = opened + 1;
     for (size_t k = 1; k < n; k++) {
         part_job *j = &jobs[k - 1];
-        part_sql(db, tables, k, n, &j->sql);
+        part_sql(db, counted, n_counted, &tables->filter, k, n, &j->sql);
         j->started = pthread_create(&j->thread, NULL, build_part, j) == 0;
         if (!j->started)
             j->status = nsys_db_create(j->db, NSYS_GPU_CALLS_TABLE, buf_cstr(&j->sql), &j->err);
     }
     buf sql = {0};
-    part_sql(db, tables, 0, n, &sql);
-    if (strstr(buf_cstr(&sql), "INSERT"))
+    part_sql(db, counted, n_counted, &tables->filter, 0, n, &sql);
+    if (n_counted) /* part 0 counts some of every table */
         status = nsys_db_create(db, NSYS_GPU_CALLS_TABLE, buf_cstr(&sql), err);
     buf_free(&sql);
+    free(counted);
     for (size_t k = 0; k + 1 < n; k++) {
         part_job *j = &jobs[k];
         if (j->started)
