@@ -30,6 +30,11 @@ import sys
 import gzip
 
 THREADS = (1, 2, 3, 8)
+# A sanitizer build (NSYSP_SANITIZED) runs several times slower: 3 and 8
+# threads still race against the one-thread bytes.
+SANITIZED = bool(os.environ.get('NSYSP_SANITIZED'))
+if SANITIZED:
+    THREADS = (1, 3, 8)
 CORPUS = (
     'GindaChen__nsys-ai__tests__fixtures__mfu_2gpu_before',
     'NVIDIA__Fuser__report2',
@@ -162,7 +167,7 @@ def main():
             with gzip.open(gz, 'rb') as src, open(report, 'wb') as dst:
                 shutil.copyfileobj(src, dst)
             same_for_all_counts(bin_, [report], work, ['--no-compress'], problems,
-                                counts=(1, 2, 8))
+                                counts=(1, 8) if SANITIZED else (1, 2, 8))
             os.remove(report)
     else:
         print('no corpus: generated reports only')
