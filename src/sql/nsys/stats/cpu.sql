@@ -37,7 +37,7 @@ RETURNS TableOrSubquery AS
 -- OS Runtime Summary (nsys stats osrt_sum; 2022.4: osrtsum): the OS runtime
 -- calls per function, longest total first (nsys's own marker rows, event
 -- classes other than 27, are left out as nsys leaves them out).
-CREATE PERFETTO TABLE nsys_osrt_sum(
+CREATE PERFETTO VIEW nsys_osrt_sum(
   -- Share of the summed time of all calls, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -64,7 +64,7 @@ FROM _nsys_cpu_summary!((
 
 -- OpenACC Summary (nsys stats openacc_sum; 2022.4: openaccsum): the OpenACC
 -- events per name ("Compute Construct@file.c:47"), longest total first.
-CREATE PERFETTO TABLE nsys_openacc_sum(
+CREATE PERFETTO VIEW nsys_openacc_sum(
   -- Share of the summed time of all events, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -90,7 +90,7 @@ FROM _nsys_cpu_summary!((SELECT name AS grp, name, dur AS val FROM nsys_openacc_
 -- OpenMP Event Summary (nsys stats openmp_sum; 2022.4: openmpevtsum): the
 -- OpenMP events per OPENMP_EVENT_KIND_* table and name, longest total first.
 -- Events nsys has no name for have an empty name (one row per table).
-CREATE PERFETTO TABLE nsys_openmp_sum(
+CREATE PERFETTO VIEW nsys_openmp_sum(
   -- Share of the summed time of all events, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -122,7 +122,7 @@ FROM _nsys_cpu_summary!((
 -- Unified Memory CPU Page Faults Summary (nsys stats um_cpu_page_faults_sum;
 -- 2022.4: umcpupagefaults): the CPU page faults on managed memory per
 -- faulting instruction (a function name, or an address), most first.
-CREATE PERFETTO TABLE nsys_um_cpu_page_faults_sum(
+CREATE PERFETTO VIEW nsys_um_cpu_page_faults_sum(
   -- Page faults.
   cpu_page_faults LONG,
   -- The faulting code as nsys resolved it (CpuInstruction).
@@ -137,7 +137,7 @@ ORDER BY cpu_page_faults DESC, cpu_instruction_address;
 -- the MPI calls per table ('p2p', 'collectives', 'start-wait', 'other') and
 -- name, longest total first. As in nsys, a call unfinished at the end of the
 -- report counts in instances, not in the times.
-CREATE PERFETTO TABLE nsys_mpi_event_sum(
+CREATE PERFETTO VIEW nsys_mpi_event_sum(
   -- Share of the summed time of all calls, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration of the finished calls, ns.

@@ -85,7 +85,7 @@ FROM nsys_memsets;
 -- CUDA API Summary (nsys stats cuda_api_sum; 2022.4: cudaapisum): the CUDA
 -- runtime and driver calls per name, longest total first. time_pct is the
 -- share of the total time of all calls listed.
-CREATE PERFETTO TABLE nsys_cuda_api_sum(
+CREATE PERFETTO VIEW nsys_cuda_api_sum(
   -- Share of the summed time of all calls, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -168,12 +168,12 @@ ORDER BY s.total_time_ns DESC, g.grp;
 
 -- CUDA GPU Kernel Summary (nsys stats cuda_gpu_kern_sum; 2022.4: gpukernsum):
 -- kernels per demangled name, grid and block, longest total first.
-CREATE PERFETTO TABLE nsys_cuda_gpu_kern_sum AS
+CREATE PERFETTO VIEW nsys_cuda_gpu_kern_sum AS
 SELECT * FROM nsys_cuda_gpu_kern_sum_by_name('demangled');
 
 -- GPU Memory Operations Summary by time (nsys stats cuda_gpu_mem_time_sum;
 -- 2022.4: gpumemtimesum): memcpys per copy kind and memsets, longest first.
-CREATE PERFETTO TABLE nsys_cuda_gpu_mem_time_sum(
+CREATE PERFETTO VIEW nsys_cuda_gpu_mem_time_sum(
   -- Share of the summed time of all memory operations, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -201,7 +201,7 @@ ORDER BY total_time_ns DESC, grp;
 -- GPU Memory Operations Summary by size (nsys stats cuda_gpu_mem_size_sum;
 -- 2022.4: gpumemsizesum): memcpys per copy kind and memsets, most bytes first.
 -- Sizes are MB (bytes / 1e6), unrounded: nsys prints them with 3 decimals.
-CREATE PERFETTO TABLE nsys_cuda_gpu_mem_size_sum(
+CREATE PERFETTO VIEW nsys_cuda_gpu_mem_size_sum(
   -- Summed size, MB.
   total_mb DOUBLE,
   -- Number of operations.
@@ -309,7 +309,7 @@ ORDER BY total_time_ns DESC, operation;
 
 -- CUDA GPU Summary (nsys stats cuda_gpu_sum; 2022.4: gpusum): kernels per
 -- demangled name and memory operations per kind, longest total first.
-CREATE PERFETTO TABLE nsys_cuda_gpu_sum AS
+CREATE PERFETTO VIEW nsys_cuda_gpu_sum AS
 SELECT * FROM nsys_cuda_gpu_sum_by_name('demangled');
 
 -- CUDA API and GPU Summary with a choice of kernel names (nsys stats
@@ -350,13 +350,13 @@ SELECT * FROM _nsys_cuda_category_sum!((
 ORDER BY total_time_ns DESC, operation;
 
 -- CUDA API and GPU Summary (nsys stats cuda_api_gpu_sum; 2022.4: apigpusum).
-CREATE PERFETTO TABLE nsys_cuda_api_gpu_sum AS
+CREATE PERFETTO VIEW nsys_cuda_api_gpu_sum AS
 SELECT * FROM nsys_cuda_api_gpu_sum_by_name('demangled');
 
 -- CUDA GPU Trace (nsys stats cuda_gpu_trace; 2022.4: gputrace): every kernel,
 -- memcpy and memset in start order. Columns that do not apply are NULL
 -- (nsys prints None or nothing).
-CREATE PERFETTO TABLE nsys_cuda_gpu_trace(
+CREATE PERFETTO VIEW nsys_cuda_gpu_trace(
   -- Start, ns, report time as nsys prints it (trace time less
   -- nsys_gpus.time_shift_ns).
   start_ns LONG,
@@ -607,5 +607,5 @@ ORDER BY st.mean DESC, g.grp;
 -- kernel: the call's time (A), the queue time from the call's end to the
 -- kernel's start (Q, when positive), the kernel's time (K) and the total (T),
 -- highest mean total first.
-CREATE PERFETTO TABLE nsys_cuda_kern_exec_sum AS
+CREATE PERFETTO VIEW nsys_cuda_kern_exec_sum AS
 SELECT * FROM nsys_cuda_kern_exec_sum_by_name('demangled');

@@ -124,7 +124,7 @@ RETURNS TableOrSubquery AS
 -- NVTX Range Summary (nsys stats nvtx_sum; 2022.4: nvtxsum): push/pop and
 -- start/end ranges per name and style, longest total first. time_pct is
 -- the share of the summed time of all ranges listed.
-CREATE PERFETTO TABLE nsys_nvtx_sum(
+CREATE PERFETTO VIEW nsys_nvtx_sum(
   -- Share of the summed time of all ranges, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -150,7 +150,7 @@ SELECT * FROM _nsys_nvtx_range_summary!(_nsys_nvtx_stats_range);
 
 -- NVTX Push/Pop Range Summary (nsys stats nvtx_pushpop_sum; 2022.4:
 -- nvtxppsum): push/pop ranges per name, longest total first.
-CREATE PERFETTO TABLE nsys_nvtx_pushpop_sum(
+CREATE PERFETTO VIEW nsys_nvtx_pushpop_sum(
   -- Share of the summed time of all push/pop ranges, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -175,7 +175,7 @@ FROM _nsys_nvtx_range_summary!((SELECT * FROM _nsys_nvtx_stats_range WHERE style
 
 -- NVTX Start/End Range Summary (nsys stats nvtx_startend_sum; 2022.4:
 -- nvtxsesum): start/end ranges per name, longest total first.
-CREATE PERFETTO TABLE nsys_nvtx_startend_sum(
+CREATE PERFETTO VIEW nsys_nvtx_startend_sum(
   -- Share of the summed time of all start/end ranges, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -202,7 +202,7 @@ FROM _nsys_nvtx_range_summary!((SELECT * FROM _nsys_nvtx_stats_range WHERE style
 -- op_id = 998949`) counts under its op ('aten::to'), other ranges under
 -- their name, as nsys_nvtx_ranges.name has it ('domain:name' in a named
 -- domain). Same columns; `range` is the op.
-CREATE PERFETTO TABLE nsys_nvtx_sum_by_op(
+CREATE PERFETTO VIEW nsys_nvtx_sum_by_op(
   -- Share of the summed time of all ranges, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -227,7 +227,7 @@ CREATE PERFETTO TABLE nsys_nvtx_sum_by_op(
 SELECT * FROM _nsys_nvtx_range_summary!((SELECT id, op AS tag, style, dur FROM _nsys_nvtx_stats_range));
 
 -- nsys_nvtx_pushpop_sum grouped by op (see nsys_nvtx_sum_by_op).
-CREATE PERFETTO TABLE nsys_nvtx_pushpop_sum_by_op(
+CREATE PERFETTO VIEW nsys_nvtx_pushpop_sum_by_op(
   -- Share of the summed time of all push/pop ranges, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -253,7 +253,7 @@ FROM _nsys_nvtx_range_summary!((
 ));
 
 -- nsys_nvtx_startend_sum grouped by op (see nsys_nvtx_sum_by_op).
-CREATE PERFETTO TABLE nsys_nvtx_startend_sum_by_op(
+CREATE PERFETTO VIEW nsys_nvtx_startend_sum_by_op(
   -- Share of the summed time of all start/end ranges, %, 1 decimal.
   time_pct DOUBLE,
   -- Summed duration, ns.
@@ -597,7 +597,7 @@ RETURNS TableOrSubquery AS
 -- NVTX Range Projection Summary (nsys 2023+ nvtx_gpu_proj_sum; no 2022.4
 -- report): the projections of nsys_nvtx_gpu_proj_trace per name (the whole
 -- text, as nsys) and style, longest total projected time first.
-CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_sum(
+CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_sum(
   -- Range name.
   range STRING,
   -- 'PushPop' or 'StartEnd'.
@@ -632,7 +632,7 @@ SELECT * FROM _nsys_nvtx_gpu_proj_summary!(nsys_nvtx_gpu_proj_trace);
 -- nsys_nvtx_gpu_proj_sum grouped by op (nsys_nvtx_gpu_proj_trace.op): a
 -- PyTorch op range counts under its op ('aten::to'). Same columns; `range`
 -- is the op.
-CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_sum_by_op(
+CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_sum_by_op(
   -- Op or range name ('domain:name' in a named domain).
   range STRING,
   -- 'PushPop' or 'StartEnd'.
@@ -832,7 +832,7 @@ SELECT * FROM _nsys_nvtx_kern_sum($name_kind, 0);
 
 -- NVTX Range Kernel Summary (nsys stats nvtx_kern_sum; 2022.4: nvtxkernsum)
 -- with nsys's default, demangled kernel names: nsys_nvtx_kern_sum_by_name('demangled').
-CREATE PERFETTO TABLE nsys_nvtx_kern_sum AS
+CREATE PERFETTO VIEW nsys_nvtx_kern_sum AS
 SELECT * FROM nsys_nvtx_kern_sum_by_name('demangled');
 
 -- nsys_nvtx_kern_sum_by_name(name_kind) with the ranges grouped by op: a
@@ -875,5 +875,5 @@ SELECT * FROM _nsys_nvtx_kern_sum($name_kind, 1);
 
 -- nsys_nvtx_kern_sum grouped by op, with demangled kernel names:
 -- nsys_nvtx_kern_sum_by_op_by_name('demangled').
-CREATE PERFETTO TABLE nsys_nvtx_kern_sum_by_op AS
+CREATE PERFETTO VIEW nsys_nvtx_kern_sum_by_op AS
 SELECT * FROM nsys_nvtx_kern_sum_by_op_by_name('demangled');
