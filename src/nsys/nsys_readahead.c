@@ -13,11 +13,13 @@
 #include "common/xalloc.h"
 
 /* A block: 64 KiB of rows, and their texts (grown only while empty, so
- * that copies already made stay put). Four per cursor: one being read,
- * one being filled, two in hand against the uneven pace of either side. */
+ * that copies already made stay put). Eight per cursor: one being read,
+ * one being filled, six in hand against the uneven pace of either side.
+ * With four, on two cores, the threads waited on each other often enough
+ * to cost 5 % of the wall time (docs/performance.md, fifth round). */
 #define BLOCK_ROW_BYTES (64 * 1024)
 #define BLOCK_TEXT_BYTES (64 * 1024)
-#define RING 4
+#define RING 8
 
 typedef struct block {
     char *rows;
