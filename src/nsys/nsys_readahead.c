@@ -168,8 +168,8 @@ int nsys_readahead_add(nsys_readahead *ra, const nsys_table *table, bool as_stor
     c->carry = xmalloc(row_size);
     r->cursors = xgrow(r->cursors, &r->cap_cursors, r->n_cursors + 1, sizeof *r->cursors);
     r->cursors[r->n_cursors++] = c;
-    /* An unsorted table costs its sort too; counted as rows all the same. */
-    /* Saturating: a crafted table's largest rowid may be 2^63 - 1. */
+    /* An unsorted table costs its sort too; counted as rows all the same,
+     * saturating: a crafted table's largest rowid may be 2^63 - 1. */
     int64_t rows = nsys_db_row_estimate(ra->db, table->name);
     rows = rows > 0 ? rows : 1;
     r->load = r->load > INT64_MAX - rows ? INT64_MAX : r->load + rows;

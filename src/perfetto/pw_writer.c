@@ -113,7 +113,6 @@ struct pw_writer {
     pw_seq *batches[BATCH_SEQUENCES];
     size_t batched_bytes;
     uint64_t flow_ts;                      /* latest time of an event with flows */
-    bool delta_timestamps;                 /* of the batch sequences */
     pw_seq *service;                       /* the markers' (pw_writer_mark_sorted) */
     const pw_backend *backend;             /* another format: see pw_writer.h */
     pw_backend backend_storage;
@@ -192,8 +191,6 @@ int pw_sequence_start(pw_seq *seq, bool delta_timestamps)
     int rc = emit_packet(seq, &pkt);
     seq->delta_clock = delta_timestamps;
     seq->last_ts = 0;
-    if (!seq->batched)
-        seq->writer->delta_timestamps = delta_timestamps;
     return rc;
 }
 
@@ -462,7 +459,9 @@ static int flows_keep_order(pw_writer *w, pw_seq *seq, uint64_t ts)
     return 0;
 }
 
-/* The sequence the events of track uuid go on: its batch, or seq. */
+/* The sequence the events of track uuid go on: its batch, or seq. A
+ * batch keeps the timestamps of the sequence that first fills it (the
+ * report's: every report's are alike). */
 static pw_seq *events_sequence(pw_writer *w, pw_seq *seq, uint64_t uuid)
 {
     if (uuid >= w->batch_of_track_cap || !w->batch_of_track[uuid])
@@ -472,7 +471,7 @@ static pw_seq *events_sequence(pw_writer *w, pw_seq *seq, uint64_t uuid)
         *batch = pw_writer_sequence(w);
         (*batch)->batched = true;
         (*batch)->batch_flow_ts = UINT64_MAX;
-        pw_sequence_start(*batch, w->delta_timestamps);
+        pw_sequence_start(*batch, seq->delta_clock);
     }
     return *batch;
 }
@@ -925,12 +924,8 @@ int pw_writer_mark_sorted(pw_writer *w, uint64_t ts)
     if (batches_write(w) < 0)
         return -1;
     if (!w->service) {
-        /* Absolute times; the batches keep the report's setting. */
-        bool delta = w->delta_timestamps;
         w->service = pw_writer_sequence(w);
-        int rc = pw_sequence_start(w->service, false);
-        w->delta_timestamps = delta;
-        if (rc < 0)
+        if (pw_sequence_start(w->service, false) < 0)
             return -1;
     }
     /* trace_processor extracts once it has seen two flushes since the last
