@@ -51,9 +51,9 @@ def stored_path(report_name, report):
     return os.path.join(STORED, f'{stem}.{report_name}.csv.gz')
 
 
-def nsys_stats(nsys, report_name, report, copy):
+def nsys_stats(nsys, report_name, report, copy, live=bool(os.environ.get('NSYSP_LIVE_NSYS'))):
     stored = stored_path(report_name, report)
-    if os.path.exists(stored) and not os.environ.get('NSYSP_LIVE_NSYS'):
+    if os.path.exists(stored) and not live:
         with gzip.open(stored, 'rt', newline='') as f:
             return list(csv.DictReader(f))
     shutil.copyfile(report, copy)
@@ -80,10 +80,9 @@ def totals(rows, name, count=None, dur='Total Time (ns)', lo='Min (ns)', hi='Max
 
 def store(report_name, report):
     """Keeps nsys stats' rows of report_name for report (STORED_COLUMNS)."""
-    os.environ['NSYSP_LIVE_NSYS'] = '1'
     nsys = os.environ.get('NSYS') or shutil.which('nsys')
     copy = f'{report}.store-{os.getpid()}.sqlite'
-    rows = nsys_stats(nsys, report_name, report, copy)
+    rows = nsys_stats(nsys, report_name, report, copy, live=True)
     os.remove(copy)
     columns = STORED_COLUMNS[report_name]
     os.makedirs(STORED, exist_ok=True)

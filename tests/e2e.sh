@@ -43,7 +43,7 @@ esac
 trace=$out/$(basename "$report" .sqlite).perfetto-trace
 rm -f "$trace"
 "$bin" -q --stats -o "$trace" "$report" 2> "$trace.stats"
-if [ "$mode" = corpus ] && [ -n "${NSYSP_E2E_SANITIZED:-}" ]; then
+if [ "$mode" = corpus ] && [ -n "${NSYSP_SANITIZED:-}" ]; then
   # A sanitizer build: what it adds is the conversion and the decoder run
   # under it. The Python checks of the same trace ran in the plain build.
   "$dump" "$trace" > /dev/null
