@@ -655,7 +655,7 @@ void kineto_writer_set_report(kineto_writer *w, size_t report)
 
 pw_backend kineto_writer_backend(kineto_writer *w)
 {
-    return (pw_backend){.ctx = w, .track = on_track, .event = on_event, .dropped = on_dropped,
+    return (pw_backend){.ctx = w, .descriptor = on_track, .event = on_event, .dropped = on_dropped,
                         .error = on_error, .finish = on_finish};
 }
 

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "gpu_utilization.h"
 
 #include "nsys/nsys_ids.h"
 
@@ -31,7 +30,7 @@ enum {
     KEY_PROCESS_ROW, KEY_GPU_ROW, KEY_GPU_COUNTER, KEY_GLOBAL, KEY_GPU_PROCESS, KEY_GPU_METRICS,
 };
 
-void model_init(model *m, pw_seq *seq, const nsys_meta *meta, const nsys_contexts *contexts)
+void model_init_core(model *m, pw_seq *seq, const nsys_meta *meta, const nsys_contexts *contexts)
 {
     memset(m, 0, sizeof *m);
     tracks_init(&m->tracks, seq);
@@ -44,13 +43,10 @@ void model_init(model *m, pw_seq *seq, const nsys_meta *meta, const nsys_context
     /* With one CUDA process a stream id is unambiguous on its GPU; with
      * several, rows say whose stream they are. */
     m->label_streams_with_process = meta->cuda_processes > 1;
-    gpu_utilization_init(m);
 }
 
-void model_free(model *m)
+void model_free_core(model *m)
 {
-    model_free_cpus(m);
-    gpu_utilization_free(m);
     free(m->report_label);
     slicer_free(&m->slices);
     tracks_free(&m->tracks);
@@ -144,13 +140,6 @@ static const char *labelled(const model *m, const char *name, char *out, size_t 
 void model_set_shift(model *m, int64_t shift)
 {
     m->slices.shift = shift;
-}
-
-int model_finish(model *m)
-{
-    if (model_flush_cpus(m) < 0)
-        return -1;
-    return slicer_finish(&m->slices);
 }
 
 static slice_row *find_row(model *m, const track_key *key)

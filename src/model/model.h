@@ -62,9 +62,14 @@ typedef struct model {
     struct gpu_utilization *utilization; /* busy stretches per device (gpu_utilization.h) */
 } model;
 
-/* contexts may be NULL: rows then go by their own deviceId. */
+/* contexts may be NULL: rows then go by their own deviceId. model_init and
+ * model_free (lifecycle.c) set up and free the whole model; the _core pair
+ * (model.c) only the tracks and rows, which the CPU rows (cpu.c) and the
+ * utilization counters (gpu_utilization.c) build on. */
 void model_init(model *m, pw_seq *seq, const nsys_meta *meta, const nsys_contexts *contexts);
 void model_free(model *m);
+void model_init_core(model *m, pw_seq *seq, const nsys_meta *meta, const nsys_contexts *contexts);
+void model_free_core(model *m);
 
 /* Hides the rows of other devices (device >= 0) and of other processes
  * (pid > 0): their events are dropped and counted as filtered. */

@@ -582,7 +582,7 @@ static char *valid_utf8(const char *s, buf *storage)
 int pw_write_track(pw_seq *seq, uint64_t ts, const pw_track *t)
 {
     if (seq->writer->backend)
-        return seq->writer->backend->track(seq->writer->backend->ctx, t);
+        return seq->writer->backend->descriptor(seq->writer->backend->ctx, t);
     buf *store = seq->writer->track_strings;
     char *name = valid_utf8(t->name, &store[0]);
     Pftrace__TrackDescriptor td = PFTRACE__TRACK_DESCRIPTOR__INIT;

@@ -205,7 +205,7 @@ int pw_write_sched_switches(pw_seq *seq, uint32_t cpu, const pw_sched_switch *sw
  * there: they are counted (dropped) and left out. */
 typedef struct pw_backend {
     void *ctx;
-    int (*track)(void *ctx, const pw_track *track);
+    int (*descriptor)(void *ctx, const pw_track *desc);
     int (*event)(void *ctx, const pw_event *ev);
     void (*dropped)(void *ctx, uint64_t n);
     int (*error)(void *ctx);     /* errno of the first failed write, or 0 */
