@@ -19,7 +19,7 @@ A variant is a rule with options: `gpu-starv` (nsys's defaults), `gpu-starv@gap=
 `gpu-starv@nvtx` (nvtx=, a range of the report). The anchor is the earliest start of a CUDA
 call (CUPTI_ACTIVITY_KIND_RUNTIME, runtime or driver; else of GPU work) in the report; the test
 finds the same row in the trace to learn the shift the converter applied to the report's
-timestamps (README, "Exact data"). Reports named <corpus stem>+<change> are derived from a
+timestamps (docs/timeline.md, "Exact data"). Reports named <corpus stem>+<change> are derived from a
 corpus report (CHANGES, below), made by the test too.
 
     python3 tests/analyze_golden.py generate [--reports STEM ...] [--nsys nsys]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The tables beyond CUDA and NVTX, against the report's SQL: what each row
-must be in the trace, where the README says it lands, and the comparison
+must be in the trace, where docs/timeline.md says it lands, and the comparison
 with a trace_dump listing. Used on generated reports (check_tables.py) and
 on every real report of the end-to-end tests (check_report.py).
 

@@ -21,7 +21,7 @@ End-to-end check of one conversion against the report's own SQL:
     CPU sample is a perf sample of its thread with its full call chain,
     outermost frame first, symbol and module names exact;
   * every cuBLAS, cuDNN, MPI, OpenACC, OpenMP, unified-memory fault,
-    diagnostic and GPU memory-usage row lands where the README says with its
+    diagnostic and GPU memory-usage row lands where docs/timeline.md says with its
     exact name and times (check_beyond_cuda.py);
   * no slice is left unterminated or unmatched;
   * with STATS (the converter's --stats output): every source read all rows

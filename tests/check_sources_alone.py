@@ -43,7 +43,7 @@ def events(dump_bin, trace, shift):
             args = f[6]
             if f[3] in GPU_WORK:
                 # GPU work carries its correlation id only when no call in
-                # the trace launched it (README): alone it has it, in the
+                # the trace launched it (docs/timeline.md): alone it has it, in the
                 # full conversion its call does.
                 args = ';'.join(a for a in args.split(';') if not a.startswith('correlation id='))
             ev[('S', int(f[1]) - shift, f[2], f[3], f[4], f[5], args, *f[8:9])] += 1

@@ -12,7 +12,7 @@ one decimal. The default variants are read through the *_default views, the othe
 the table functions. Where nsys found nothing or skipped the report, ours must be empty.
 
 Times: nsys prints the report's own timestamps; the trace's are shifted by a constant when the
-report has negative ones (README, "Exact data"). The converter records it (nsys_gpus.time_shift_ns)
+report has negative ones (docs/timeline.md, "Exact data"). The converter records it (nsys_gpus.time_shift_ns)
 and the rules take start=/end= and give Start in report time, undoing it: start=/end= are passed
 and Start is read as nsys prints them, and the anchor each golden records (the earliest CUDA
 runtime call) must be found in report time at nsys's time (a zero residual shift; a trace

@@ -2,7 +2,7 @@
 """check_tables.py NSYS_PERFETTO NSYS_FIXTURE TRACE_DUMP WORKDIR [PFTRACE_CHECK]
 
 The tables beyond CUDA and NVTX, on generated reports holding all of them
-(modern and 2022 schemas): each lands where the README says, with exact
+(modern and 2022 schemas): each lands where docs/timeline.md says, with exact
 values against SQL (check_beyond_cuda.py says where), every row converted
 and none skipped.
 GPU metrics are checked by check_report.py (in the e2e tests of these reports).

@@ -68,8 +68,8 @@ Library API (import with sys.path.insert(0, <tests dir>); import sql_golden as s
        digest: compare_digest(ours, golden, columns, align=(...)): our rows normalized as
                nsys's (decimals per column from the golden), count and sha256 must match; on a
                mismatch the columns whose sha256 differ are named. align: time columns that
-               may be shifted by one constant (a report with negative timestamps; README
-               "Exact data"): ours are moved to nsys's minimum, the shift reported as a note.
+               may be shifted by one constant (a report with negative timestamps;
+               docs/timeline.md, "Exact data"): ours are moved to nsys's minimum, the shift reported as a note.
        none:   ours must be empty.   error: [] (nothing to compare).
   sg.check_corpus(specs, nsys_perfetto, work, reports=None, tp=None, package=None, log=print)
                                        -> (compared, differences): for each report, convert,

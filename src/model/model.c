@@ -311,7 +311,7 @@ static void gpu_description(const model *m, int64_t device, const nsys_gpu *gpu,
     describe_str(out, size, "nvtx name", nvtx_name);
     describe_str(out, size, "report", m->report_label);
     /* Trace time minus report time: what undoes the shift of a report
-     * holding negative timestamps (README, "Exact data"). */
+     * holding negative timestamps (docs/timeline.md, "Exact data"). */
     describe_int(out, size, "time shift", m->slices.shift);
 }
 

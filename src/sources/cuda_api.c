@@ -66,7 +66,7 @@ static int emit(conv *c, const void *r)
     size_t n_args = 0;
     /* Only a failure's: each call's arg set is its own (the correlation id),
      * and trace_processor stores every arg of it; 0, success, is the rule
-     * (README, "Args on every event"). */
+     * (docs/timeline.md, "Args on every event"). */
     if (row->return_value != NSYS_NULL && row->return_value != 0)
         args[n_args++] = arg_int("return value", row->return_value);
     if (row->correlation_id != NSYS_NULL)

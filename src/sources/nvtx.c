@@ -127,7 +127,7 @@ static int emit(conv *c, const void *r)
 
     pw_arg args[10 + NVTX_TORCH_ARGS];
     size_t n = 0;
-    /* No domain arg means the default domain (README): it was a tenth of
+    /* No domain arg means the default domain (docs/timeline.md): it was a tenth of
      * an NVTX slice's bytes. */
     if (domain_name)
         args[n++] = arg_str("domain", domain_name);

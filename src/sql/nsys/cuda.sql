@@ -352,7 +352,7 @@ CREATE PERFETTO TABLE nsys_syncs(
   event_id LONG,
   -- Device the sync's context runs on (where the row sits).
   device LONG,
-  -- The row's own deviceId, as the report records it (may differ: README).
+  -- The row's own deviceId, as the report records it (may differ: docs/timeline.md).
   reported_device LONG,
   -- GPU group.
   gpu_track_id LONG,

@@ -109,7 +109,7 @@ CREATE PERFETTO TABLE nsys_gpus(
   report STRING,
   -- Trace time minus report time, ns: the constant the converter added to
   -- every timestamp of the report (non-zero when the report holds negative
-  -- timestamps; README, "Exact data"). 0 in traces made before it was recorded.
+  -- timestamps; docs/timeline.md, "Exact data"). 0 in traces made before it was recorded.
   time_shift_ns LONG
 ) AS
 SELECT
