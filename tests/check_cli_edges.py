@@ -44,15 +44,7 @@ import xml.etree.ElementTree as ET
 
 MODE, BIN, FIXTURE, WORK = sys.argv[1], *map(os.path.abspath, sys.argv[2:5])
 README = sys.argv[5] if len(sys.argv) > 5 else None
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return ok
-
+from testlib import expect, failures  # noqa: E402
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)

@@ -59,14 +59,7 @@ from slice s where s.category in ('kernel', 'memcpy', 'memset')"""
 SUMMARY_SQL = 'select device, first_ts, last_end, span_ns, busy_ns, idle_ns from nsys_gpu_utilization_summary'
 OVERLAP_SQL = 'select device, compute_ns, comm_ns, overlap_ns from nsys_compute_comm_overlap'
 
-failures = []
-
-
-def check(cond, what):
-    print(('ok:   ' if cond else 'FAIL: ') + what)
-    if not cond:
-        failures.append(what)
-
+from testlib import expect, failures  # noqa: E402
 
 def run(args):
     p = subprocess.run(args, capture_output=True, text=True)
@@ -161,7 +154,7 @@ def job(name, stems):
     run([NSYSP, '-q', '--format', 'kineto', '-o', out + '/', *reports])
     files = sorted(glob.glob(os.path.join(out, '*.json.gz')))
     ranks = json.loads(run([NSYSP, 'ranks', '--format', 'json', *reports]))['ranks']
-    check(len(files) == len(ranks), f'{name}: {len(files)} files for {len(ranks)} ranks')
+    expect(len(files) == len(ranks), f'{name}: {len(files)} files for {len(ranks)} ranks', show_ok=True)
     hta = json.loads(run([RUN_HTA, os.path.join(HERE, 'kineto_hta_figures.py'), out]))
     for r in ranks:
         device = r['devices'][0]
@@ -187,12 +180,12 @@ def job(name, stems):
         label = f'{name} rank {r["rank"]} (GPU {device}, {len(ops)} operations)'
         for key, (value, bound) in ours.items():
             diff = theirs[key] - value
-            check(abs(diff) <= bound, f'{label}: HTA {key} {theirs[key]:.0f} vs ours {value:.3f}'
-                                      f' (off {diff:+.3f} us, bound {bound} us)')
+            expect(abs(diff) <= bound, f'{label}: HTA {key} {theirs[key]:.0f} vs ours {value:.3f}'
+                                       f' (off {diff:+.3f} us, bound {bound} us)', show_ok=True)
         if o and o['comm_ns']:
             ours_pct = 100 * o['overlap_ns'] / o['comm_ns']
-            check(abs(theirs['overlap_pct'] - ours_pct) <= 0.01 + 100 * 2 * n_kernels / (o['comm_ns'] / 1000),
-                  f'{label}: HTA overlap {theirs["overlap_pct"]}% vs ours {ours_pct:.2f}%')
+            expect(abs(theirs['overlap_pct'] - ours_pct) <= 0.01 + 100 * 2 * n_kernels / (o['comm_ns'] / 1000),
+                   f'{label}: HTA overlap {theirs["overlap_pct"]}% vs ours {ours_pct:.2f}%', show_ok=True)
         if name == 'hand_made_overlap':
             # By hand (check_sql_extras.py): compute [20,32) [43,44.5), communication [28,36)
             # [40,46) us: ours 13.5 us of compute, 5.5 of 14 overlapped (39.29%). HTA rounds
@@ -200,16 +193,16 @@ def job(name, stems):
             known = {'overlap_pct': 35.71, 'compute_us': 13.0, 'non_compute_us': 9.0,
                      'idle_us': 4.0, 'kernel_time_us': 26.0}
             for key, value in known.items():
-                check(abs(theirs[key] - value) < 1e-6, f'{label}: HTA {key} {theirs[key]} = {value}')
+                expect(abs(theirs[key] - value) < 1e-6, f'{label}: HTA {key} {theirs[key]} = {value}', show_ok=True)
         rep = replica(ops)
         slack = rep['flipped'] + 1e-6
         for key in ('kernel_time_us', 'idle_us', 'compute_us', 'non_compute_us', 'kernel_sum_us'):
-            check(abs(theirs[key] - rep[key]) <= slack,
-                  f'{label}: HTA {key} {theirs[key]:.0f} = our operations rounded as HTA rounds '
-                  f'{rep[key]:.0f} (slack {rep["flipped"]} us)')
+            expect(abs(theirs[key] - rep[key]) <= slack,
+                   f'{label}: HTA {key} {theirs[key]:.0f} = our operations rounded as HTA rounds '
+                   f'{rep[key]:.0f} (slack {rep["flipped"]} us)', show_ok=True)
         if rep['overlap_pct'] is not None:
-            check(abs(theirs['overlap_pct'] - rep['overlap_pct']) <= 0.01 + slack,
-                  f'{label}: HTA overlap {theirs["overlap_pct"]}% = {rep["overlap_pct"]}%')
+            expect(abs(theirs['overlap_pct'] - rep['overlap_pct']) <= 0.01 + slack,
+                   f'{label}: HTA overlap {theirs["overlap_pct"]}% = {rep["overlap_pct"]}%', show_ok=True)
 
 
 def main():

@@ -55,14 +55,7 @@ GPU_SQL = ("select category, name, ts, dur from slice where category in "
            "('kernel', 'memcpy', 'memset', 'gpu_memcpy', 'gpu_memset') order by ts, dur, name")
 FLOWS_SQL = 'select count(*) as n from flow'
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print('FAIL:', what)
-
+from testlib import expect, failures  # noqa: E402
 
 def run(args, ok=True):
     p = subprocess.run(args, capture_output=True, text=True)
@@ -87,16 +80,16 @@ def check_file_text(path):
     text = raw.decode('utf-8')  # strict: any byte that is not UTF-8 fails here
     doc = json.loads(text)
     info = doc.get('distributedInfo', {})
-    check(isinstance(info.get('rank'), int) and isinstance(info.get('world_size'), int),
-          f'{path}: distributedInfo {info}')
-    check(re.search(r'"rank": \d+', text[:4096]) is not None, f'{path}: "rank": N as HTA reads it')
-    check('deviceProperties' in doc, f'{path}: deviceProperties')
+    expect(isinstance(info.get('rank'), int) and isinstance(info.get('world_size'), int),
+           f'{path}: distributedInfo {info}')
+    expect(re.search(r'"rank": \d+', text[:4096]) is not None, f'{path}: "rank": N as HTA reads it')
+    expect('deviceProperties' in doc, f'{path}: deviceProperties')
     for e in doc['traceEvents'][:2000]:
         if e.get('ph') == 'X':
-            check(isinstance(e['pid'], int) and isinstance(e['tid'], int), f'{path}: integer ids {e}')
+            expect(isinstance(e['pid'], int) and isinstance(e['tid'], int), f'{path}: integer ids {e}')
     stamps = re.findall(r'"(?:ts|dur)":(-?[0-9.]+)[,}]', text[:1 << 20])
-    check(all(re.fullmatch(r'\d+\.\d{3}', s) for s in stamps),
-          f'{path}: ts and dur with three decimals')
+    expect(all(re.fullmatch(r'\d+\.\d{3}', s) for s in stamps),
+           f'{path}: ts and dur with three decimals')
     return doc
 
 
@@ -109,7 +102,7 @@ def compare(name, report, extra=()):
     run([NSYSP, '-q', *extra, '-o', pt, report])
     run([NSYSP, '-q', '--format', 'kineto', *extra, '-o', out + '/json/', report])
     files = sorted(glob.glob(os.path.join(out, 'json', '*.json.gz')))
-    check(files, f'{name}: no JSON written')
+    expect(files, f'{name}: no JSON written')
     errors, slices, gpu, flows = query(pt)
     want = {(r['category'], r['name']): (r['n'], r['d']) for r in slices}
     got = collections.Counter()
@@ -118,7 +111,7 @@ def compare(name, report, extra=()):
     for f in files:
         check_file_text(f)
         e, s, g, fl = query(f)
-        check(not e, f'{name}: {os.path.basename(f)} imports with errors {e}')
+        expect(not e, f'{name}: {os.path.basename(f)} imports with errors {e}')
         for r in s:
             key = (json_category(r['category']), r['name'])
             got[key] += r['n']
@@ -133,10 +126,10 @@ def compare(name, report, extra=()):
     for key in sorted(set(mapped) | set(got), key=str):
         w = mapped.get(key, (0, 0))
         g = (got.get(key, 0), got_dur.get(key, 0))
-        check(w == g, f'{name}: {key}: protobuf {w} (count, ns), JSON {g}')
+        expect(w == g, f'{name}: {key}: protobuf {w} (count, ns), JSON {g}')
     strip = lambda rows: sorted((r['name'], r['ts'], r['dur']) for r in rows)  # noqa: E731
-    check(strip(gpu) == strip(got_gpu), f'{name}: GPU work ts/dur differ (exact ns)')
-    check((flows[0]['n'] if flows else 0) == got_flows, f'{name}: flows {flows} vs {got_flows}')
+    expect(strip(gpu) == strip(got_gpu), f'{name}: GPU work ts/dur differ (exact ns)')
+    expect((flows[0]['n'] if flows else 0) == got_flows, f'{name}: flows {flows} vs {got_flows}')
     n_slices = sum(v[0] for v in want.values())
     print(f'{name}: {len(files)} file(s), {n_slices} slices in {len(want)} (category, name) '
           f'pairs agree, {len(gpu)} GPU operations exact, {got_flows} flows')
@@ -208,26 +201,26 @@ def main():
         os.remove(f)
     run([NSYSP, '-q', '--format', 'kineto', two])
     made = sorted(os.path.basename(f) for f in glob.glob(os.path.join(WORK, 'two*.json*')))
-    check(made == ['two.rank0.json.gz', 'two.rank1.json.gz'], f'rank files: {made}')
+    expect(made == ['two.rank0.json.gz', 'two.rank1.json.gz'], f'rank files: {made}')
     ranks = json.loads(run([NSYSP, 'ranks', '--format', 'json', two]).stdout)['ranks']
     for r in ranks:
         with gzip.open(os.path.join(WORK, f'two.rank{r["rank"]}.json.gz')) as f:
             doc = json.load(f)
         pids = {e['pid'] for e in doc['traceEvents'] if e.get('cat') == 'cuda_runtime'}
-        check(pids == {r['pid']}, f'rank {r["rank"]}: its file holds pid {r["pid"]}: {pids}')
-        check(doc['distributedInfo'] == {'rank': r['rank'], 'world_size': 2},
-              f'rank {r["rank"]}: {doc["distributedInfo"]}')
+        expect(pids == {r['pid']}, f'rank {r["rank"]}: its file holds pid {r["pid"]}: {pids}')
+        expect(doc['distributedInfo'] == {'rank': r['rank'], 'world_size': 2},
+               f'rank {r["rank"]}: {doc["distributedInfo"]}')
     plain = os.path.join(WORK, 'plain.json')
     run([NSYSP, '-q', '--format', 'kineto', '--pid', str(ranks[0]['pid']), '-o', plain, fixture])
     with open(plain) as f:
-        check(json.load(f)['traceEvents'], 'plain .json output')
+        expect(json.load(f)['traceEvents'], 'plain .json output')
     bad = os.path.join(WORK, 'bad.sqlite')
     with open(bad, 'wb') as f:
         f.write(b'SQLite format 3\0' + b'\0' * 100)
     p = run([NSYSP, '--format', 'kineto', '-o', os.path.join(WORK, 'bad.json.gz'), bad], ok=False)
-    check(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1,
-          f'bad input: exit {p.returncode}, {p.stderr!r}')
-    check(not glob.glob(os.path.join(WORK, 'bad.json*')), 'bad input left output')
+    expect(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1,
+           f'bad input: exit {p.returncode}, {p.stderr!r}')
+    expect(not glob.glob(os.path.join(WORK, 'bad.json*')), 'bad input left output')
 
     hostile = os.path.join(WORK, 'hostile.sqlite')
     hostile_report(hostile)

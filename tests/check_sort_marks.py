@@ -30,15 +30,7 @@ REPORT_GZ = sys.argv[6] if len(sys.argv) > 6 else None
 if not os.path.exists(TP):
     print(f"skip: {TP} absent (../shared)")
     sys.exit(77)
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return ok
-
+from testlib import expect, failures  # noqa: E402
 
 def dump_counts(trace):
     out = subprocess.run([DUMP, trace], capture_output=True, text=True, check=True).stdout

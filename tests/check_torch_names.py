@@ -32,15 +32,7 @@ BIN, TP, REPORT_GZ, WORK = sys.argv[1:5]
 if not os.path.exists(REPORT_GZ) or not os.path.exists(TP):
     print(f"skip: {REPORT_GZ} or {TP} absent (../shared)")
     sys.exit(77)
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return ok
-
+from testlib import expect, failures  # noqa: E402
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)

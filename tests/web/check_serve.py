@@ -25,14 +25,8 @@ BIN, FIXTURE, WORK = sys.argv[1:4]
 NSYS_REP = sys.argv[4] if len(sys.argv) > 4 else ""
 REPORTS = os.path.join(WORK, "reports")
 MAX_UPLOAD = 4 << 20
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
-
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from testlib import expect, failures  # noqa: E402
 
 def start():
     proc = subprocess.Popen([BIN, "serve", "--port", "0", "--dir", REPORTS, "--max-upload",
