@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diff_model.h"
-#include "text_out.h"
+#include "analysis/diff_model.h"
+#include "tool/diff_output.h"
+#include "tool/diff_report.h"
+#include "tool/text_out.h"
 #include "common/cancel.h"
 #include "nsys_perfetto.h"
-#include "options.h"
-#include "report_dir.h"
+#include "tool/options.h"
+#include "tool/report_dir.h"
 
 static volatile sig_atomic_t diff_interrupted;
 

@@ -15,17 +15,17 @@
 #include "nsys_perfetto.h"
 #include "common/cancel.h"
 #include "diff.h"
-#include "nsys_export.h"
-#include "open_big.h"
-#include "options.h"
+#include "tool/nsys_export.h"
+#include "tool/open_big.h"
+#include "tool/options.h"
 #include "ranks.h"
-#include "report_dir.h"
+#include "tool/report_dir.h"
 #include "series.h"
 #include "sql_cli.h"
 #include "summary_cli.h"
 #include "web/web_main.h"
 #include "web/web_open.h"
-#include "text_out.h"
+#include "tool/text_out.h"
 
 static volatile sig_atomic_t interrupted;
 

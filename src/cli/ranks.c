@@ -11,10 +11,10 @@
 #include "nsys_perfetto.h"
 #include "common/cancel.h"
 #include "common/xalloc.h"
-#include "nsys_export.h"
+#include "tool/nsys_export.h"
 #include "ranks_partial.h"
-#include "report_dir.h"
-#include "text_out.h"
+#include "tool/report_dir.h"
+#include "tool/text_out.h"
 
 enum { MAX_INPUTS = 1 << 20, DEFAULT_BINS = 100 };
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "nsys_perfetto.h"
-#include "rank_numbers.h"
+#include "analysis/rank_numbers.h"
 
 const char *rank_rule_text(rank_rule rule);
 

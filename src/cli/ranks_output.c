@@ -6,7 +6,7 @@
 
 #include "common/json.h"
 #include "ranks.h"
-#include "text_out.h"
+#include "tool/text_out.h"
 
 enum { STRAGGLERS_SHOWN = 10 };
 

@@ -5,7 +5,7 @@
 
 #include "common/xalloc.h"
 #include "ranks.h"
-#include "text_out.h"
+#include "tool/text_out.h"
 
 int ranks_write_trace(const char *path, const job *j)
 {

@@ -11,13 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nsys_export.h"
+#include "tool/nsys_export.h"
 #include "common/cancel.h"
 #include "nsys_perfetto.h"
-#include "nsys_profile.h"
-#include "options.h"
+#include "tool/nsys_profile.h"
+#include "tool/options.h"
 #include "series_output.h"
-#include "text_out.h"
+#include "tool/text_out.h"
 
 /* What nsys traces by default, plus NVTX, OS runtime, cuBLAS and cuDNN. */
 static const char *const DEFAULT_OPTIONS[] = {"--trace=cuda,opengl,nvtx,osrt,cublas,cudnn"};

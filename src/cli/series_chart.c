@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text_out.h"
+#include "tool/text_out.h"
 
 enum { WIDTH = 960, HEIGHT = 520, LEFT = 90, RIGHT = 330, TOP = 50, BOTTOM = 70 };
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "series_chart.h"
-#include "text_out.h"
+#include "tool/text_out.h"
 
 /* The categories charted, and how many names. */
 static const char *const CHARTED[] = {"kernel", "api-gpu", "nvtx-gpu"};

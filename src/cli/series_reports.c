@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "nsys_perfetto.h"
-#include "report_dir.h"
+#include "tool/report_dir.h"
 #include "series_output.h"
 #include "series.h"
 #include "summary_cli.h"
-#include "text_out.h"
+#include "tool/text_out.h"
 
 /* A report's file name without its directory and extension. */
 static void stem_of(const char *path, char *out, size_t size)

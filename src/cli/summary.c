@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "summary_cli.h"
-#include "text_out.h"
+#include "tool/text_out.h"
 
-#include "nsys_export.h"
-#include "report_dir.h"
+#include "tool/nsys_export.h"
+#include "tool/report_dir.h"
 #include "series.h"
 #include "series_reports.h"
 

@@ -8,7 +8,7 @@
 
 #include "common/xalloc.h"
 #include "nsys_perfetto.h"
-#include "rank_numbers.h"
+#include "analysis/rank_numbers.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {

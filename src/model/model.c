@@ -416,8 +416,8 @@ int64_t model_gpu_device(const model *m, int64_t device, int64_t global_pid, int
  * runs on, not the row's deviceId (nsys_contexts.h); syncs on a stream
  * that ran no work go to the Synchronization row, not a row of their own
  * (their stream stays in their args). */
-static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid, int64_t context,
-                          int64_t stream)
+static slice_row *stream_scoped_row(model *m, int tag, int64_t device, int64_t global_pid,
+                                    int64_t context, int64_t stream)
 {
     device = model_gpu_device(m, device, global_pid, context);
     if (tag == KEY_SYNC && !nsys_stream_ran_work(m->contexts, global_pid, context, stream))
@@ -470,7 +470,7 @@ static slice_row *gpu_row(model *m, int tag, int64_t device, int64_t global_pid,
 slice_row *model_stream_row(model *m, int64_t device, int64_t global_pid, int64_t context,
                             int64_t stream)
 {
-    return gpu_row(m, KEY_STREAM, device, global_pid, context, stream);
+    return stream_scoped_row(m, KEY_STREAM, device, global_pid, context, stream);
 }
 
 slice_row *model_gpu_row(model *m, int64_t device, gpu_place place, const char *name,
@@ -493,13 +493,13 @@ slice_row *model_gpu_row(model *m, int64_t device, gpu_place place, const char *
 slice_row *model_sync_row(model *m, int64_t device, int64_t global_pid, int64_t context,
                           int64_t stream)
 {
-    return gpu_row(m, KEY_SYNC, device, global_pid, context, stream);
+    return stream_scoped_row(m, KEY_SYNC, device, global_pid, context, stream);
 }
 
 slice_row *model_graph_row(model *m, int64_t device, int64_t global_pid, int64_t context,
                            int64_t stream)
 {
-    return gpu_row(m, KEY_GRAPH, device, global_pid, context, stream);
+    return stream_scoped_row(m, KEY_GRAPH, device, global_pid, context, stream);
 }
 
 /* ---- Counters and global tracks ------------------------------------------ */

@@ -196,7 +196,7 @@ int pw_sequence_start(pw_seq *seq, bool delta_timestamps)
 
 /* Returns the iid of s on seq, queueing its definition for the next packet
  * the first time s is seen. */
-static uint64_t intern(pw_seq *seq, enum intern_kind kind, const char *s)
+static uint64_t intern_iid(pw_seq *seq, enum intern_kind kind, const char *s)
 {
     bool inserted;
     hmap *m = &seq->interned[kind];
@@ -220,7 +220,7 @@ static uint64_t intern(pw_seq *seq, enum intern_kind kind, const char *s)
     return *slot;
 }
 
-/* intern for strings whose text never changes at their address (arg
+/* intern_iid for strings whose text never changes at their address (arg
  * names and categories, the sources' constants; names from a report's
  * StringIds): a kernel event has a dozen, some of them long, and a
  * direct-mapped cache by address spares hashing them each time. */
@@ -229,7 +229,7 @@ static uint64_t intern_constant(pw_seq *seq, enum intern_kind kind, const char *
     size_t slot = (size_t)(((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 56); /* CONSTANT_SLOTS */
     known_constant *k = &seq->constants[kind][slot];
     if (k->s != s) {
-        k->iid = intern(seq, kind, s);
+        k->iid = intern_iid(seq, kind, s);
         k->s = s;
     }
     return k->iid;
@@ -677,7 +677,7 @@ static void set_annotation(pw_seq *seq, Pftrace__DebugAnnotation *da, const pw_a
         break;
     case PW_ARG_STRING:
         da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
-        da->string_value_iid = intern(seq, INTERN_ARG_STRING, a->v.s ? a->v.s : "");
+        da->string_value_iid = intern_iid(seq, INTERN_ARG_STRING, a->v.s ? a->v.s : "");
         break;
     case PW_ARG_CONSTANT_STRING:
         da->value_case = PFTRACE__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
@@ -711,7 +711,7 @@ int pw_write_event(pw_seq *given, const pw_event *ev)
     if (ev->name) {
         te.name_field_case = PFTRACE__TRACK_EVENT__NAME_FIELD_NAME_IID;
         te.name_iid = ev->name_is_constant ? intern_constant(seq, INTERN_EVENT_NAME, ev->name)
-                                           : intern(seq, INTERN_EVENT_NAME, ev->name);
+                                           : intern_iid(seq, INTERN_EVENT_NAME, ev->name);
     }
     uint64_t category_iid;
     if (ev->category) {
@@ -770,7 +770,7 @@ int pw_write_event(pw_seq *given, const pw_event *ev)
 
 static uint64_t intern_mapping(pw_seq *seq, const char *module)
 {
-    uint64_t path = intern(seq, INTERN_MAPPING_PATH, module ? module : "[unknown]");
+    uint64_t path = intern_iid(seq, INTERN_MAPPING_PATH, module ? module : "[unknown]");
     bool inserted;
     uint64_t *slot = hmap_upsert(&seq->mappings, &path, sizeof path, &inserted);
     if (inserted) {
@@ -784,7 +784,7 @@ static uint64_t intern_mapping(pw_seq *seq, const char *module)
 
 static uint64_t intern_frame(pw_seq *seq, const pw_frame *f)
 {
-    uint64_t key[2] = {intern(seq, INTERN_FUNCTION_NAME, f->function ? f->function : "[unknown]"),
+    uint64_t key[2] = {intern_iid(seq, INTERN_FUNCTION_NAME, f->function ? f->function : "[unknown]"),
                        intern_mapping(seq, f->module)};
     bool inserted;
     uint64_t *slot = hmap_upsert(&seq->frames, key, sizeof key, &inserted);

@@ -112,7 +112,7 @@ static track *metric_of(conv *c, int64_t type_id, int64_t metric)
 }
 
 /* Writes the gathered sample as one counter event. */
-static int write_sample(conv *c)
+static int write_gathered_sample(conv *c)
 {
     metrics_state *g = c->state;
     if (!g->n)
@@ -130,7 +130,7 @@ static int emit_metrics(conv *c, const void *r)
     if (row->type_id == NSYS_NULL || row->metric_id == NSYS_NULL || row->value != row->value)
         return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
     metrics_state *g = c->state;
-    if (g->n == SAMPLE_MAX && write_sample(c) == SOURCE_FAILED)
+    if (g->n == SAMPLE_MAX && write_gathered_sample(c) == SOURCE_FAILED)
         return SOURCE_FAILED;
     g->ts = row->start;
     g->type_id = row->type_id;
@@ -145,7 +145,7 @@ static int end_metrics_sample(conv *c, const void *next)
     const metrics_state *g = c->state;
     if (row && row->start == g->ts && row->type_id == g->type_id)
         return SOURCE_EMITTED;
-    return write_sample(c);
+    return write_gathered_sample(c);
 }
 
 const source SOURCE_GPU_METRICS = {

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/diff_model.h"
+#include "analysis/diff_model.h"
+#include "tool/diff_output.h"
 #include "web_reports.h"
 
 enum { GATE_PCT_DEFAULT = 5 };

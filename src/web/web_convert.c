@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/nsys_export.h"
-#include "cli/open_big.h"
+#include "tool/nsys_export.h"
+#include "tool/open_big.h"
 #include "common/cancel.h"
 #include "web_compare.h"
 #include "web_result.h"

@@ -39,8 +39,4 @@ bool web_guard_allows(const web_guard *guard, const char *method, const char *ho
  * or an IP address); used to check the option. */
 bool web_guard_name_valid(const char *text);
 
-/* "HTTPS://UI.Example:443/path/" -> "https://ui.example" into out: the
- * origin of url as a browser sends it in Origin headers. */
-void web_origin_of(const char *url, char *out, size_t size);
-
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/subprocess.h"
+#include "tool/subprocess.h"
 #include "common/cancel.h"
 
 enum { QUEUE_MAX = 256, WORKERS_MAX = 16 };

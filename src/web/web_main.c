@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/open_big.h"
-#include "cli/options.h"
+#include "tool/open_big.h"
+#include "tool/options.h"
 #include "nsys_perfetto.h"
 #include "web_reports.h"
 #include "web_server.h"

@@ -21,6 +21,7 @@
 #include "nsys_perfetto.h"
 #include "common/cancel.h"
 #include "web_guard.h"
+#include "tool/url_origin.h"
 #include "web_http.h"
 
 enum {
@@ -280,7 +281,7 @@ int web_open_trace(const char *path, const char *ui, unsigned timeout_s,
     open_server srv = {.path = path};
     const char *slash = strrchr(path, '/');
     srv.name = slash ? slash + 1 : path;
-    web_origin_of(ui, srv.origin, sizeof srv.origin);
+    url_origin(ui, srv.origin, sizeof srv.origin);
     web_guard_init(&srv.guard, "127.0.0.1", NULL, 0);
 
     int port;

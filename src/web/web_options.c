@@ -3,7 +3,7 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "cli/options.h"
+#include "tool/options.h"
 
 static char *field(web_options *o, const char *key)
 {

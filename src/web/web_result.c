@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/open_big.h"
+#include "tool/open_big.h"
 #include "common/json.h"
 #include "web_reports.h"
 

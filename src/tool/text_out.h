@@ -9,8 +9,8 @@
  *     ESC shows as "␛", a newline as "␊"), C1 controls (U+0080-U+009F,
  *     which some terminals also obey) become U+FFFD.
  * JSON needs none of this: json_string escapes. */
-#ifndef NSYSP_CLI_TEXT_OUT_H
-#define NSYSP_CLI_TEXT_OUT_H
+#ifndef NSYSP_TOOL_TEXT_OUT_H
+#define NSYSP_TOOL_TEXT_OUT_H
 
 #include <stddef.h>
 #include <stdio.h>

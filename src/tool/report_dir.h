@@ -1,8 +1,8 @@
 /* A directory given as input: the reports in it (.sqlite, .nsys-rep,
  * .qdrep), in natural order. A report exported beside its .sqlite (as
  * `series` leaves them) is listed once, as the .sqlite. */
-#ifndef NSYSP_CLI_REPORT_DIR_H
-#define NSYSP_CLI_REPORT_DIR_H
+#ifndef NSYSP_TOOL_REPORT_DIR_H
+#define NSYSP_TOOL_REPORT_DIR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * Installs that leave only a .qdstrm (Debian's nsight-systems 2022.4) get
  * it imported with the QdstrmImporter that ships beside nsys, as nsys
  * itself does where the importer is bundled. */
-#ifndef NSYSP_CLI_NSYS_PROFILE_H
-#define NSYSP_CLI_NSYS_PROFILE_H
+#ifndef NSYSP_TOOL_NSYS_PROFILE_H
+#define NSYSP_TOOL_NSYS_PROFILE_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* What the summary's entry points share inside the library. */
-#ifndef NSYSP_SUMMARY_H
-#define NSYSP_SUMMARY_H
+#ifndef NSYSP_ANALYSIS_SUMMARY_H
+#define NSYSP_ANALYSIS_SUMMARY_H
 
 #include <signal.h>
 #include <stdbool.h>

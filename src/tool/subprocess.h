@@ -1,6 +1,6 @@
 /* Running a program by argv (never a shell), its output to a log file. */
-#ifndef NSYSP_CLI_SUBPROCESS_H
-#define NSYSP_CLI_SUBPROCESS_H
+#ifndef NSYSP_TOOL_SUBPROCESS_H
+#define NSYSP_TOOL_SUBPROCESS_H
 
 #include <signal.h>
 #include <stddef.h>

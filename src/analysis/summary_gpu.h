@@ -15,8 +15,8 @@
  *     named domain, as nsys stats names them.
  *
  * Both exist (maybe empty) once summary_gpu_build succeeded. */
-#ifndef NSYSP_SUMMARY_GPU_H
-#define NSYSP_SUMMARY_GPU_H
+#ifndef NSYSP_ANALYSIS_SUMMARY_GPU_H
+#define NSYSP_ANALYSIS_SUMMARY_GPU_H
 
 #include "nsys/nsys_db.h"
 

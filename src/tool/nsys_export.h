@@ -1,7 +1,7 @@
 /* .nsys-rep and .qdrep inputs: exported to SQLite with the user's own nsys
  * (on PATH, or named by $NSYS) into a temporary directory first. */
-#ifndef NSYSP_CLI_NSYS_EXPORT_H
-#define NSYSP_CLI_NSYS_EXPORT_H
+#ifndef NSYSP_TOOL_NSYS_EXPORT_H
+#define NSYSP_TOOL_NSYS_EXPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

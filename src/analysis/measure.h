@@ -1,7 +1,7 @@
 /* What nsysp_measure shares inside the library (the ranks' figures,
  * ranks.c, find steps as diff does). */
-#ifndef NSYSP_MEASURE_H
-#define NSYSP_MEASURE_H
+#ifndef NSYSP_ANALYSIS_MEASURE_H
+#define NSYSP_ANALYSIS_MEASURE_H
 
 #include "nsys_perfetto.h"
 #include "common/buf.h"

@@ -23,7 +23,7 @@
 #include "common/cancel.h"
 #include "subprocess.h"
 #include "text_out.h"
-#include "web/web_guard.h"
+#include "url_origin.h"
 
 enum { ENGINE_PORT = 9001, READY_TIMEOUT_S = 600, POLL_MS = 100 };
 
@@ -93,7 +93,7 @@ int open_with_engine(const char *trace, const char *engine_path, const char *ui,
      * 127.0.0.1:10000 only: another UI (--perfetto-ui, a team's copy) is
      * named to it, or the UI could not use it. */
     char origin[1024];
-    web_origin_of(ui, origin, sizeof origin);
+    url_origin(ui, origin, sizeof origin);
     static const char *const ENGINE_ORIGINS[] = {"https://ui.perfetto.dev",
                                                  "http://localhost:10000",
                                                  "http://127.0.0.1:10000"};

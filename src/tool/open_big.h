@@ -1,7 +1,7 @@
 /* --open for traces too big for the browser: Perfetto's native trace
  * processor serves them to the UI (open_big.c). */
-#ifndef NSYSP_CLI_OPEN_BIG_H
-#define NSYSP_CLI_OPEN_BIG_H
+#ifndef NSYSP_TOOL_OPEN_BIG_H
+#define NSYSP_TOOL_OPEN_BIG_H
 
 #include <signal.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/json.h"
-#include "diff_model.h"
+#include "diff_output.h"
 #include "text_out.h"
 
 /* ---- Values in words --------------------------------------------------- */

@@ -1,9 +1,9 @@
 /* nsys-perfetto diff: the data of each side (one report, or several runs
  * of one configuration) and their comparison, name by name, with the gate
- * and the noise rule of docs/diff.md. The output formats are in
- * diff_output.c. */
-#ifndef NSYSP_CLI_DIFF_MODEL_H
-#define NSYSP_CLI_DIFF_MODEL_H
+ * and the noise rule of docs/diff.md. Loading a run is the tool layer's
+ * (tool/diff_report.h), and so are the output formats (tool/diff_output.h). */
+#ifndef NSYSP_ANALYSIS_DIFF_MODEL_H
+#define NSYSP_ANALYSIS_DIFF_MODEL_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -40,15 +40,6 @@ typedef struct diff_run {
     nsysp_measures measures;     /* GPU busy, spans, --focus */
 } diff_run;
 
-/* Reads one report: its summary (names matching any of match) and its
- * measures (focus may be NULL). A .nsys-rep is exported with nsys first,
- * and stays exported until diff_run_free. Returns an nsysp_status after
- * printing one line. The summaries' cancel flag stops it. */
-int diff_run_load(diff_run *run, const char *path, const char *const *match, size_t n_match,
-                  const char *focus, const char *step);
-/* Measures the run again with step as its step (NULL: found). */
-int diff_run_measure(diff_run *run, const char *focus, const char *step);
-void diff_run_free(diff_run *run);
 
 /* ---- The comparison ---------------------------------------------------- */
 
@@ -165,22 +156,5 @@ void diff_result_free(diff_result *r);
 /* Whether a row's regression fails the verdict (its category is not GPU
  * time counted again by range or by launching call). */
 bool diff_row_decides(const diff_row *row);
-
-/* ---- Output (diff_output.c) ------------------------------------------- */
-
-typedef enum diff_format { DIFF_TABLE, DIFF_MD, DIFF_CSV, DIFF_JSON } diff_format;
-
-typedef struct diff_print_options {
-    diff_format format;
-    bool color;                  /* table only */
-    size_t top;                  /* table and md: at most this many changed rows (0: all) */
-    bool all;                    /* table and md: unchanged and minor rows too */
-} diff_print_options;
-
-/* One comparison; value is the series value it belongs to (NULL for none).
- * For csv, header says whether to print the header line; for json, the
- * object is printed without a trailing newline. */
-void diff_print(FILE *to, const diff_result *r, const diff_side *before, const diff_side *after,
-                const char *value, const diff_print_options *o, bool header);
 
 #endif

@@ -1,8 +1,8 @@
 /* Which rank of a distributed job each GPU process is: the rule `ranks`
  * numbers its table with, and the Kineto JSON writer its files
  * (distributedInfo.rank), so that both say the same rank for a process. */
-#ifndef NSYSP_RANK_NUMBERS_H
-#define NSYSP_RANK_NUMBERS_H
+#ifndef NSYSP_ANALYSIS_RANK_NUMBERS_H
+#define NSYSP_ANALYSIS_RANK_NUMBERS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff_model.h"
+#include "diff_report.h"
 
 #include "nsys_export.h"
 #include "text_out.h"

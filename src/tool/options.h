@@ -1,7 +1,7 @@
 /* Conversion options from text, shared by the command line and the web
  * page's form fields. */
-#ifndef NSYSP_CLI_OPTIONS_H
-#define NSYSP_CLI_OPTIONS_H
+#ifndef NSYSP_TOOL_OPTIONS_H
+#define NSYSP_TOOL_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
