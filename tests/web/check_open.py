@@ -370,7 +370,8 @@ LISTEN = ("$PY -c 'import os, socket, sys, time\n"
 def open_through(engine, extra=(), trace=TRACE, cwd=None):
     return subprocess.Popen([BIN, "-q", "--no-compress", "--open", "--open-limit", "1K",
                              "--trace-processor", engine, *extra, "-o", trace, SMALL],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                            env=dict(os.environ, TMPDIR=WORK))  # the engine's log, if killed
 
 
 def ended(p, what, within=15):
