@@ -91,7 +91,8 @@ static void usage(FILE *to)
           "                           open it when there is a display); exit once the UI\n"
           "                           fetched it whole (other fetches do not count)\n"
           "      --open-timeout S     stop serving after S seconds (default 0: until\n"
-          "                           fetched or Ctrl-C)\n"
+          "                           fetched or Ctrl-C); the native engine's loading\n"
+          "                           counts too\n"
           "      --open-limit SIZE    a trace estimated to need more in a trace processor\n"
           "                           (default 2G, what the browser holds) opens through\n"
           "                           Perfetto's native trace_processor_shell --httpd\n"
@@ -522,6 +523,8 @@ int main(int argc, char **argv)
             opt.align_start = strcmp(optarg, "start") == 0;
             break;
         case OPT_TRACE_PROCESSOR:
+            if (open_check_engine(optarg) != NSYSP_OK)
+                return NSYSP_ERR_USAGE; /* before the conversion, not after */
             trace_processor = optarg;
             break;
         case OPT_OPEN_LIMIT:

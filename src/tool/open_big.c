@@ -8,15 +8,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +43,17 @@ static bool find_engine(const char *given, char *out, size_t size)
            find_program("trace_processor", out, size) == 0;
 }
 
+int open_check_engine(const char *given)
+{
+    char path[4096];
+    if (find_program(given, path, sizeof path) == 0)
+        return NSYSP_OK;
+    const char *why = errno == ENOENT ? "no such program" : errno == EISDIR ? "a directory"
+                                                                          : "not executable";
+    text_printf(stderr, "nsys-perfetto: --trace-processor: %s: %s\n", given, why);
+    return NSYSP_ERR_USAGE;
+}
+
 static bool engine_listening(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -55,6 +64,13 @@ static bool engine_listening(void)
     bool up = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
     close(fd);
     return up;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static void sleep_ms(int ms)
@@ -78,12 +94,86 @@ void open_say_too_big(const char *trace, uint64_t estimate, uint64_t limit, int6
                 trace, (double)estimate / 1e9, (double)limit / 1e9, range);
 }
 
+/* The trace as the engine's argument: a relative path that could read as
+ * an option (-x) or a URL (https:...) is given as ./PATH. */
+static void engine_trace_arg(const char *trace, char *out, size_t size)
+{
+    snprintf(out, size, "%s%s", trace[0] == '/' ? "" : "./", trace);
+}
+
+/* A file for the engine's output, so that a failure can say why; "/dev/null"
+ * when none can be made. */
+static void engine_log_path(char *out, size_t size)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(out, size, "%s/nsys-perfetto-engine-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(out);
+    if (fd < 0)
+        snprintf(out, size, "/dev/null");
+    else
+        close(fd);
+}
+
+/* Says why the engine ended (rc as run_finished gives it), with its last
+ * line of output. */
+static void say_engine_ended(const char *engine, const char *when, int rc, const char *log)
+{
+    char last[512], why[128];
+    last_line(log, last, sizeof last);
+    run_failure(rc, NULL, why, sizeof why);
+    text_printf(stderr, "nsys-perfetto: --open: %s %s (%s)%s%s\n", engine, when, why,
+                last[0] ? ": " : "", last);
+}
+
+enum engine_state { ENGINE_SERVING, ENGINE_ENDED, ENGINE_LATE, ENGINE_INTERRUPTED };
+
+/* Waits for the engine to listen (it does once the trace is loaded, which
+ * takes a while for a big one) until deadline; *rc is its result when it
+ * ended. */
+static enum engine_state wait_for_engine(run_handle *h, double deadline,
+                                         volatile sig_atomic_t *stop, int *rc)
+{
+    for (;;) {
+        if (run_finished(h, rc))
+            return ENGINE_ENDED;
+        if (engine_listening())
+            return ENGINE_SERVING;
+        if (cancel_requested(stop))
+            return ENGINE_INTERRUPTED;
+        if (now_s() >= deadline)
+            return ENGINE_LATE;
+        sleep_ms(POLL_MS);
+    }
+}
+
+/* Serves until Ctrl-C, deadline (0: none) or the engine's end; whether it
+ * ended by itself, its result then in *rc. */
+static bool serve_until_stopped(run_handle *h, double deadline, volatile sig_atomic_t *stop,
+                                int *rc)
+{
+    while (!cancel_requested(stop) && !(deadline && now_s() >= deadline)) {
+        if (run_finished(h, rc))
+            return true;
+        sleep_ms(POLL_MS);
+    }
+    return false;
+}
+
+static void print_link(const char *ui)
+{
+    size_t base = strlen(ui);
+    while (base && ui[base - 1] == '/')
+        base--;
+    printf("%.*s/#!/\n", (int)base, ui);
+    fflush(stdout);
+}
+
 int open_with_engine(const char *trace, const char *engine_path, const char *ui,
                      unsigned timeout_s, volatile sig_atomic_t *stop, int quiet)
 {
     char engine[4096];
     if (!find_engine(engine_path, engine, sizeof engine))
-        return -1;
+        return engine_path ? open_check_engine(engine_path) : -1;
     if (engine_listening()) {
         fprintf(stderr, "nsys-perfetto: --open: 127.0.0.1:%d is in use (another trace "
                         "processor?): stop it first\n", ENGINE_PORT);
@@ -100,69 +190,55 @@ int open_with_engine(const char *trace, const char *engine_path, const char *ui,
     bool known = false;
     for (size_t i = 0; i < sizeof ENGINE_ORIGINS / sizeof ENGINE_ORIGINS[0]; i++)
         known = known || strcmp(origin, ENGINE_ORIGINS[i]) == 0;
-    const char *engine_argv[] = {engine, "--httpd", trace,
+    char trace_arg[PATH_MAX + sizeof "./"], log[PATH_MAX];
+    engine_trace_arg(trace, trace_arg, sizeof trace_arg);
+    const char *engine_argv[] = {engine, "--httpd", trace_arg,
                                  known ? NULL : "--http-additional-cors-origins", origin, NULL};
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* Killed outright, --open takes the engine with it. */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() == 1)
-            _exit(127);
-        int null = open("/dev/null", O_RDWR);
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        execv(engine, (char *const *)engine_argv);
-        _exit(127);
-    }
-    if (pid < 0) {
+    engine_log_path(log, sizeof log);
+    /* In a session of its own under a keeper (subprocess.h): whatever the
+     * engine is (a wrapper script and its children), all of it ends when
+     * we stop it, or should we end first. */
+    run_handle h;
+    double started = now_s();
+    if (run_start(&h, engine_argv, log, NULL, NULL) != 0) {
         fprintf(stderr, "nsys-perfetto: --open: cannot start %s: %s\n", engine, strerror(errno));
+        remove(log);
         return NSYSP_ERR_INTERNAL;
     }
-    /* Loading a big trace takes a while: the engine listens once it is in. */
-    int status = 0;
-    bool exited = false;
-    for (int waited = 0; !engine_listening() && !cancel_requested(stop); waited += POLL_MS) {
-        if (waitpid(pid, &status, WNOHANG) == pid || waited > READY_TIMEOUT_S * 1000) {
-            exited = true;
-            break;
+    /* --open-timeout bounds all of it, the engine's loading too. */
+    double deadline = timeout_s ? started + timeout_s : 0;
+    int rc = 0, status = NSYSP_OK;
+    switch (wait_for_engine(&h, deadline ? deadline : started + READY_TIMEOUT_S, stop, &rc)) {
+    case ENGINE_SERVING:
+        print_link(ui);
+        if (!quiet)
+            text_printf(stderr, "nsys-perfetto: %s is open in %s on 127.0.0.1:%d: in the UI, "
+                                "choose \"YES, use loaded trace\" (Ctrl-C to stop)\n", trace,
+                        engine, ENGINE_PORT);
+        if (serve_until_stopped(&h, deadline, stop, &rc)) {
+            say_engine_ended(engine, "stopped serving", rc, log);
+            status = NSYSP_ERR_INTERNAL;
         }
-        sleep_ms(POLL_MS);
+        break;
+    case ENGINE_ENDED:
+        say_engine_ended(engine, "ended before serving", rc, log);
+        status = NSYSP_ERR_INTERNAL;
+        break;
+    case ENGINE_LATE: {
+        char limit[64];
+        format_duration(deadline ? timeout_s : READY_TIMEOUT_S, limit, sizeof limit);
+        text_printf(stderr, "nsys-perfetto: --open: %s did not start serving %s within %s%s\n",
+                    engine, trace, limit, deadline ? " (--open-timeout)" : "");
+        status = NSYSP_ERR_INTERNAL;
+        break;
     }
-    if (exited) {
-        text_printf(stderr, "nsys-perfetto: --open: %s did not start serving %s\n", engine,
+    case ENGINE_INTERRUPTED:
+        text_printf(stderr, "nsys-perfetto: --open: interrupted while %s loaded %s\n", engine,
                     trace);
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        return NSYSP_ERR_INTERNAL;
+        status = NSYSP_ERR_INTERRUPTED;
+        break;
     }
-    size_t base = strlen(ui);
-    while (base && ui[base - 1] == '/')
-        base--;
-    printf("%.*s/#!/\n", (int)base, ui);
-    fflush(stdout);
-    if (!quiet && !cancel_requested(stop))
-        text_printf(stderr, "nsys-perfetto: %s is open in %s on 127.0.0.1:%d: in the UI, choose "
-                            "\"YES, use loaded trace\" (Ctrl-C to stop)\n", trace, engine,
-                    ENGINE_PORT);
-    struct timespec started;
-    clock_gettime(CLOCK_MONOTONIC, &started);
-    while (!cancel_requested(stop) && waitpid(pid, &status, WNOHANG) == 0) {
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (timeout_s && now.tv_sec - started.tv_sec >= (time_t)timeout_s)
-            break;
-        sleep_ms(POLL_MS);
-    }
-    if (waitpid(pid, &status, WNOHANG) == 0) {
-        kill(pid, SIGTERM);
-        for (int i = 0; i < 50 && waitpid(pid, &status, WNOHANG) == 0; i++)
-            sleep_ms(POLL_MS);
-        if (waitpid(pid, &status, WNOHANG) == 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-        }
-    }
-    return NSYSP_OK;
+    run_stop(&h, cancel_requested(stop) ? RUN_CANCELLED : RUN_TIMED_OUT);
+    remove(log);
+    return status;
 }

@@ -22,12 +22,19 @@ enum { OPEN_BYTES_PER_EVENT = 200 };
 uint64_t open_estimated_bytes(const nsysp_result *res);
 
 /* Runs the trace processor (engine_path, else trace_processor_shell or
- * trace_processor on PATH) with --httpd on trace, prints the UI's link, and
- * stops it on *stop (Ctrl-C) or after timeout_s (0: none). -1 when there is
- * no such program (nothing printed), else 0 or an nsysp_status after one
- * line. */
+ * trace_processor on PATH) with --httpd on trace, in a process group of its
+ * own that ends with us, prints the UI's link once it listens, and stops it
+ * on *stop (Ctrl-C) or timeout_s after its start (0: none; its loading then
+ * has 10 minutes). -1 when there is no program on PATH (nothing printed),
+ * else an nsysp_status, after one line unless 0: NSYSP_ERR_INTERRUPTED for
+ * Ctrl-C before it listened (no link), NSYSP_ERR_INTERNAL when it did not
+ * listen in time or ended by itself. */
 int open_with_engine(const char *trace, const char *engine_path, const char *ui,
                      unsigned timeout_s, volatile sig_atomic_t *stop, int quiet);
+
+/* A --trace-processor PATH we cannot run: one line naming it and why,
+ * NSYSP_ERR_USAGE; NSYSP_OK when it can be run. */
+int open_check_engine(const char *given);
 
 /* The one line without the program: how to get it, and a --time-range of
  * about the part that fits (session_ns < 0: unknown, not said). */

@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -374,38 +375,60 @@ static int stop_reason(const run_limits *limits, double deadline)
     return 0;
 }
 
+/* One look at the keeper, which exits once the session has ended: true
+ * then, with the result in *rc. Reads the keeper's word that the program
+ * ended (so that what it left is cleared without counting as a stop), and
+ * kills a keeper that does not end its session in the time it has: it is
+ * itself stuck, and the caller (a server's worker) must not be. */
+static bool keeper_done(run_handle *h, int *rc)
+{
+    int status;
+    pid_t pid = h->done ? 0 : waitpid(h->keeper, &status, WNOHANG);
+    if (!h->done && (pid == h->keeper || (pid < 0 && errno != EINTR))) {
+        h->rc = pid < 0 ? RUN_NOT_RUN : h->stopped ? h->stopped : exit_code(status);
+        h->done = true;
+        close(h->stop_fd);
+    }
+    if (h->done) {
+        *rc = h->rc;
+        return true;
+    }
+    unsigned char word;
+    if (!h->program_ended && recv(h->stop_fd, &word, 1, MSG_DONTWAIT) == 1)
+        h->program_ended = word == KEEPER_PROGRAM_ENDED;
+    if (h->program_ended && !h->stop_sent)
+        h->stop_sent = now_s(); /* bounds the keeper's clearing, as a stop would */
+    if (h->stop_sent && now_s() > h->stop_sent + LINGER_S + GRACE_S + KILL_GIVE_UP_S + 2)
+        kill(h->keeper, SIGKILL);
+    return false;
+}
+
+/* Tells the keeper to end the session (why: RUN_CANCELLED or
+ * RUN_TIMED_OUT), unless told already or the program ended by itself. */
+static void keeper_stop(run_handle *h, int why)
+{
+    if (h->stopped || h->program_ended || h->done)
+        return;
+    h->stopped = why;
+    /* cancel: what Ctrl-C would have sent */
+    unsigned char sig = why == RUN_CANCELLED ? SIGINT : SIGTERM;
+    /* MSG_NOSIGNAL: a keeper that has just exited must not kill us */
+    send(h->stop_fd, &sig, 1, MSG_NOSIGNAL);
+    h->stop_sent = now_s();
+}
+
 /* Polls the keeper: a blocking wait would not notice a cancel flag set by
  * another thread. */
-static int wait_for_keeper(pid_t keeper, int stop_fd, const run_limits *limits)
+static int wait_for_keeper(run_handle *h, const run_limits *limits)
 {
-    double deadline = limits->timeout_s > 0 ? now_s() + limits->timeout_s : 0, stop_sent = 0;
-    int stopped = 0;
-    bool program_ended = false; /* then the keeper only clears what it left */
-    for (;;) {
-        int status;
-        pid_t pid = waitpid(keeper, &status, WNOHANG);
-        if (pid == keeper)
-            return stopped ? stopped : exit_code(status);
-        if (pid < 0 && errno != EINTR)
-            return RUN_NOT_RUN;
-        unsigned char word;
-        if (!program_ended && recv(stop_fd, &word, 1, MSG_DONTWAIT) == 1)
-            program_ended = word == KEEPER_PROGRAM_ENDED;
-        if (program_ended && !stop_sent)
-            stop_sent = now_s(); /* bounds the keeper's clearing, as a stop would */
-        if (!stopped && !program_ended && (stopped = stop_reason(limits, deadline)) != 0) {
-            /* cancel: what Ctrl-C would have sent */
-            unsigned char sig = stopped == RUN_CANCELLED ? SIGINT : SIGTERM;
-            /* MSG_NOSIGNAL: a keeper that has just exited must not kill us */
-            send(stop_fd, &sig, 1, MSG_NOSIGNAL);
-            stop_sent = now_s();
-        }
-        /* A keeper that does not end its session in the time it has is
-         * itself stuck: the caller (a server's worker) must not be. */
-        if (stop_sent && now_s() > stop_sent + LINGER_S + GRACE_S + KILL_GIVE_UP_S + 2)
-            kill(keeper, SIGKILL);
+    double deadline = limits->timeout_s > 0 ? now_s() + limits->timeout_s : 0;
+    int rc, why;
+    while (!keeper_done(h, &rc)) {
+        if ((why = stop_reason(limits, deadline)) != 0)
+            keeper_stop(h, why);
         sleep_ms(POLL_MS);
     }
+    return rc;
 }
 
 /* Says in the log why its output stops short. */
@@ -420,20 +443,47 @@ static void note_stop(const char *log, int rc, const run_limits *limits)
     fclose(f);
 }
 
-static int run_in_session(const char *const argv[], const char *log, const char *env_name,
-                          const char *env_value, const run_limits *limits)
+int run_start(run_handle *h, const char *const argv[], const char *log, const char *env_name,
+              const char *env_value)
 {
     int ends[2];
+    fflush(NULL);
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
         return RUN_NOT_RUN;
-    pid_t keeper = fork();
-    if (keeper == 0) {
+    *h = (run_handle){.keeper = fork(), .stop_fd = ends[0]};
+    if (h->keeper == 0) {
         close(ends[0]);
         keep_session(ends[1], argv, log, env_name, env_value);
     }
     close(ends[1]);
-    int rc = keeper < 0 ? RUN_NOT_RUN : wait_for_keeper(keeper, ends[0], limits);
-    close(ends[0]);
+    if (h->keeper < 0) {
+        close(ends[0]);
+        return RUN_NOT_RUN;
+    }
+    return 0;
+}
+
+bool run_finished(run_handle *h, int *rc)
+{
+    return keeper_done(h, rc);
+}
+
+int run_stop(run_handle *h, int why)
+{
+    keeper_stop(h, why);
+    int rc;
+    while (!keeper_done(h, &rc))
+        sleep_ms(POLL_MS);
+    return rc;
+}
+
+static int run_in_session(const char *const argv[], const char *log, const char *env_name,
+                          const char *env_value, const run_limits *limits)
+{
+    run_handle h;
+    if (run_start(&h, argv, log, env_name, env_value) != 0)
+        return RUN_NOT_RUN;
+    int rc = wait_for_keeper(&h, limits);
     if (rc == RUN_TIMED_OUT || rc == RUN_CANCELLED)
         note_stop(log, rc, limits);
     return rc;
@@ -488,19 +538,38 @@ void last_line(const char *file, char *out, unsigned size)
     fclose(f);
 }
 
+/* 0 when path is a file we may run, else -1 with errno saying why: a
+ * directory passes access(X_OK) but cannot be run. */
+static int executable_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    if (S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        errno = EACCES;
+        return -1;
+    }
+    return access(path, X_OK);
+}
+
 int find_program(const char *name, char *out, size_t size)
 {
     if (strchr(name, '/')) {
         snprintf(out, size, "%s", name);
-        return access(out, X_OK) == 0 ? 0 : -1;
+        return executable_file(out);
     }
     const char *path = getenv("PATH");
     for (const char *p = path; p && *p;) {
         size_t len = strcspn(p, ":");
         snprintf(out, size, "%.*s/%s", (int)len, p, name);
-        if (len && access(out, X_OK) == 0)
+        if (len && executable_file(out) == 0)
             return 0;
         p += len + (p[len] == ':');
     }
+    errno = ENOENT;
     return -1;
 }

@@ -3,7 +3,9 @@
 #define NSYSP_TOOL_SUBPROCESS_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* How long a program may run, and a flag that stops it. */
 typedef struct run_limits {
@@ -41,8 +43,37 @@ enum {
 int run_logged(const char *const argv[], const char *log, const char *env_name,
                const char *env_value, const run_limits *limits);
 
+/* A program run_start started: run_logged's session with limits, not
+ * waited for, so that the caller can watch something else meanwhile (a
+ * server coming up). */
+typedef struct run_handle {
+    pid_t keeper;
+    int stop_fd;      /* to the keeper: the signal to end the session with */
+    int stopped;      /* RUN_CANCELLED or RUN_TIMED_OUT once told to stop */
+    bool program_ended;
+    double stop_sent; /* when the keeper began to end the session; 0: not yet */
+    bool done;        /* the keeper has exited, with this result: */
+    int rc;
+} run_handle;
+
+/* Starts argv as run_logged does with limits: a session of its own under a
+ * keeper, which also ends it should we die. 0, or RUN_NOT_RUN. */
+int run_start(run_handle *h, const char *const argv[], const char *log, const char *env_name,
+              const char *env_value);
+
+/* A look, no wait: whether the session has ended (the program and all it
+ * started), its result as run_logged returns it into *rc. Once it has,
+ * the same answer again. */
+bool run_finished(run_handle *h, int *rc);
+
+/* Ends the session as run_logged ends one at a limit (why: RUN_CANCELLED
+ * sends SIGINT first, RUN_TIMED_OUT SIGTERM), waits, and returns its
+ * result; a session that had already ended keeps its own. */
+int run_stop(run_handle *h, int why);
+
 /* The path of program name as the shell would find it (a name with a '/'
- * as it is) into out; 0 when it is an executable, else -1. */
+ * as it is) into out; 0 when it is an executable file, else -1 with errno
+ * saying why (ENOENT, EACCES, EISDIR). */
 int find_program(const char *name, char *out, size_t size);
 
 /* Why a run_logged result other than 0 is a failure, for error messages:

@@ -21,6 +21,14 @@ UI's own whole fetch ends the serving. One script, three tests (the mode):
            it; with a team's --perfetto-ui, the engine answers that UI's origin (CORS)
            and no other; without the program, one line says how to get it and which
            --time-range would fit.
+  engine   the same through fake engines (shell scripts, no Perfetto needed):
+           --open-timeout bounds an engine that never listens (exit 1, no link);
+           Ctrl-C while it loads exits 7 with no link; an engine started through a
+           wrapper that forks the listener ends whole (wrapper and child, port
+           9001 free) at SIGTERM, SIGINT, --open-timeout, and soon after SIGKILL; one that fails says
+           its last line; a --trace-processor that is missing, not executable or a
+           directory is refused before converting (exit 2, naming it); a trace
+           named -dev... reaches the engine as ./-dev..., never as an option.
 
 Every other mode ends with the UI's fetch: the whole trace, then exit 0.
   check_open.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR"""
@@ -55,7 +63,7 @@ def tcp_send_buffer_max():
 # The trace must outgrow what the kernel buffers for a client that stops
 # reading, or a dropped fetch would look complete to any server: uncompressed,
 # about 85 bytes an event. (Mode big needs no big trace: --open-limit 1K.)
-EVENTS = 2000 if MODE == "big" else max(200_000, 3 * tcp_send_buffer_max() // 85)
+EVENTS = 2000 if MODE in ("big", "engine") else max(200_000, 3 * tcp_send_buffer_max() // 85)
 REPORT = make_fixture(FIXTURE, os.path.join(WORK, "report.sqlite"), seed=3, events=EVENTS)
 TRACE = os.path.join(WORK, "open.perfetto-trace")
 SMALL = REPORT
@@ -325,7 +333,137 @@ def mode_big():
     return None
 
 
-srv = {"host": mode_host, "fetches": mode_fetches, "end": mode_end, "big": mode_big}[MODE]()
+def port_9001_free():
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", 9001)) != 0
+
+
+def process_left(pid_file):
+    """The pid a fake engine's listener wrote, if that process still runs."""
+    try:
+        with open(pid_file) as f:
+            pid = int(f.read())
+        with open(f"/proc/{pid}/stat") as f:
+            return pid if f.read().rsplit(")", 1)[1].split()[0] != "Z" else None
+    except (OSError, ValueError):
+        return None
+
+
+def fake_engine(name, body):
+    """An executable shell script in WORK standing in for trace_processor_shell:
+    $ARGS gets its arguments one a line, $PIDS the pid of what listens."""
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        f.write(f"#!/bin/sh\nARGS={WORK}/{name}.args\nPIDS={WORK}/{name}.pid\n"
+                f"PY={sys.executable}\nprintf '%s\\n' \"$@\" > $ARGS\n{body}")
+    os.chmod(path, 0o755)
+    return path
+
+
+# Listens on 127.0.0.1:9001 as the engine does once the trace is loaded.
+LISTEN = ("$PY -c 'import os, socket, sys, time\n"
+          "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+          "s.bind((\"127.0.0.1\", 9001)); s.listen()\n"
+          "open(sys.argv[1], \"w\").write(str(os.getpid())); time.sleep(1000)' $PIDS")
+
+
+def open_through(engine, extra=(), trace=TRACE, cwd=None):
+    return subprocess.Popen([BIN, "-q", "--no-compress", "--open", "--open-limit", "1K",
+                             "--trace-processor", engine, *extra, "-o", trace, SMALL],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                            env=dict(os.environ, TMPDIR=WORK))  # the engine's log, if killed
+
+
+def ended(p, what, within=15):
+    """(exit status, stdout, stderr) once p ended; None when it did not."""
+    try:
+        out, err = p.communicate(timeout=within)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        checks.expect(False, f"{what}: still running {within} s later")
+        p.kill()
+        p.communicate()
+        return None
+
+
+def mode_engine():
+    """--open's handling of the native engine, through fake engines."""
+    # An engine that never listens: --open-timeout bounds its start.
+    never = fake_engine("never-listens", "exec sleep 1000\n")
+    t0 = time.monotonic()
+    p = open_through(never, ["--open-timeout", "2"])
+    r = ended(p, "--open-timeout 2, an engine that never listens")
+    if r:
+        rc, out, err = r
+        took = time.monotonic() - t0
+        checks.expect(rc == 1 and out == "" and "within 2s" in err and never in err and took < 10,
+                      f"--open-timeout 2, never listens: exit {rc} after {took:.1f} s, "
+                      f"stdout {out!r}, stderr {err!r}")
+    # Ctrl-C while it loads: the interrupt's status, no link.
+    p = open_through(never)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    r = ended(p, "Ctrl-C while the engine loads")
+    if r:
+        rc, out, err = r
+        checks.expect(rc == 7 and out == "" and "interrupted" in err,
+                      f"Ctrl-C while the engine loads: exit {rc}, stdout {out!r}, stderr {err!r}")
+    # A wrapper that forks the listener and waits: all of it ends with us.
+    wrapper = fake_engine("wrapper", LISTEN + " &\nwait\n")
+    for how in ("SIGTERM", "SIGINT", "timeout", "SIGKILL"):
+        os.path.exists(wrapper + ".pid") and os.remove(wrapper + ".pid")
+        p = open_through(wrapper, ["--open-timeout", "3"] if how == "timeout" else [])
+        line = p.stdout.readline().strip()
+        checks.expect(line == UI + "/#!/", f"wrapper, {how}: link {line!r}")
+        if how != "timeout":
+            p.send_signal(getattr(signal, how))
+        r = ended(p, f"wrapper, {how}")
+        if r:
+            expected = -signal.SIGKILL if how == "SIGKILL" else 0
+            checks.expect(r[0] == expected, f"wrapper, {how}: exit {r[0]}, stderr {r[2]!r}")
+        for _ in range(50):  # killed outright, the engine's keeper ends it
+            if process_left(wrapper + ".pid") is None:
+                break
+            time.sleep(0.1)
+        left = process_left(wrapper + ".pid")
+        checks.expect(left is None and port_9001_free(),
+                      f"wrapper, {how}: the engine's child still runs (pid {left}) or holds "
+                      f"9001 ({not port_9001_free()})")
+        if left:
+            os.kill(left, signal.SIGKILL)
+    # One that fails: its own last line says why.
+    failing = fake_engine("failing", "echo 'Error: could not parse the trace' >&2\nexit 3\n")
+    r = ended(open_through(failing), "a failing engine")
+    if r:
+        checks.expect(r[0] == 1 and r[1] == "" and "could not parse the trace" in r[2],
+                      f"a failing engine: exit {r[0]}, stdout {r[1]!r}, stderr {r[2]!r}")
+    # A --trace-processor that cannot run: refused, before converting.
+    plain = os.path.join(WORK, "not-executable")
+    open(plain, "w").close()
+    for bad in (os.path.join(WORK, "missing"), plain, WORK):
+        os.path.exists(TRACE) and os.remove(TRACE)
+        r = ended(open_through(bad), f"--trace-processor {bad}")
+        if r:
+            checks.expect(r[0] == 2 and bad in r[2] and len(r[2].splitlines()) == 1 and
+                          not os.path.exists(TRACE),
+                          f"--trace-processor {bad}: exit {r[0]}, stderr {r[2]!r}, trace "
+                          f"{'written' if os.path.exists(TRACE) else 'not written'}")
+    # A trace named like an option reaches the engine as a path.
+    recorder = fake_engine("recorder", "exec " + LISTEN + "\n")
+    r = ended(open_through(recorder, ["--open-timeout", "1"], trace="-dev.perfetto-trace",
+                           cwd=WORK), "a trace named -dev.perfetto-trace")
+    try:
+        with open(recorder + ".args") as f:
+            args = f.read().splitlines()
+    except OSError:
+        args = None
+    checks.expect(r and r[0] == 0 and args == ["--httpd", "./-dev.perfetto-trace"],
+                  f"a trace named -dev.perfetto-trace: exit {r and r[0]}, engine argv {args}")
+    return None
+
+
+srv = {"host": mode_host, "fetches": mode_fetches, "end": mode_end, "big": mode_big,
+       "engine": mode_engine}[MODE]()
 if srv is None:
     checks.finish()
 try:

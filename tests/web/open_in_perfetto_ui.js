@@ -151,7 +151,7 @@ async function main() {
   } finally {
     await browser.close();
     ui.kill();
-    if (open && open.exitCode === null) open.kill('SIGKILL');  // the engine goes with it (PDEATHSIG)
+    if (open && open.exitCode === null) open.kill('SIGKILL');  // the engine goes with it (its keeper ends it)
   }
   console.log(failures ? failures + ' checks failed' : 'ok: opened through the native engine in Perfetto\'s UI');
   return failures ? 1 : 0;
