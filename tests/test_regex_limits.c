@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "cli/options.h"
+#include "tool/options.h"
 #include "common/regex_limits.h"
 #include "web/web_options.h"
 

@@ -69,7 +69,7 @@
 
 #include <microhttpd.h>
 
-#include "cli/options.h"
+#include "tool/options.h"
 #include "common/utf8.h"
 #include "fuzz_common.h"
 #include "web/web_jobs.h"
