@@ -17,6 +17,10 @@
           window, a name index out of range; a good one folds.
           --trace of 512 ranks imports in trace_processor with no error, one group per
           rank (job mode's extra arguments: pftrace-check and trace_processor_shell).
+  once    a report counts once however it is named (issue 42): a link to a rank's report
+          in the job's directory, a report given again beside its directory, the same
+          report twice (ranks, and the converter's Kineto ranks); stderr says which was
+          dropped; --list-reports prints what a run reads (--null: names with newlines).
 
   check_ranks.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR [CORPUS.sqlite.gz... | TOOLS...]"""
 import gzip
@@ -313,7 +317,61 @@ def mode_partials():
            f"a good partial: exit {r.returncode} {r.stderr[-200:]}")
 
 
-{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials}[MODE]()
+def mode_once():
+    """The same report under two names is one rank: no tie blamed on a copy, no
+    lateness diluted, one Kineto rank file."""
+    shutil.rmtree(WORK, ignore_errors=True)
+    job = os.path.join(WORK, "job")
+    os.makedirs(job)
+    subprocess.run([FIXTURE, "--job", "4", "--seed", "2", "--straggler", "2", job], check=True,
+                   capture_output=True)
+
+    def ranks(*args):
+        return subprocess.run([BIN, "ranks", *args], capture_output=True, text=True, cwd=WORK)
+
+    alone = ranks("--format", "json", "job")
+    expect(alone.returncode == 0 and len(json.loads(alone.stdout)["ranks"]) == 4,
+           f"a job of 4 reports: exit {alone.returncode} {alone.stderr[-200:]}")
+    os.symlink("rank0.sqlite", os.path.join(job, "zz-link.sqlite"))
+    os.link(os.path.join(job, "rank3.sqlite"), os.path.join(job, "zz-hard.sqlite"))
+    for args, dropped in [(["job"], ["job/zz-hard.sqlite", "job/zz-link.sqlite"]),
+                          (["job", "job/rank2.sqlite"], ["job/rank2.sqlite"]),
+                          (["job/", "job"], ["job/rank0.sqlite"])]:
+        r = ranks("--format", "json", *args)
+        what = "ranks " + " ".join(args)
+        expect(r.returncode == 0 and r.stdout.replace("job//", "job/") == alone.stdout,
+               f"{what}: not the job's 4 ranks (exit {r.returncode} {r.stderr[-300:]})")
+        notes = [l for l in r.stderr.splitlines() if "counted once" in l]
+        expect(all(any(d + ":" in n for n in notes) for d in dropped),
+               f"{what}: stderr does not name each report dropped ({dropped}): {notes}")
+    r = ranks("--format", "json", "job/rank1.sqlite", "job/rank1.sqlite")
+    expect(r.returncode == 0 and len(json.loads(r.stdout)["ranks"]) == 1 and
+           "job/rank1.sqlite: given twice: counted once" in r.stderr,
+           f"a report given twice: exit {r.returncode} {r.stdout[:200]} {r.stderr[-200:]}")
+    r = ranks("--list-reports", "job", "job/rank1.sqlite")
+    expect(r.returncode == 0 and r.stdout.splitlines() ==
+           [f"job/rank{k}.sqlite" for k in range(4)],
+           f"--list-reports job: exit {r.returncode} {r.stdout!r} {r.stderr[-200:]}")
+    names = os.path.join(WORK, "names")
+    os.makedirs(names)
+    for name in ["r10.sqlite", "r9\nb.sqlite", "r10.nsys-rep", "notes.txt"]:
+        shutil.copy(os.path.join(job, "rank1.sqlite"), os.path.join(names, name))
+    r = ranks("--list-reports", "--null", "names")
+    expect(r.returncode == 0 and r.stdout == "names/r9\nb.sqlite\0names/r10.sqlite\0",
+           f"--list-reports --null names: exit {r.returncode} {r.stdout!r} {r.stderr[-200:]}")
+    # The converter's ranks: one Kineto file per rank, not per name.
+    kineto = os.path.join(WORK, "kineto")
+    os.makedirs(kineto)
+    shutil.copy(os.path.join(job, "rank1.sqlite"), os.path.join(kineto, "a.sqlite"))
+    r = subprocess.run([BIN, "--format", "kineto", "a.sqlite", "a.sqlite"], cwd=kineto,
+                       capture_output=True, text=True, timeout=120)
+    written = sorted(f for f in os.listdir(kineto) if ".json" in f)
+    expect(r.returncode == 0 and written == ["a.json.gz"],
+           f"--format kineto a a: exit {r.returncode}, wrote {written} {r.stderr[-200:]}")
+
+
+{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials,
+ "once": mode_once}[MODE]()
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

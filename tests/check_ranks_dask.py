@@ -7,13 +7,17 @@ worker processes: the JSON and the CSV must be byte-identical. Then a directory
 that exercises the CLI's listing (natural order r1 r2 r03 r10, a .nsys-rep
 beside its .sqlite counted once, hidden and other files left out) plus a report
 given by name, with --bins and --step, Markdown and both heatmaps: identical
-again. A corrupt report fails both runs with the same exit status, the driver's
-error in one line naming the report. Exit 77 (skipped) when Debian's
-/usr/bin/python3 cannot import distributed.
+again. Where the local run refuses or explains, the driver says the same words
+with the same exit status (issue 42): a corrupt report, a CPU-only job ("no
+process ran GPU work", exit 5), a bad option (--bins 0); a report named twice or
+linked in the directory counts once in both; a report whose GPU times are
+negative (no UTC session start) gives the same output. Exit 77 (skipped) when
+Debian's /usr/bin/python3 cannot import distributed.
 
   check_ranks_dask.py NSYS_PERFETTO NSYS_FIXTURE TOOLS_DIR WORKDIR"""
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -91,6 +95,35 @@ def main():
            ["mix//r1.sqlite", "mix//r2.sqlite", "mix//r03.sqlite", "mix//r10.sqlite"],
            f"the CLI's listing of mix/ is not the one this test expects: {listed}")
 
+    # Duplicates: a link to a rank in the directory, a report again after its directory.
+    os.symlink("r2.sqlite", os.path.join(mix, "r99.sqlite"))
+    same(["--format", "json", "mix", "mix/r1.sqlite", "job/rank5.sqlite"])
+    both = dask("--format", "csv", "mix", "mix/r1.sqlite").stderr.decode()
+    expect("mix/r99.sqlite: the same report as mix/r2.sqlite: counted once" in both and
+           "mix/r1.sqlite: given twice: counted once" in both,
+           f"duplicates: the driver does not relay the CLI's notes: {both[-400:]}")
+
+    # Negative GPU times: a report without a UTC session start, its work before 0.
+    subprocess.run([FIXTURE, "--negative-ts", "-n", "2000", os.path.join(WORK, "neg.sqlite")],
+                   check=True, stdout=subprocess.DEVNULL)
+    with sqlite3.connect(os.path.join(WORK, "neg.sqlite")) as db:
+        db.execute("DROP TABLE TARGET_INFO_SESSION_START_TIME")
+    same(["--format", "json", "neg.sqlite"])
+
+    # Refused or explained: the same words, the same exit status.
+    cpu = os.path.join(WORK, "cpu")
+    os.makedirs(cpu)
+    shutil.copy(os.path.join(WORK, "neg.sqlite"), os.path.join(cpu, "a.sqlite"))
+    with sqlite3.connect(os.path.join(cpu, "a.sqlite")) as db:
+        for table in ["KERNEL", "MEMCPY", "MEMSET"]:
+            db.execute(f"DROP TABLE CUPTI_ACTIVITY_KIND_{table}")
+    for args in [["cpu"], ["--bins", "0", "job"], ["empty"]]:
+        os.makedirs(os.path.join(WORK, "empty"), exist_ok=True)
+        a, b = local(*args), dask(*args)
+        expect(a.returncode != 0 and (b.returncode, b.stderr) == (a.returncode, a.stderr),
+               f"ranks {' '.join(args)}: local exit {a.returncode} {a.stderr!r}, "
+               f"Dask exit {b.returncode} {b.stderr[-400:]!r}")
+
     # A report that cannot be read: the same exit status, one line naming it.
     bad = os.path.join(WORK, "bad")
     os.makedirs(bad)
@@ -102,8 +135,8 @@ def main():
     err = b.stderr.decode().strip().splitlines()
     expect(a.returncode != 0 and b.returncode == a.returncode,
            f"a corrupt report: local exit {a.returncode}, Dask exit {b.returncode}")
-    expect(len(err) == 1 and "bad/rank2.sqlite" in err[0],
-           f"a corrupt report: the driver's error is not one line naming it: {err}")
+    expect(len(err) == 1 and "bad/rank2.sqlite" in err[0] and b.stderr == a.stderr,
+           f"a corrupt report: the driver's error is not the local one: {err} {a.stderr!r}")
 
     print("ranks_dask: ok" if not failures else f"{len(failures)} failures")
     return 1 if failures else 0

@@ -10,84 +10,47 @@ local run: phase 1 `ranks --window-of REPORT` (the report's window), phase 2
 `ranks --partial --window START:END REPORT` (its ranks over the job's window).
 The partials come back here in the reports' order and `ranks --from-partials`
 folds them as `nsys-perfetto ranks REPORT|DIR...` would: the output is the
-local run's, byte for byte. Directories are listed on the workers (the union
-of what they see) in the CLI's order (src/cli/report_dir.c). Standard library
-and distributed (Debian's python3-distributed) only."""
+local run's, byte for byte. A directory's reports are the union of what the
+workers see, listed and ordered by the CLI (`ranks --list-reports`), each report
+once; where the CLI fails, its own message and exit status are the driver's.
+Standard library and distributed (Debian's python3-distributed) only."""
 import argparse
-import functools
 import os
+import re
+import socket
 import subprocess
 import sys
 import tempfile
 
 PROG = "ranks_dask.py"
-EXTENSIONS = (b".sqlite", b".nsys-rep", b".qdrep")  # report_dir.c's order
-ERR_USAGE, ERR_INPUT_OPEN = 2, 3  # nsys_perfetto.h's NSYSP_ERR_*
+ERR_INPUT_OPEN = 3  # nsys_perfetto.h's NSYSP_ERR_INPUT_OPEN
 
 
 class Failed(Exception):
-    def __init__(self, line, status):
-        super().__init__(line)
+    """A run that stops: its message (whole lines, the CLI's own where the
+    CLI failed) and exit status."""
+    def __init__(self, text, status):
+        super().__init__(text)
+        self.text = text
         self.status = status
-
-
-# ---- The CLI's listing of a directory (report_dir.c, natural_order.c) -----
-
-def natural_compare(a, b):
-    """natural_order.c's natural_compare on bytes: runs of digits compare as
-    numbers (leading zeros skipped), other bytes as unsigned chars."""
-    i = j = 0
-    while i < len(a) and j < len(b):
-        if 48 <= a[i] <= 57 and 48 <= b[j] <= 57:
-            while i < len(a) and a[i] == 48:
-                i += 1
-            while j < len(b) and b[j] == 48:
-                j += 1
-            na = nb = 0
-            while i + na < len(a) and 48 <= a[i + na] <= 57:
-                na += 1
-            while j + nb < len(b) and 48 <= b[j + nb] <= 57:
-                nb += 1
-            if na != nb:
-                return -1 if na < nb else 1
-            da, db = a[i:i + na], b[j:j + nb]
-            if da != db:
-                return -1 if da < db else 1
-            i += na
-            j += nb
-        else:
-            if a[i] != b[j]:
-                return -1 if a[i] < b[j] else 1
-            i += 1
-            j += 1
-    return 1 if i < len(a) else -1 if j < len(b) else 0
-
-
-def stem_length(name):
-    """The length of name without a report extension, or 0 when it has none."""
-    for ext in EXTENSIONS:
-        if len(name) > len(ext) and name.endswith(ext):
-            return len(name) - len(ext)
-    return 0
-
-
-def list_reports(directory, names):
-    """The reports among a directory's entry names (bytes), as list_reports()
-    gives them: hidden names and other files left out, natural order, and an
-    nsys report whose .sqlite is listed too counted once (as the .sqlite)."""
-    names = [n for n in names if not n.startswith(b".") and stem_length(n)]
-    names.sort(key=functools.cmp_to_key(natural_compare))
-    sqlite = {n[:stem_length(n)] for n in names if n[stem_length(n):] == b".sqlite"}
-    kept = [n for n in names
-            if n[stem_length(n):] == b".sqlite" or n[:stem_length(n)] not in sqlite]
-    return [os.fsdecode(os.fsencode(directory) + b"/" + n) for n in kept]
 
 
 # ---- On the workers ------------------------------------------------------
 
-def look(args):
+def run_cli(binary, args):
+    """One run of the CLI here: (exit status, stdout bytes, stderr text)."""
+    try:
+        r = subprocess.run([binary, *args], stdin=subprocess.DEVNULL, capture_output=True)
+    except OSError as e:
+        return 127, b"", f"{PROG}: {binary}: {e.strerror} (on {socket.gethostname()})\n"
+    return r.returncode, r.stdout, r.stderr.decode(errors="replace")
+
+
+def look(binary, args):
     """What this worker sees of each argument: ("dir", its entry names),
-    ("file",) when it can read it, or None."""
+    ("file",) when it can read it, or None; and the CLI's listing of those it
+    sees (its exit status, the paths, its notes), which drops a report named
+    twice on this machine."""
     seen = []
     for a in args:
         try:
@@ -99,75 +62,105 @@ def look(args):
                 seen.append(None)
         except OSError:
             seen.append(None)
-    return seen
-
-
-def run_cli(binary, args):
-    """One run of the CLI here: (exit status, stdout bytes, stderr's last line)."""
-    try:
-        r = subprocess.run([binary, *args], stdin=subprocess.DEVNULL, capture_output=True)
-    except OSError as e:
-        return 127, b"", f"{binary}: {e.strerror}"
-    lines = r.stderr.decode(errors="replace").strip().splitlines()
-    return r.returncode, r.stdout, lines[-1] if lines else f"{binary} exited {r.returncode}"
+    visible = [a for a, s in zip(args, seen) if s]
+    listed = run_cli(binary, ["ranks", "--list-reports", "--null", "--", *visible]) \
+        if visible else (0, b"", "")
+    return seen, listed
 
 
 # ---- The driver -----------------------------------------------------------
 
-def expand(client, inputs):
+def order(binary, inputs, seen, options):
+    """The reports of inputs in the CLI's order, as (argument index, name or
+    None): the CLI lists a stand-in tree here, one empty file for each name a
+    worker sees (its rules: report extensions, natural order, a .nsys-rep
+    beside its .sqlite once). The options go with it, so that a bad one is
+    refused here as a local run refuses it."""
+    with tempfile.TemporaryDirectory(prefix="ranks-dask-") as tmp:
+        stand_ins = []
+        for i in range(len(inputs)):
+            stand_in = os.path.join(tmp, str(i))
+            dirs = [s[i][1] for s in seen if s[i] and s[i][0] == "dir"]
+            if dirs:
+                os.mkdir(stand_in)
+                names = {n for names in dirs for n in names}
+                for n in names:
+                    open(os.path.join(os.fsencode(stand_in), n), "wb").close()
+            else:
+                open(stand_in, "wb").close()
+            stand_ins.append(stand_in)
+        status, out, err = run_cli(binary, ["ranks", "--list-reports", "--null", *options,
+                                            "--", *stand_ins])
+        if status != 0:  # the CLI's words, about the arguments as given
+            err = re.sub(re.escape(tmp) + r"/(\d+)", lambda m: inputs[int(m.group(1))], err)
+            raise Failed(err, status)
+    listed = []
+    for path in out.split(b"\0")[:-1]:
+        index, _, name = path[len(os.fsencode(tmp)) + 1:].partition(b"/")
+        listed.append((int(index), name or None))
+    return listed
+
+
+def expand(client, binary, inputs, options):
     """The reports of inputs in the CLI's order, each with the workers that
-    can read it."""
-    seen = client.run(look, inputs)  # {worker address: [what it sees of each]}
-    workers = sorted(seen)
-    reports = []
+    can read it: the union of what the workers see, less what a worker's CLI
+    drops as a report it was given already."""
+    looks = client.run(look, binary, inputs)  # {worker address: (seen, listed)}
+    workers = sorted(looks)
+    seen = [looks[w][0] for w in workers]
     for i, arg in enumerate(inputs):
-        dirs = [w for w in workers if seen[w][i] and seen[w][i][0] == "dir"]
-        if dirs:
-            names, where = [], {}
-            for w in dirs:  # the union, in the first worker's own order
-                for n in seen[w][i][1]:
-                    if n not in where:
-                        names.append(n)
-                        where[n] = []
-                    where[n].append(w)
-            paths = list_reports(arg, names)
-            if not paths:
-                raise Failed(f"{PROG}: {arg}: no reports (.sqlite, .nsys-rep, .qdrep) in it",
-                             ERR_INPUT_OPEN)
-            by_path = {os.fsdecode(os.fsencode(arg) + b"/" + n): ws for n, ws in where.items()}
-            reports += [(p, by_path[p]) for p in paths]
+        if not any(s[i] for s in seen):
+            raise Failed(f"{PROG}: {arg}: no worker can read it\n", ERR_INPUT_OPEN)
+    listed = {w: set(looks[w][1][1].split(b"\0")) for w in workers if looks[w][1][0] == 0}
+    notes = []
+    for w in workers:
+        for line in looks[w][1][2].splitlines(keepends=True):
+            if looks[w][1][0] == 0 and line not in notes:
+                notes.append(line)
+    sys.stderr.write("".join(notes))
+    reports, taken = [], set()
+    for index, name in order(binary, inputs, seen, options):
+        arg = os.fsencode(inputs[index])
+        path = arg + b"/" + name if name is not None else arg
+        if name is not None:
+            readers = [w for w, s in zip(workers, seen) if s[index] and s[index][0] == "dir"
+                       and name in s[index][1]]
         else:
-            readers = [w for w in workers if seen[w][i]]
-            if not readers:
-                raise Failed(f"{PROG}: {arg}: no worker can read it", ERR_INPUT_OPEN)
-            reports.append((arg, readers))
+            readers = [w for w, s in zip(workers, seen) if s[index]]
+        if path in taken or any(w in listed and path not in listed[w] for w in readers):
+            continue  # a report given already (the worker's CLI said which)
+        taken.add(path)
+        reports.append((os.fsdecode(path), readers))
     return reports
 
 
 def on_workers(client, reports, binary, args_of):
     """Runs the CLI once per report on a worker that can read it; the
-    outputs in the reports' order, or Failed naming the first report that failed."""
+    outputs in the reports' order, or Failed with the CLI's own words and exit
+    status for the first report that failed."""
     futures = [client.submit(run_cli, binary, args_of(path), workers=ws,
                              allow_other_workers=False, pure=False)
                for path, ws in reports]
     results = client.gather(futures)
-    for (path, _), (status, _, message) in zip(reports, results):
+    for status, _, err in results:
         if status != 0:
-            raise Failed(f"{PROG}: {path}: {message}", status if 0 < status < 126 else 1)
+            raise Failed(err, status if 0 < status < 126 else 1)
     return [out for _, out, _ in results]
 
 
 def analyse(client, opts):
     binary = opts.nsys_perfetto
     common = ["--bins", str(opts.bins)] + (["--step", opts.step] if opts.step is not None else [])
-    reports = expand(client, opts.reports)
+    heatmaps = ["--heatmaps", opts.heatmaps] if opts.heatmaps is not None else []
+    options = ["--format", opts.format, *common, *heatmaps]
+    reports = expand(client, binary, opts.reports, options)
     windows = on_workers(client, reports, binary, lambda p: ["ranks", "--window-of", "--", p])
     lo, hi = None, None
     for path, text in zip((p for p, _ in reports), windows):
         try:
             start, end = map(int, text.split())
         except ValueError:
-            raise Failed(f"{PROG}: {path}: --window-of gave {text[:80]!r}", 1)
+            raise Failed(f"{PROG}: {path}: --window-of gave {text[:80]!r}\n", 1)
         if start < end:
             lo = start if lo is None else min(lo, start)
             hi = end if hi is None else max(hi, end)
@@ -180,9 +173,7 @@ def analyse(client, opts):
             files.append(os.path.join(tmp, f"{k:06d}.partial"))
             with open(files[-1], "wb") as f:
                 f.write(text)
-        fold = [binary, "ranks", "--from-partials", "--format", opts.format, *common]
-        if opts.heatmaps is not None:
-            fold += ["--heatmaps", opts.heatmaps]
+        fold = [binary, "ranks", "--from-partials", *options]
         sys.stdout.flush()
         return subprocess.run([*fold, "--", *files]).returncode
 
@@ -217,7 +208,7 @@ def main():
     try:
         if opts.local is not None:
             cluster = LocalCluster(n_workers=opts.local, processes=True, threads_per_worker=1,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+                                   dashboard_address=":0", silence_logs=logging.ERROR)
             client = Client(cluster)
         elif opts.scheduler_file is not None:
             client = Client(scheduler_file=opts.scheduler_file)
@@ -232,7 +223,7 @@ def main():
                 client.wait_for_workers(1, timeout=60)
             return analyse(client, opts)
     except Failed as e:
-        print(e, file=sys.stderr)
+        sys.stderr.write(e.text)
         return e.status
     except Exception as e:  # a worker lost, a timeout: one line
         print(f"{PROG}: {type(e).__name__}: {e}", file=sys.stderr)

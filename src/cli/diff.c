@@ -152,7 +152,7 @@ static int read_input(const char *given, input *in)
     }
     char **paths;
     size_t n;
-    if (list_reports(given, &paths, &n) != 0 || n == 0) {
+    if (list_reports("nsys-perfetto diff", given, &paths, &n) != 0 || n == 0) {
         text_printf(stderr, "nsys-perfetto diff: %s: %s\n", given,
                 n == 0 && paths ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
                                 : strerror(errno));

@@ -276,7 +276,7 @@ static int convert_directory(const char *dir, const nsysp_options *opt, int quie
                         "beside its report)\n", dir);
         return NSYSP_ERR_USAGE;
     }
-    if (list_reports(dir, &paths, &n) != 0 || n == 0) {
+    if (list_reports("nsys-perfetto", dir, &paths, &n) != 0 || n == 0) {
         text_printf(stderr, "nsys-perfetto: %s: %s\n", dir,
                 n == 0 && paths ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
                                 : strerror(errno));
@@ -578,6 +578,8 @@ int main(int argc, char **argv)
         return NSYSP_ERR_USAGE;
     }
 
+    /* The same report twice would be two ranks of one job. */
+    n_inputs = keep_each_report_once("nsys-perfetto", argv + optind, n_inputs);
     if (n_inputs == 1 && is_directory(argv[optind]))
         return convert_directory(argv[optind], &opt, quiet, stats);
     const char *inputs[MAX_INPUTS];

@@ -61,6 +61,8 @@ static void ranks_usage(FILE *to)
           "                        print the report's ranks over the job's window\n"
           "      --from-partials PART...  fold partials (in the reports' order) as a\n"
           "                        local run folds the reports\n"
+          "      --list-reports DIR|REPORT...  print the reports a run reads, one a\n"
+          "                        line, in its order, each once (--null: NUL after each)\n"
           "  -h, --help            show this help\n"
           "Exit status: 0 done, 2 bad command line, 3-5 a report cannot be read, 7\n"
           "interrupted.\n",
@@ -476,36 +478,6 @@ static void free_job(job *j)
 
 /* ---- The command -------------------------------------------------------- */
 
-static int list_inputs(char **args, size_t n_args, char ***paths, size_t *n)
-{
-    *paths = NULL;
-    *n = 0;
-    size_t cap = 0;
-    for (size_t i = 0; i < n_args; i++) {
-        char **found = NULL;
-        size_t n_found = 0;
-        if (is_directory(args[i])) {
-            if (list_reports(args[i], &found, &n_found) != 0 || !n_found) {
-                text_printf(stderr, "nsys-perfetto ranks: %s: %s\n", args[i],
-                            found ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
-                                  : strerror(errno));
-                free_reports(found, found ? n_found : 0);
-                return NSYSP_ERR_INPUT_OPEN;
-            }
-        } else {
-            found = xcalloc(1, sizeof *found);
-            found[0] = xstrdup(args[i]);
-            n_found = 1;
-        }
-        for (size_t k = 0; k < n_found; k++) {
-            *paths = xgrow(*paths, &cap, *n + 1, sizeof **paths);
-            (*paths)[(*n)++] = found[k];
-        }
-        free(found);
-    }
-    return NSYSP_OK;
-}
-
 static bool parse_count(const char *text, long lo, long hi, long *out)
 {
     char *end;
@@ -518,12 +490,15 @@ static bool parse_count(const char *text, long lo, long hi, long *out)
 
 /* What a run asks for: the reports' figures folded here (local), or one
  * report's window or partial for a driver elsewhere, or partials folded. */
-typedef enum ranks_mode { MODE_LOCAL, MODE_WINDOW_OF, MODE_PARTIAL, MODE_FROM_PARTIALS } ranks_mode;
+typedef enum ranks_mode {
+    MODE_LOCAL, MODE_WINDOW_OF, MODE_PARTIAL, MODE_FROM_PARTIALS, MODE_LIST_REPORTS
+} ranks_mode;
 
 typedef struct ranks_args {
     ranks_mode mode;
     const char *step, *heatmaps, *trace;
     bool no_convert;             /* --no-convert */
+    char list_end;               /* after each path of --list-reports: '\n', or '\0' (--null) */
     ranks_format format;
     long bins, threads;
     int64_t window_start, window_end; /* --window (partials) */
@@ -552,6 +527,7 @@ static bool parse_window(const char *text, int64_t *start, int64_t *end)
 static int parse_args(int argc, char **argv, ranks_args *a)
 {
     a->format = RANKS_TABLE;
+    a->list_end = '\n';
     a->bins = DEFAULT_BINS;
     a->threads = nsysp_default_threads();
     a->inputs = xcalloc((size_t)argc, sizeof *a->inputs);
@@ -573,6 +549,10 @@ static int parse_args(int argc, char **argv, ranks_args *a)
             a->mode = MODE_PARTIAL;
         } else if (strcmp(opt, "--from-partials") == 0) {
             a->mode = MODE_FROM_PARTIALS;
+        } else if (strcmp(opt, "--list-reports") == 0) {
+            a->mode = MODE_LIST_REPORTS;
+        } else if (strcmp(opt, "--null") == 0) {
+            a->list_end = '\0';
         } else if (strcmp(opt, "--no-convert") == 0) {
             a->no_convert = true;
         } else if (i + 1 >= argc) {
@@ -706,6 +686,17 @@ static int run_local(reader *r, const ranks_args *a)
     return status == NSYSP_OK ? report_job(r, a) : status;
 }
 
+/* The reports a run would read, one a line (or NUL-terminated): a driver
+ * elsewhere lists a directory as a local run does. */
+static int print_reports(const reader *r, char end)
+{
+    for (size_t i = 0; i < r->n_paths; i++) {
+        fputs(r->paths[i], stdout);
+        putchar(end);
+    }
+    return fflush(stdout) != 0 || ferror(stdout) ? NSYSP_ERR_OUTPUT : NSYSP_OK;
+}
+
 /* One report for a driver: its window, or its partial on stdout. */
 static int run_one(reader *r, const ranks_args *a)
 {
@@ -778,8 +769,9 @@ int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     reader r = {.step = a.step, .n_bins = (size_t)a.bins, .cancel = interrupted,
                 .lock = PTHREAD_MUTEX_INITIALIZER, .keep_events = a.trace != NULL,
                 .convert_each = a.trace != NULL && !a.no_convert};
-    if (a.mode == MODE_LOCAL) {
-        status = list_inputs(a.inputs, a.n_inputs, &r.paths, &r.n_paths);
+    if (a.mode == MODE_LOCAL || a.mode == MODE_LIST_REPORTS) {
+        status = expand_reports("nsys-perfetto ranks", a.inputs, a.n_inputs, &r.paths,
+                                &r.n_paths);
     } else {
         r.paths = xcalloc(a.n_inputs, sizeof *r.paths);
         for (size_t i = 0; i < a.n_inputs; i++)
@@ -788,7 +780,9 @@ int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     free(a.inputs);
     if (status == NSYSP_OK && r.n_paths > MAX_INPUTS)
         status = usage_error("too many reports", NULL);
-    if (status == NSYSP_OK) {
+    if (status == NSYSP_OK && a.mode == MODE_LIST_REPORTS) {
+        status = print_reports(&r, a.list_end);
+    } else if (status == NSYSP_OK) {
         allocate_reports(&r);
         status = a.mode == MODE_LOCAL           ? run_local(&r, &a)
                  : a.mode == MODE_FROM_PARTIALS ? run_from_partials(&r, &a)

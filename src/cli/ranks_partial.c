@@ -134,11 +134,22 @@ static double read_double(line_reader *l)
 
 enum { MOST_BINS = 100000 }; /* as ranks --bins */
 
-/* A time or a length in ns, as the converter reads them: 0 .. 2^62. */
+/* A time in ns as the converter reads them, -2^62 .. 2^62 (a report
+ * without a UTC session start keeps its times before 0): the difference of
+ * two fits in 64 bits. */
 static int64_t read_time(line_reader *l)
 {
     int64_t v = read_int(l);
-    if (v < 0 || v > NSYS_MAX_TIME)
+    if (v < -NSYS_MAX_TIME || v > NSYS_MAX_TIME)
+        l->bad = true;
+    return v;
+}
+
+/* A length in ns: 0 .. 2^62. */
+static int64_t read_length(line_reader *l)
+{
+    int64_t v = read_time(l);
+    if (v < 0)
         l->bad = true;
     return v;
 }
@@ -160,11 +171,11 @@ static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k, size_t wind
     k->mpi_rank = read_int(l);
     k->start_utc = read_time(l);
     k->end_utc = read_time(l);
-    k->busy_ns = read_time(l);
-    k->compute_ns = read_time(l);
-    k->comm_ns = read_time(l);
-    k->memory_ns = read_time(l);
-    k->exposed_comm_ns = read_time(l);
+    k->busy_ns = read_length(l);
+    k->compute_ns = read_length(l);
+    k->comm_ns = read_length(l);
+    k->memory_ns = read_length(l);
+    k->exposed_comm_ns = read_length(l);
     size_t steps = read_count(l, SIZE_MAX), bins = read_count(l, SIZE_MAX);
     size_t collectives = read_count(l, SIZE_MAX);
     if (bins != window_bins)
@@ -176,7 +187,9 @@ static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k, size_t wind
     k->n_steps = steps;
     for (size_t s = 0; s < steps && !l->bad; s++) {
         k->step_start_utc[s] = read_time(l);
-        k->step_ns[s] = read_time(l);
+        k->step_ns[s] = read_length(l);
+        if (k->step_start_utc[s] > NSYS_MAX_TIME - k->step_ns[s])
+            l->bad = true; /* a step ends on the clock too */
     }
     if (l->bad || !next_line(l, "bins") || !line_holds(l, bins, 1))
         return l->bad = true, (void)0;
@@ -240,7 +253,8 @@ int ranks_partial_read(const char *path, ranks_partial *p, char *err, size_t err
             memset(&r->ranks[r->n_ranks], 0, sizeof *r->ranks);
             read_rank(&l, r, &r->ranks[r->n_ranks++], p->n_bins);
         }
-        if (!l.bad && p->window_start >= p->window_end)
+        /* Empty when no report ran GPU work: the fold then says so. */
+        if (!l.bad && p->window_start > p->window_end)
             l.bad = true;
         next_line(&l, "end");
     } else {

@@ -118,7 +118,7 @@ int series_from_reports(const char *dir, const char *pattern, const char *const 
                 pattern);
         return NSYSP_ERR_USAGE;
     }
-    if (list_reports(dir, &paths, &n) != 0 || n == 0) {
+    if (list_reports("nsys-perfetto summary", dir, &paths, &n) != 0 || n == 0) {
         text_printf(stderr, "nsys-perfetto summary: %s: %s\n", dir,
                 n == 0 && paths ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
                                 : strerror(errno));

@@ -189,7 +189,8 @@ static long expand_inputs(char **args, size_t n_args, char **out, int *status)
         }
         char **found;
         size_t n_found;
-        if (list_reports(args[i], &found, &n_found) != 0 || n_found == 0) {
+        if (list_reports("nsys-perfetto summary", args[i], &found, &n_found) != 0 ||
+            n_found == 0) {
             text_printf(stderr, "nsys-perfetto summary: %s: %s\n", args[i],
                     n_found == 0 && found ? "no reports (.sqlite, .nsys-rep, .qdrep) in it"
                                           : strerror(errno));
@@ -207,7 +208,10 @@ static long expand_inputs(char **args, size_t n_args, char **out, int *status)
         }
         free_reports(found, n_found);
     }
-    return (long)n;
+    size_t kept = keep_each_report_once("nsys-perfetto summary", out, n);
+    for (size_t k = kept; k < n; k++)
+        free(out[k]);
+    return (long)kept;
 too_many:
     for (size_t k = 0; k < n; k++)
         free(out[k]);
