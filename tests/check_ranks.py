@@ -18,14 +18,20 @@
           --trace of 512 ranks imports in trace_processor with no error, one group per
           rank (job mode's extra arguments: pftrace-check and trace_processor_shell).
 
+  conversion_status  --trace keeps the conversion's own exit status: 4 for a report whose
+          rows the conversion finds corrupt, 7 for an interrupt during a conversion.
+
   check_ranks.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR [CORPUS.sqlite.gz... | TOOLS...]"""
 import gzip
 import json
 import os
+import hashlib
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 
 MODE, BIN, FIXTURE, WORK = sys.argv[1], *map(os.path.abspath, sys.argv[2:5])
@@ -313,7 +319,68 @@ def mode_partials():
            f"a good partial: exit {r.returncode} {r.stderr[-200:]}")
 
 
-{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials}[MODE]()
+def fresh_job(name, *options, ranks=4):
+    """A new job of ranks ranks (rank 2 the straggler, where there is one) in WORK/name."""
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    straggler = ["--straggler", "2"] if ranks > 2 else []
+    r = subprocess.run([FIXTURE, "--job", str(ranks), *straggler, *options, d],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"nsys-fixture --job: {r.stderr[-300:]}")
+    return d
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def refused(what, args, names, stdout=subprocess.DEVNULL, code=6):
+    """ranks ARGS exits code with one line on stderr naming names."""
+    r = subprocess.run([BIN, *args], stdout=stdout, stderr=subprocess.PIPE, text=True)
+    lines = r.stderr.strip().splitlines()
+    expect(r.returncode == code and len(lines) == 1 and all(n in r.stderr for n in names),
+           f"{what}: exit {r.returncode} (expected {code}), stderr {r.stderr[-300:]!r}")
+
+
+def mode_conversion_status():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    # A report ranks reads whole, whose runtime API rows (read by the conversion only)
+    # are corrupt: the conversion's exit 4, not 6.
+    job = fresh_job("corrupt")
+    rank1 = os.path.join(job, "rank1.sqlite")
+    db = sqlite3.connect(rank1)
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = "
+                      "'CUPTI_ACTIVITY_KIND_RUNTIME'").fetchone()[0]
+    db.close()
+    with open(rank1, "r+b") as f:
+        f.seek((root - 1) * page_size)
+        f.write(b"\xff" * page_size)
+    r = subprocess.run([BIN, "ranks", "--format", "json", job], capture_output=True)
+    expect(r.returncode == 0, f"the corrupt runtime rows stop ranks itself: {r.returncode}")
+    refused("--trace, a corrupt report", ["ranks", "--trace", os.path.join(WORK, "o.pftrace"),
+                                          job], ["rank1.sqlite", "corrupt"], code=4)
+    # An interrupt while a report converts: 7, not 6, and nothing left behind.
+    job = fresh_job("long", "--steps", "20", "--kernels-per-step", "5000", ranks=1)
+    overview = os.path.join(WORK, "long.pftrace")
+    p = subprocess.Popen([BIN, "ranks", "--threads", "1", "--trace", overview, job],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while p.poll() is None and time.monotonic() < deadline and not any(
+            f.startswith(".rank0.perfetto-trace.tmp") for f in os.listdir(job)):
+        time.sleep(0.001)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate()
+    expect(p.returncode == 7, f"--trace interrupted while converting: exit {p.returncode} "
+                              f"{err[-300:]!r}")
+    left = [f for f in os.listdir(job) if not f.endswith((".sqlite", ".json"))]
+    expect(not left and not os.path.exists(overview), f"interrupted: left {left}")
+
+
+{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials, "conversion_status": mode_conversion_status}[MODE]()
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

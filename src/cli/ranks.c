@@ -216,8 +216,9 @@ static void convert_beside(reader *r, const char *given, const char *sqlite)
     opt.threads = 1;
     opt.cancel = r->cancel;
     nsysp_result res;
-    if (nsysp_convert(sqlite, &opt, &res) != NSYSP_OK)
-        fail(r, NSYSP_ERR_OUTPUT, res.message);
+    nsysp_status status = nsysp_convert(sqlite, &opt, &res);
+    if (status != NSYSP_OK) /* its own status: an interrupt is 7, a corrupt report 4 */
+        fail(r, status, res.message);
 }
 
 /* One report: its window (first phase) or its ranks (second). A .nsys-rep
