@@ -18,6 +18,8 @@
           --trace of 512 ranks imports in trace_processor with no error, one group per
           rank (job mode's extra arguments: pftrace-check and trace_processor_shell).
 
+  stdout  ranks (table, JSON, --window-of, --partial, --from-partials), summary and diff
+          on a full disk (/dev/full): exit 6, one line.
   conversion_status  --trace keeps the conversion's own exit status: 4 for a report whose
           rows the conversion finds corrupt, 7 for an interrupt during a conversion.
 
@@ -344,6 +346,31 @@ def refused(what, args, names, stdout=subprocess.DEVNULL, code=6):
            f"{what}: exit {r.returncode} (expected {code}), stderr {r.stderr[-300:]!r}")
 
 
+def mode_stdout():
+    if not os.path.exists("/dev/full"):
+        print("skip: no /dev/full")
+        sys.exit(77)
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    job = fresh_job("job")
+    rank0 = os.path.join(job, "rank0.sqlite")
+    r = subprocess.run([BIN, "ranks", "--window-of", rank0], capture_output=True, text=True)
+    window = r.stdout.strip().replace(" ", ":")
+    part = os.path.join(WORK, "rank0.part")
+    with open(part, "w") as f:
+        subprocess.run([BIN, "ranks", "--partial", "--window", window, rank0], stdout=f)
+    cases = {"ranks": ["ranks", job], "ranks --format json": ["ranks", "--format", "json", job],
+             "ranks --window-of": ["ranks", "--window-of", rank0],
+             "ranks --partial": ["ranks", "--partial", "--window", window, rank0],
+             "ranks --from-partials": ["ranks", "--from-partials", part],
+             "summary": ["summary", rank0],
+             "diff": ["diff", rank0, os.path.join(job, "rank1.sqlite")]}
+    with open("/dev/full", "w") as full:
+        for what, args in cases.items():
+            refused(f"{what} > /dev/full", args, ["standard output"] if what != "diff" else [],
+                    stdout=full)
+
+
 def mode_conversion_status():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -380,7 +407,8 @@ def mode_conversion_status():
     expect(not left and not os.path.exists(overview), f"interrupted: left {left}")
 
 
-{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials, "conversion_status": mode_conversion_status}[MODE]()
+{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials,
+ "stdout": mode_stdout, "conversion_status": mode_conversion_status}[MODE]()
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

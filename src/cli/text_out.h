@@ -41,4 +41,10 @@ void text_md(FILE *to, const char *s);
  * a quote, quotes doubled). */
 void text_csv(FILE *to, const char *s);
 
+/* Flushes and closes standard output at a command's end: output lost to a
+ * full disk or a closed pipe is an error (one line, exit 6), not a silent
+ * success. Returns status, or NSYSP_ERR_OUTPUT when status was OK and the
+ * output failed (a command that failed has said why: nothing more). */
+int text_close_stdout(const char *command, int status);
+
 #endif
