@@ -18,6 +18,9 @@
           --trace of 512 ranks imports in trace_processor with no error, one group per
           rank (job mode's extra arguments: pftrace-check and trace_processor_shell).
 
+  outputs  no output (--trace, --heatmaps, the full traces beside the reports, standard
+          output, the converter's Kineto files) replaces an input or another output, however
+          named (another spelling, a symlink, a hard link): exit 6, one line, nothing written.
   stdout  ranks (table, JSON, --window-of, --partial, --from-partials), summary and diff
           on a full disk (/dev/full): exit 6, one line.
   conversion_status  --trace keeps the conversion's own exit status: 4 for a report whose
@@ -346,6 +349,69 @@ def refused(what, args, names, stdout=subprocess.DEVNULL, code=6):
            f"{what}: exit {r.returncode} (expected {code}), stderr {r.stderr[-300:]!r}")
 
 
+def mode_outputs():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    job = fresh_job("job")
+    reports = sorted(os.path.join(job, f) for f in os.listdir(job) if f.endswith(".sqlite"))
+    before = {p: digest(p) for p in reports}
+    rank0, rank1, rank3 = reports[0], reports[1], reports[3]
+
+    def nothing_written(what):
+        for p in reports:
+            expect(digest(p) == before[p], f"{what}: {p} changed")
+        extra = [f for f in os.listdir(job) if not f.endswith((".sqlite", ".json"))]
+        expect(not extra, f"{what}: wrote {extra}")
+
+    refused("--no-convert --trace REPORT", ["ranks", "--no-convert", "--trace", rank0, job],
+            [rank0])
+    nothing_written("--trace REPORT")
+    trace0 = os.path.join(job, "rank0.perfetto-trace")
+    refused("--trace onto rank 0's full trace", ["ranks", "--trace", trace0, job], [rank0])
+    nothing_written("--trace onto a full trace")
+    spelled = os.path.join(job, "..", os.path.basename(job), "rank1.sqlite")
+    refused("--trace REPORT spelled otherwise", ["ranks", "--no-convert", "--trace", spelled,
+                                                 job], [rank1])
+    link = os.path.join(WORK, "hard-link.sqlite")
+    os.link(rank1, link)
+    refused("--trace a hard link of a report", ["ranks", "--no-convert", "--trace", link, job],
+            [rank1])
+    sym = os.path.join(WORK, "sym")
+    os.symlink(rank3, sym + "-steps.svg")
+    refused("--heatmaps onto a symlink to a report", ["ranks", "--heatmaps", sym, job], [rank3])
+    nothing_written("--heatmaps onto a report")
+    expect(not os.path.exists(sym + "-utilization.svg"), "--heatmaps: wrote one of two")
+    heat = os.path.join(WORK, "h")
+    refused("--trace onto a heatmap", ["ranks", "--trace", heat + "-steps.svg", "--heatmaps",
+                                       heat, job], ["h-steps.svg"])
+    with open(rank0, "ab") as out:  # ranks JOB >> rank0.sqlite
+        refused("standard output appended to a report", ["ranks", job], [rank0], stdout=out)
+    nothing_written("standard output onto a report")
+    # The converter's Kineto JSON and trace: a hard link of the input is the input.
+    kineto = os.path.join(WORK, "hard-link.json")
+    os.link(rank0, kineto)
+    refused("converter --format kineto onto the input", ["--format", "kineto", "-o", kineto,
+                                                         rank0], [kineto], code=6)
+    nothing_written("converter onto the input")
+    # Partials are inputs too.
+    part = os.path.join(WORK, "p.part")
+    with open(part, "w") as f:
+        r = subprocess.run([BIN, "ranks", "--window-of", rank0], capture_output=True, text=True)
+        window = r.stdout.strip().replace(" ", ":")
+        subprocess.run([BIN, "ranks", "--partial", "--window", window, rank0], stdout=f)
+    part_digest = digest(part)
+    refused("--from-partials --trace PARTIAL", ["ranks", "--from-partials", "--trace", part,
+                                               part], [part])
+    expect(digest(part) == part_digest, "--from-partials --trace PARTIAL: the partial changed")
+    # What is allowed still works: outputs of their own, full traces beside.
+    r = subprocess.run([BIN, "ranks", "--trace", os.path.join(WORK, "job.perfetto-trace"),
+                        "--heatmaps", heat, job], capture_output=True, text=True)
+    beside = [f for f in os.listdir(job) if f.endswith(".perfetto-trace")]
+    expect(r.returncode == 0 and len(beside) == 4,
+           f"ranks --trace --heatmaps: exit {r.returncode}, {len(beside)} full traces, "
+           f"{r.stderr[-300:]!r}")
+
+
 def mode_stdout():
     if not os.path.exists("/dev/full"):
         print("skip: no /dev/full")
@@ -407,7 +473,7 @@ def mode_conversion_status():
     expect(not left and not os.path.exists(overview), f"interrupted: left {left}")
 
 
-{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials,
+{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials, "outputs": mode_outputs,
  "stdout": mode_stdout, "conversion_status": mode_conversion_status}[MODE]()
 if failures:
     print(f"{len(failures)} failures")
