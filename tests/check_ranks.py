@@ -25,12 +25,15 @@
           on a full disk (/dev/full): exit 6, one line.
   conversion_status  --trace keeps the conversion's own exit status: 4 for a report whose
           rows the conversion finds corrupt, 7 for an interrupt during a conversion.
+  heatmaps  the SVGs are valid XML whatever the step's name holds (U+FFFE, U+FFFF,
+          controls), --bins 20000 of 64 ranks stays small (capped, said on stderr),
+          a PREFIX too long for a file name is refused, legends in plain units.
 
   check_ranks.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR [CORPUS.sqlite.gz... | TOOLS...]"""
 import gzip
+import hashlib
 import json
 import os
-import hashlib
 import shutil
 import signal
 import sqlite3
@@ -473,8 +476,76 @@ def mode_conversion_status():
     expect(not left and not os.path.exists(overview), f"interrupted: left {left}")
 
 
+def mode_heatmaps():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    job = fresh_job("hostile")
+    for f in os.listdir(job):
+        if f.endswith(".sqlite"):
+            db = sqlite3.connect(os.path.join(job, f))
+            db.execute("UPDATE NVTX_EVENTS SET text = ? WHERE text = 'step'",
+                       ("step \ufffe\uffff\x01\x7f\t<&>\"",))
+            db.commit()
+            db.close()
+    def parsed(path, what):
+        try:
+            return ET.parse(path).getroot()
+        except (OSError, ET.ParseError) as e:
+            expect(False, f"{what}: {path}: {e}")
+        return None
+
+    prefix = os.path.join(WORK, "hostile")
+    r = subprocess.run([BIN, "ranks", "--heatmaps", prefix, job], capture_output=True, text=True)
+    expect(r.returncode == 0, f"--heatmaps, a hostile step name: exit {r.returncode}")
+    for kind in ("utilization", "steps"):
+        root = parsed(f"{prefix}-{kind}.svg", "a hostile step name")
+        if root is not None and kind == "steps":
+            title = next(root.iter("{http://www.w3.org/2000/svg}text")).text
+            expect("step" in title and "\ufffd" in title, f"steps heatmap title {title!r}")
+        if shutil.which("rsvg-convert"):
+            r = subprocess.run(["rsvg-convert", f"{prefix}-{kind}.svg", "-o", prefix + ".png"],
+                               capture_output=True)
+            expect(r.returncode == 0, f"{kind} heatmap does not render: {r.stderr[-200:]}")
+    # 64 ranks at 20000 bins (90 MB of SVG uncapped): 400 columns, the cap said on stderr.
+    big = fresh_job("big", "--steps", "10", ranks=64)
+    prefix = os.path.join(WORK, "big")
+    r = subprocess.run([BIN, "ranks", "--bins", "20000", "--heatmaps", prefix, big],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    expect(r.returncode == 0 and "20000 bins drawn in 400 columns" in r.stderr,
+           f"--bins 20000: exit {r.returncode}, stderr {r.stderr[-300:]!r}")
+    size = os.path.getsize(prefix + "-utilization.svg")
+    expect(size < 3_000_000, f"--bins 20000 of 64 ranks: {size} bytes of SVG")
+    root = parsed(prefix + "-utilization.svg", "--bins 20000")
+    if root is not None:
+        rects = len(list(root.iter("{http://www.w3.org/2000/svg}rect")))
+        expect(64 * 400 <= rects <= 64 * 400 + 100, f"--bins 20000: {rects} cells")
+    # A PREFIX whose file names do not fit PATH_MAX (4096), though every part of it
+    # does: refused before anything is read or written, not cut short.
+    dots = "/." * ((4085 - len(WORK)) // 2)
+    refused("--heatmaps PREFIX too long", ["ranks", "--heatmaps", WORK + dots + "/cut", job],
+            ["--heatmaps", "too long"])
+    expect(not [f for f in os.listdir(WORK) if f.startswith("cut")],
+           f"--heatmaps PREFIX too long: wrote {os.listdir(WORK)}")
+    # Legends in plain units within the picture (steps of 55 ms, and of seconds).
+    slow = fresh_job("slow", "--job-seconds", "40", "--steps", "10", ranks=2)
+    for d, unit in ((job, "ms"), (slow, "s")):
+        prefix = os.path.join(WORK, "legend")
+        subprocess.run([BIN, "ranks", "--heatmaps", prefix, d], capture_output=True)
+        root = parsed(prefix + "-steps.svg", "legend")
+        if root is None:
+            continue
+        width = float(root.get("width"))
+        texts = [(float(t.get("x")), t.text) for t in root.iter("{http://www.w3.org/2000/svg}text")
+                 if t.get("x") and t.text and t.text[0].isdigit()]
+        legend = [(x, t) for x, t in texts if x > 900]
+        expect(len(legend) == 2 and all(t.endswith(" " + unit) and "e+" not in t and
+                                        x + 7 * len(t) <= width for x, t in legend),
+               f"steps legend {legend} (width {width}), expected plain {unit}")
+
+
 {"corpus": mode_corpus, "job": mode_job, "partials": mode_partials, "outputs": mode_outputs,
- "stdout": mode_stdout, "conversion_status": mode_conversion_status}[MODE]()
+ "stdout": mode_stdout, "conversion_status": mode_conversion_status,
+ "heatmaps": mode_heatmaps}[MODE]()
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

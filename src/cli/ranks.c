@@ -51,7 +51,7 @@ static void ranks_usage(FILE *to)
           "      --heatmaps PREFIX write PREFIX-utilization.svg (rank x time GPU\n"
           "                        utilization) and PREFIX-steps.svg (rank x step time)\n"
           "      --bins N          time bins of the utilization heatmap and trace\n"
-          "                        (default 100)\n"
+          "                        (default 100; a picture draws at most 65,536 cells)\n"
           "      --trace OUT       an overview trace: per rank its GPU utilization\n"
           "                        (binned), steps and collectives; and each report's\n"
           "                        full trace beside it\n"
@@ -751,9 +751,14 @@ static int report_job(reader *r, const ranks_args *a)
         heatmap_path(a->heatmaps, k, path, sizeof path); /* fits: check_outputs */
         FILE *f = fopen(path, "w");
         if (f) {
-            (k ? ranks_heatmap_steps : ranks_heatmap_utilization)(f, &j);
+            heatmap_drawn drawn = (k ? ranks_heatmap_steps : ranks_heatmap_utilization)(f, &j);
             if (fclose(f) == 0) {
-                text_printf(stderr, "nsys-perfetto ranks: wrote %s\n", path);
+                text_printf(stderr, "nsys-perfetto ranks: wrote %s", path);
+                if (drawn.columns < drawn.values)
+                    fprintf(stderr, " (%zu %s drawn in %zu columns, each their mean: the "
+                                    "picture stays a few MB)",
+                            drawn.values, k ? "steps" : "bins", drawn.columns);
+                fputc('\n', stderr);
                 continue;
             }
         }

@@ -76,7 +76,9 @@ void text_xml(FILE *to, const char *s, size_t max)
     char c[4];
     for (size_t n = 0; *s && n < shown; n++) {
         size_t len = next_shown(&s, c);
-        if (len > 1)
+        if (len == 3 && memcmp(c, "\xef\xbf", 2) == 0 && ((unsigned char)c[2] & 0xfe) == 0xbe)
+            fputs("\xef\xbf\xbd", to); /* U+FFFE, U+FFFF: not XML characters */
+        else if (len > 1)
             fwrite(c, 1, len, to);
         else if (c[0] == '&')
             fputs("&amp;", to);

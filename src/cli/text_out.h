@@ -31,7 +31,8 @@ size_t text_width(const char *s);
 void text_cell(FILE *to, const char *s, int width);
 
 /* s as shown, cut to max characters with "..." in the last three when
- * longer (max 3 or less: never cut), escaped for XML text and attributes. */
+ * longer (max 3 or less: never cut), escaped for XML text and attributes;
+ * U+FFFE and U+FFFF, which XML 1.0 excludes, become U+FFFD. */
 void text_xml(FILE *to, const char *s, size_t max);
 
 /* s as shown in a Markdown table cell: | \ ` * _ < > [ ] & escaped. */
