@@ -21,6 +21,7 @@
 
 #include "nsys_perfetto.h"
 #include "common/cancel.h"
+#include "common/file_id.h"
 #include "common/regex_limits.h"
 #include "common/xalloc.h"
 #include "nsys/nsys_db.h"
@@ -561,11 +562,11 @@ static size_t compressors_of(const nsysp_options *opt)
     return n ? n : 1;
 }
 
-/* Refuses to write over an input (the rename would destroy it). */
+/* Refuses to write over an input (the rename would destroy it), however
+ * either is named: another spelling, a symlink, a hard link. */
 static int check_output_is_not_input(conversion *cv, const char *input, const char *output)
 {
-    char in[PATH_MAX], out[PATH_MAX];
-    if (realpath(input, in) && realpath(output, out) && strcmp(in, out) == 0) {
+    if (file_id_same_path(input, output)) {
         buf_printf(&cv->err, "%s: output path is the input report", output);
         return NSYSP_ERR_OUTPUT;
     }

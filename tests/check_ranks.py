@@ -22,14 +22,28 @@
           report twice (ranks, and the converter's Kineto ranks); stderr says which was
           dropped; --list-reports prints what a run reads (--null: names with newlines).
 
+  outputs  no output (--trace, --heatmaps, the full traces beside the reports, standard
+          output, the converter's Kineto files) replaces an input or another output, however
+          named (another spelling, a symlink, a hard link): exit 6, one line, nothing written.
+  stdout  ranks (table, JSON, --window-of, --partial, --from-partials), summary and diff
+          on a full disk (/dev/full): exit 6, one line.
+  conversion_status  --trace keeps the conversion's own exit status: 4 for a report whose
+          rows the conversion finds corrupt, 7 for an interrupt during a conversion.
+  heatmaps  the SVGs are valid XML whatever the step's name holds (U+FFFE, U+FFFF,
+          controls), --bins 20000 of 64 ranks stays small (capped, said on stderr),
+          a PREFIX too long for a file name is refused, legends in plain units.
+
   check_ranks.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR [CORPUS.sqlite.gz... | TOOLS...]"""
 import gzip
+import hashlib
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 
 MODE, BIN, FIXTURE, WORK = sys.argv[1], *map(os.path.abspath, sys.argv[2:5])
@@ -370,8 +384,225 @@ def mode_once():
            f"--format kineto a a: exit {r.returncode}, wrote {written} {r.stderr[-200:]}")
 
 
-{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials,
- "once": mode_once}[MODE]()
+def fresh_job(name, *options, ranks=4):
+    """A new job of ranks ranks (rank 2 the straggler, where there is one) in WORK/name."""
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    straggler = ["--straggler", "2"] if ranks > 2 else []
+    r = subprocess.run([FIXTURE, "--job", str(ranks), *straggler, *options, d],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"nsys-fixture --job: {r.stderr[-300:]}")
+    return d
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def refused(what, args, names, stdout=subprocess.DEVNULL, code=6):
+    """ranks ARGS exits code with one line on stderr naming names."""
+    r = subprocess.run([BIN, *args], stdout=stdout, stderr=subprocess.PIPE, text=True)
+    lines = r.stderr.strip().splitlines()
+    expect(r.returncode == code and len(lines) == 1 and all(n in r.stderr for n in names),
+           f"{what}: exit {r.returncode} (expected {code}), stderr {r.stderr[-300:]!r}")
+
+
+def mode_outputs():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    job = fresh_job("job")
+    reports = sorted(os.path.join(job, f) for f in os.listdir(job) if f.endswith(".sqlite"))
+    before = {p: digest(p) for p in reports}
+    rank0, rank1, rank3 = reports[0], reports[1], reports[3]
+
+    def nothing_written(what):
+        for p in reports:
+            expect(digest(p) == before[p], f"{what}: {p} changed")
+        extra = [f for f in os.listdir(job) if not f.endswith((".sqlite", ".json"))]
+        expect(not extra, f"{what}: wrote {extra}")
+
+    refused("--no-convert --trace REPORT", ["ranks", "--no-convert", "--trace", rank0, job],
+            [rank0])
+    nothing_written("--trace REPORT")
+    trace0 = os.path.join(job, "rank0.perfetto-trace")
+    refused("--trace onto rank 0's full trace", ["ranks", "--trace", trace0, job], [rank0])
+    nothing_written("--trace onto a full trace")
+    spelled = os.path.join(job, "..", os.path.basename(job), "rank1.sqlite")
+    refused("--trace REPORT spelled otherwise", ["ranks", "--no-convert", "--trace", spelled,
+                                                 job], [rank1])
+    link = os.path.join(WORK, "hard-link.sqlite")
+    os.link(rank1, link)
+    refused("--trace a hard link of a report", ["ranks", "--no-convert", "--trace", link, job],
+            [rank1])
+    sym = os.path.join(WORK, "sym")
+    os.symlink(rank3, sym + "-steps.svg")
+    refused("--heatmaps onto a symlink to a report", ["ranks", "--heatmaps", sym, job], [rank3])
+    nothing_written("--heatmaps onto a report")
+    expect(not os.path.exists(sym + "-utilization.svg"), "--heatmaps: wrote one of two")
+    heat = os.path.join(WORK, "h")
+    refused("--trace onto a heatmap", ["ranks", "--trace", heat + "-steps.svg", "--heatmaps",
+                                       heat, job], ["h-steps.svg"])
+    with open(rank0, "ab") as out:  # ranks JOB >> rank0.sqlite
+        refused("standard output appended to a report", ["ranks", job], [rank0], stdout=out)
+    nothing_written("standard output onto a report")
+    # The converter's Kineto JSON and trace: a hard link of the input is the input.
+    kineto = os.path.join(WORK, "hard-link.json")
+    os.link(rank0, kineto)
+    refused("converter --format kineto onto the input", ["--format", "kineto", "-o", kineto,
+                                                         rank0], [kineto], code=6)
+    nothing_written("converter onto the input")
+    # Partials are inputs too.
+    part = os.path.join(WORK, "p.part")
+    with open(part, "w") as f:
+        r = subprocess.run([BIN, "ranks", "--window-of", rank0], capture_output=True, text=True)
+        window = r.stdout.strip().replace(" ", ":")
+        subprocess.run([BIN, "ranks", "--partial", "--window", window, rank0], stdout=f)
+    part_digest = digest(part)
+    refused("--from-partials --trace PARTIAL", ["ranks", "--from-partials", "--trace", part,
+                                               part], [part])
+    expect(digest(part) == part_digest, "--from-partials --trace PARTIAL: the partial changed")
+    # What is allowed still works: outputs of their own, full traces beside.
+    r = subprocess.run([BIN, "ranks", "--trace", os.path.join(WORK, "job.perfetto-trace"),
+                        "--heatmaps", heat, job], capture_output=True, text=True)
+    beside = [f for f in os.listdir(job) if f.endswith(".perfetto-trace")]
+    expect(r.returncode == 0 and len(beside) == 4,
+           f"ranks --trace --heatmaps: exit {r.returncode}, {len(beside)} full traces, "
+           f"{r.stderr[-300:]!r}")
+
+
+def mode_stdout():
+    if not os.path.exists("/dev/full"):
+        print("skip: no /dev/full")
+        sys.exit(77)
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    job = fresh_job("job")
+    rank0 = os.path.join(job, "rank0.sqlite")
+    r = subprocess.run([BIN, "ranks", "--window-of", rank0], capture_output=True, text=True)
+    window = r.stdout.strip().replace(" ", ":")
+    part = os.path.join(WORK, "rank0.part")
+    with open(part, "w") as f:
+        subprocess.run([BIN, "ranks", "--partial", "--window", window, rank0], stdout=f)
+    cases = {"ranks": ["ranks", job], "ranks --format json": ["ranks", "--format", "json", job],
+             "ranks --window-of": ["ranks", "--window-of", rank0],
+             "ranks --partial": ["ranks", "--partial", "--window", window, rank0],
+             "ranks --from-partials": ["ranks", "--from-partials", part],
+             "summary": ["summary", rank0],
+             "diff": ["diff", rank0, os.path.join(job, "rank1.sqlite")]}
+    with open("/dev/full", "w") as full:
+        for what, args in cases.items():
+            refused(f"{what} > /dev/full", args, ["standard output"] if what != "diff" else [],
+                    stdout=full)
+
+
+def mode_conversion_status():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    # A report ranks reads whole, whose runtime API rows (read by the conversion only)
+    # are corrupt: the conversion's exit 4, not 6.
+    job = fresh_job("corrupt")
+    rank1 = os.path.join(job, "rank1.sqlite")
+    db = sqlite3.connect(rank1)
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = "
+                      "'CUPTI_ACTIVITY_KIND_RUNTIME'").fetchone()[0]
+    db.close()
+    with open(rank1, "r+b") as f:
+        f.seek((root - 1) * page_size)
+        f.write(b"\xff" * page_size)
+    r = subprocess.run([BIN, "ranks", "--format", "json", job], capture_output=True)
+    expect(r.returncode == 0, f"the corrupt runtime rows stop ranks itself: {r.returncode}")
+    refused("--trace, a corrupt report", ["ranks", "--trace", os.path.join(WORK, "o.pftrace"),
+                                          job], ["rank1.sqlite", "corrupt"], code=4)
+    # An interrupt while a report converts: 7, not 6, and nothing left behind.
+    job = fresh_job("long", "--steps", "20", "--kernels-per-step", "5000", ranks=1)
+    overview = os.path.join(WORK, "long.pftrace")
+    p = subprocess.Popen([BIN, "ranks", "--threads", "1", "--trace", overview, job],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while p.poll() is None and time.monotonic() < deadline and not any(
+            f.startswith(".rank0.perfetto-trace.tmp") for f in os.listdir(job)):
+        time.sleep(0.001)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate()
+    expect(p.returncode == 7, f"--trace interrupted while converting: exit {p.returncode} "
+                              f"{err[-300:]!r}")
+    left = [f for f in os.listdir(job) if not f.endswith((".sqlite", ".json"))]
+    expect(not left and not os.path.exists(overview), f"interrupted: left {left}")
+
+
+def mode_heatmaps():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    job = fresh_job("hostile")
+    for f in os.listdir(job):
+        if f.endswith(".sqlite"):
+            db = sqlite3.connect(os.path.join(job, f))
+            db.execute("UPDATE NVTX_EVENTS SET text = ? WHERE text = 'step'",
+                       ("step \ufffe\uffff\x01\x7f\t<&>\"",))
+            db.commit()
+            db.close()
+    def parsed(path, what):
+        try:
+            return ET.parse(path).getroot()
+        except (OSError, ET.ParseError) as e:
+            expect(False, f"{what}: {path}: {e}")
+        return None
+
+    prefix = os.path.join(WORK, "hostile")
+    r = subprocess.run([BIN, "ranks", "--heatmaps", prefix, job], capture_output=True, text=True)
+    expect(r.returncode == 0, f"--heatmaps, a hostile step name: exit {r.returncode}")
+    for kind in ("utilization", "steps"):
+        root = parsed(f"{prefix}-{kind}.svg", "a hostile step name")
+        if root is not None and kind == "steps":
+            title = next(root.iter("{http://www.w3.org/2000/svg}text")).text
+            expect("step" in title and "\ufffd" in title, f"steps heatmap title {title!r}")
+        if shutil.which("rsvg-convert"):
+            r = subprocess.run(["rsvg-convert", f"{prefix}-{kind}.svg", "-o", prefix + ".png"],
+                               capture_output=True)
+            expect(r.returncode == 0, f"{kind} heatmap does not render: {r.stderr[-200:]}")
+    # 64 ranks at 20000 bins (90 MB of SVG uncapped): 400 columns, the cap said on stderr.
+    big = fresh_job("big", "--steps", "10", ranks=64)
+    prefix = os.path.join(WORK, "big")
+    r = subprocess.run([BIN, "ranks", "--bins", "20000", "--heatmaps", prefix, big],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    expect(r.returncode == 0 and "20000 bins drawn in 400 columns" in r.stderr,
+           f"--bins 20000: exit {r.returncode}, stderr {r.stderr[-300:]!r}")
+    size = os.path.getsize(prefix + "-utilization.svg")
+    expect(size < 3_000_000, f"--bins 20000 of 64 ranks: {size} bytes of SVG")
+    root = parsed(prefix + "-utilization.svg", "--bins 20000")
+    if root is not None:
+        rects = len(list(root.iter("{http://www.w3.org/2000/svg}rect")))
+        expect(64 * 400 <= rects <= 64 * 400 + 100, f"--bins 20000: {rects} cells")
+    # A PREFIX whose file names do not fit PATH_MAX (4096), though every part of it
+    # does: refused before anything is read or written, not cut short.
+    dots = "/." * ((4085 - len(WORK)) // 2)
+    refused("--heatmaps PREFIX too long", ["ranks", "--heatmaps", WORK + dots + "/cut", job],
+            ["--heatmaps", "too long"])
+    expect(not [f for f in os.listdir(WORK) if f.startswith("cut")],
+           f"--heatmaps PREFIX too long: wrote {os.listdir(WORK)}")
+    # Legends in plain units within the picture (steps of 55 ms, and of seconds).
+    slow = fresh_job("slow", "--job-seconds", "40", "--steps", "10", ranks=2)
+    for d, unit in ((job, "ms"), (slow, "s")):
+        prefix = os.path.join(WORK, "legend")
+        subprocess.run([BIN, "ranks", "--heatmaps", prefix, d], capture_output=True)
+        root = parsed(prefix + "-steps.svg", "legend")
+        if root is None:
+            continue
+        width = float(root.get("width"))
+        texts = [(float(t.get("x")), t.text) for t in root.iter("{http://www.w3.org/2000/svg}text")
+                 if t.get("x") and t.text and t.text[0].isdigit()]
+        legend = [(x, t) for x, t in texts if x > 900]
+        expect(len(legend) == 2 and all(t.endswith(" " + unit) and "e+" not in t and
+                                        x + 7 * len(t) <= width for x, t in legend),
+               f"steps legend {legend} (width {width}), expected plain {unit}")
+
+
+{"corpus": mode_corpus, "job": mode_job, "partials": mode_partials, "outputs": mode_outputs,
+ "stdout": mode_stdout, "conversion_status": mode_conversion_status,
+ "heatmaps": mode_heatmaps, "once": mode_once}[MODE]()
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

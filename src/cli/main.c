@@ -331,21 +331,21 @@ int main(int argc, char **argv)
         /* Not for series: it summarizes the runs that finished after Ctrl-C. */
         catch_signals();
         nsysp_summary_set_cancel(&interrupted);
-        return summary_main(argc - 1, argv + 1);
+        return text_close_stdout("summary", summary_main(argc - 1, argv + 1));
     }
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
-        return diff_main(argc - 1, argv + 1);
+        return text_close_stdout("diff", diff_main(argc - 1, argv + 1));
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return serve_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sql") == 0)
-        return sql_main(argc - 1, argv + 1);
+        return text_close_stdout("sql", sql_main(argc - 1, argv + 1));
     if (argc > 1 && strcmp(argv[1], "ranks") == 0) {
         catch_signals();
-        return ranks_main(argc - 1, argv + 1, &interrupted);
+        return text_close_stdout("ranks", ranks_main(argc - 1, argv + 1, &interrupted));
     }
     if (argc > 1 && strcmp(argv[1], "series") == 0) {
         catch_signals();
-        return series_main(argc - 1, argv + 1, &interrupted);
+        return text_close_stdout("series", series_main(argc - 1, argv + 1, &interrupted));
     }
 
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,

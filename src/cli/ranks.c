@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "nsys_perfetto.h"
 #include "common/cancel.h"
+#include "common/file_id.h"
 #include "common/xalloc.h"
 #include "tool/nsys_export.h"
 #include "ranks_partial.h"
@@ -49,7 +51,7 @@ static void ranks_usage(FILE *to)
           "      --heatmaps PREFIX write PREFIX-utilization.svg (rank x time GPU\n"
           "                        utilization) and PREFIX-steps.svg (rank x step time)\n"
           "      --bins N          time bins of the utilization heatmap and trace\n"
-          "                        (default 100)\n"
+          "                        (default 100; a picture draws at most 65,536 cells)\n"
           "      --trace OUT       an overview trace: per rank its GPU utilization\n"
           "                        (binned), steps and collectives; and each report's\n"
           "                        full trace beside it\n"
@@ -64,8 +66,8 @@ static void ranks_usage(FILE *to)
           "      --list-reports DIR|REPORT...  print the reports a run reads, one a\n"
           "                        line, in its order, each once (--null: NUL after each)\n"
           "  -h, --help            show this help\n"
-          "Exit status: 0 done, 2 bad command line, 3-5 a report cannot be read, 7\n"
-          "interrupted.\n",
+          "Exit status: 0 done, 2 bad command line, 3-5 a report cannot be read, 6 an\n"
+          "output cannot be written (or would replace an input), 7 interrupted.\n",
           to);
 }
 
@@ -218,8 +220,9 @@ static void convert_beside(reader *r, const char *given, const char *sqlite)
     opt.threads = 1;
     opt.cancel = r->cancel;
     nsysp_result res;
-    if (nsysp_convert(sqlite, &opt, &res) != NSYSP_OK)
-        fail(r, NSYSP_ERR_OUTPUT, res.message);
+    nsysp_status status = nsysp_convert(sqlite, &opt, &res);
+    if (status != NSYSP_OK) /* its own status: an interrupt is 7, a corrupt report 4 */
+        fail(r, status, res.message);
 }
 
 /* One report: its window (first phase) or its ranks (second). A .nsys-rep
@@ -597,6 +600,119 @@ static int parse_args(int argc, char **argv, ranks_args *a)
     return 0;
 }
 
+/* ---- Outputs never replace inputs --------------------------------------- */
+
+static const char *const HEATMAP_KINDS[] = {"utilization", "steps"};
+
+/* PREFIX-KIND.svg into out; false when it does not fit (a cut name would
+ * write somewhere else than asked). */
+static bool heatmap_path(const char *prefix, size_t kind, char *out, size_t size)
+{
+    int n = snprintf(out, size, "%s-%s.svg", prefix, HEATMAP_KINDS[kind]);
+    return n >= 0 && (size_t)n < size;
+}
+
+/* A file the command reads or writes. Roles in the order a clash names
+ * them: what would be lost first, then what would write over it. */
+typedef enum file_role { ROLE_INPUT, ROLE_BESIDE, ROLE_OUTPUT } file_role;
+
+typedef struct planned_file {
+    file_id id;
+    char *path;
+    file_role role;
+    const char *report;          /* a full trace's report */
+} planned_file;
+
+static int by_identity(const void *a, const void *b)
+{
+    const planned_file *x = a, *y = b;
+    int c = file_id_compare(&x->id, &y->id);
+    return c ? c : (x->role > y->role) - (x->role < y->role);
+}
+
+static void plan(planned_file *files, size_t *n, const char *path, file_role role,
+                 const char *report)
+{
+    planned_file *f = &files[*n];
+    f->path = xstrdup(path);
+    f->role = role;
+    f->report = report;
+    /* An input that is not there is the reading's to report; an output
+     * with nowhere to go, the writing's. */
+    if (file_id_of(f->path, &f->id) && (role != ROLE_INPUT || !f->id.name[0]))
+        (*n)++;
+    else
+        free(f->path);
+}
+
+/* One line and NSYSP_ERR_OUTPUT when two of the files sorted are one; a
+ * report given twice, and so its trace beside it, is report_dir's to say. */
+static int find_clash(const planned_file *files, size_t n)
+{
+    for (size_t i = 0, end; i < n; i = end) {
+        for (end = i + 1; end < n && file_id_compare(&files[i].id, &files[end].id) == 0; end++)
+            ;
+        const planned_file *lost = &files[i], *writer = &files[end - 1];
+        if (end - i < 2 || (writer->role == lost->role && lost->role != ROLE_OUTPUT))
+            continue;
+        if (lost->role == ROLE_INPUT)
+            text_printf(stderr, "nsys-perfetto ranks: %s: would replace the input %s\n",
+                        writer->path, lost->path);
+        else if (lost->role == ROLE_BESIDE)
+            text_printf(stderr, "nsys-perfetto ranks: %s: would replace the full trace of %s "
+                                "written beside it\n", writer->path, lost->report);
+        else
+            text_printf(stderr, "nsys-perfetto ranks: %s: the same file as %s, another "
+                                "output\n", writer->path, lost->path);
+        return NSYSP_ERR_OUTPUT;
+    }
+    return NSYSP_OK;
+}
+
+/* Before anything is written: no output (the overview trace, the heatmaps,
+ * standard output, the full traces converted beside the reports) is an
+ * input or another output, however it is named (file_id.h), and no output
+ * name is cut short. */
+static int check_outputs(const reader *r, const ranks_args *a)
+{
+    bool beside = a->mode == MODE_LOCAL && r->convert_each;
+    planned_file *files = xcalloc(r->n_paths * (beside ? 2 : 1) + 4, sizeof *files);
+    size_t n = 0;
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < r->n_paths; i++) {
+        plan(files, &n, r->paths[i], ROLE_INPUT, NULL);
+        char trace[4096];
+        if (beside && nsysp_default_output_path(r->paths[i], trace, sizeof trace) == 0)
+            plan(files, &n, trace, ROLE_BESIDE, r->paths[i]);
+    }
+    bool writes_files = a->mode == MODE_LOCAL || a->mode == MODE_FROM_PARTIALS;
+    if (writes_files && a->trace)
+        plan(files, &n, a->trace, ROLE_OUTPUT, NULL);
+    for (size_t k = 0; writes_files && a->heatmaps && k < 2 && status == NSYSP_OK; k++) {
+        char path[4096];
+        if (heatmap_path(a->heatmaps, k, path, sizeof path)) {
+            plan(files, &n, path, ROLE_OUTPUT, NULL);
+        } else {
+            text_printf(stderr, "nsys-perfetto ranks: --heatmaps: a PREFIX of %zu bytes is too "
+                                "long for a file name\n", strlen(a->heatmaps));
+            status = NSYSP_ERR_OUTPUT;
+        }
+    }
+    file_id out;
+    if (file_id_of_fd(STDOUT_FILENO, &out)) {
+        files[n] = (planned_file){.id = out, .path = xstrdup("standard output"),
+                                  .role = ROLE_OUTPUT};
+        n++;
+    }
+    qsort(files, n, sizeof *files, by_identity);
+    if (status == NSYSP_OK)
+        status = find_clash(files, n);
+    for (size_t i = 0; i < n; i++)
+        free(files[i].path);
+    free(files);
+    return status;
+}
+
 /* The job's outputs from the ranks read. */
 static int report_job(reader *r, const ranks_args *a)
 {
@@ -610,15 +726,19 @@ static int report_job(reader *r, const ranks_args *a)
     r->n_ranks = 0; /* their arrays now belong to the job */
     ranks_print(stdout, &j, a->format);
     int status = NSYSP_OK;
-    static const char *const KINDS[] = {"utilization", "steps"};
     for (size_t k = 0; a->heatmaps && k < 2 && status == NSYSP_OK; k++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s-%s.svg", a->heatmaps, KINDS[k]);
+        heatmap_path(a->heatmaps, k, path, sizeof path); /* fits: check_outputs */
         FILE *f = fopen(path, "w");
         if (f) {
-            (k ? ranks_heatmap_steps : ranks_heatmap_utilization)(f, &j);
+            heatmap_drawn drawn = (k ? ranks_heatmap_steps : ranks_heatmap_utilization)(f, &j);
             if (fclose(f) == 0) {
-                text_printf(stderr, "nsys-perfetto ranks: wrote %s\n", path);
+                text_printf(stderr, "nsys-perfetto ranks: wrote %s", path);
+                if (drawn.columns < drawn.values)
+                    fprintf(stderr, " (%zu %s drawn in %zu columns, each their mean: the "
+                                    "picture stays a few MB)",
+                            drawn.values, k ? "steps" : "bins", drawn.columns);
+                fputc('\n', stderr);
                 continue;
             }
         }
@@ -718,9 +838,9 @@ static int run_one(reader *r, const ranks_args *a)
         text_printf(stderr, "nsys-perfetto ranks: %s\n", got.message);
         return status;
     }
-    if (ranks_partial_write(stdout, r->paths[0], a->window_start, a->window_end,
-                            (size_t)a->bins, &got) != 0 || fflush(stdout) != 0)
-        status = NSYSP_ERR_OUTPUT;
+    /* A failed write shows in stdout's error flag, which main checks. */
+    (void)ranks_partial_write(stdout, r->paths[0], a->window_start, a->window_end,
+                              (size_t)a->bins, &got);
     nsysp_ranks_free(&got);
     return status;
 }
@@ -780,6 +900,8 @@ int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
     free(a.inputs);
     if (status == NSYSP_OK && r.n_paths > MAX_INPUTS)
         status = usage_error("too many reports", NULL);
+    if (status == NSYSP_OK && a.mode != MODE_LIST_REPORTS)
+        status = check_outputs(&r, &a);
     if (status == NSYSP_OK && a.mode == MODE_LIST_REPORTS) {
         status = print_reports(&r, a.list_end);
     } else if (status == NSYSP_OK) {

@@ -66,8 +66,13 @@ void ranks_print(FILE *to, const job *j, ranks_format format);
 int ranks_write_trace(const char *path, const job *j);
 
 /* ---- ranks_heatmap.c ---- */
-/* Rank x time GPU utilization, and rank x step step time, as SVG. */
-void ranks_heatmap_utilization(FILE *to, const job *j);
-void ranks_heatmap_steps(FILE *to, const job *j);
+/* Rank x time GPU utilization, and rank x step step time, as SVG. A
+ * picture draws at most 65,536 cells: past them each column is the mean of
+ * several values (bins or steps), and the caller says so. */
+typedef struct heatmap_drawn {
+    size_t values, columns;      /* per rank: bins (or steps), and the columns drawn */
+} heatmap_drawn;
+heatmap_drawn ranks_heatmap_utilization(FILE *to, const job *j);
+heatmap_drawn ranks_heatmap_steps(FILE *to, const job *j);
 
 #endif

@@ -1,14 +1,53 @@
 /* nsys-perfetto ranks --heatmaps: rank x time GPU utilization (as nsys
  * recipe gpu_time_util_map) and rank x step step time, hand-written SVG:
  * one rect per cell, labelled axes, a colour legend. Thousands of ranks
- * make rows thinner, never more than a few MB of SVG. */
+ * make rows thinner; past MAX_CELLS a column draws the mean of several bins
+ * (or steps), so that the SVG stays a few MB whatever --bins asks. */
 #include <math.h>
 #include <stdio.h>
 
 #include "ranks.h"
 #include "tool/text_out.h"
 
-enum { LEFT = 70, TOP = 50, PLOT_W = 800, PLOT_H = 480, LEGEND_W = 120, BOTTOM = 60 };
+enum { LEFT = 70, TOP = 50, PLOT_W = 800, PLOT_H = 480, LEGEND_W = 140, BOTTOM = 60 };
+
+/* About 70 bytes of SVG a cell: 65,536 cells are 4.6 MB. Columns narrower
+ * than 2 px show nothing more. */
+enum { MAX_CELLS = 65536, MAX_COLUMNS = PLOT_W / 2, TITLE_CHARS = 100 };
+
+static size_t columns_drawn(size_t n_ranks, size_t n_values)
+{
+    size_t columns = MAX_CELLS / (n_ranks ? n_ranks : 1);
+    columns = columns < MAX_COLUMNS ? columns : MAX_COLUMNS;
+    columns = columns ? columns : 1;
+    return n_values < columns ? n_values : columns;
+}
+
+/* Column c of n_columns over n_values: values [*first, *end). */
+static void column_span(size_t c, size_t n_columns, size_t n_values, size_t *first,
+                        size_t *end)
+{
+    *first = c * n_values / n_columns;
+    *end = (c + 1) * n_values / n_columns;
+}
+
+/* A duration in the unit that shows it in three digits at most: "350 ms",
+ * "3.51 s", "12 µs", "2.5 min" (never "3.51e+03 ms"). */
+static void plain_duration(double ns, char *out, size_t size)
+{
+    static const struct {
+        const char *unit;
+        double ns;
+    } UNITS[] = {{"ns", 1}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9}, {"h", 3600e9}};
+    size_t u = 0;
+    while (u + 1 < sizeof UNITS / sizeof *UNITS && ns / UNITS[u].ns >= 999.5)
+        u++;
+    if (ns == 0)
+        snprintf(out, size, "0");
+    else
+        snprintf(out, size, ns / UNITS[u].ns < 999.5 ? "%.3g %s" : "%.0f %s",
+                 ns / UNITS[u].ns, UNITS[u].unit);
+}
 
 /* A sequential colour for v in 0..1: pale yellow to dark blue. */
 static void colour(double v, char out[8])
@@ -36,7 +75,7 @@ static void open_svg(FILE *to, const char *title)
                 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
                 "<text x=\"%d\" y=\"24\" font-size=\"15\">",
             LEFT + PLOT_W + LEGEND_W, TOP + PLOT_H + BOTTOM, LEFT);
-    text_xml(to, title, 0);
+    text_xml(to, title, TITLE_CHARS); /* a long step name would run past the edge */
     fputs("</text>\n", to);
 }
 
@@ -72,62 +111,106 @@ static void legend(FILE *to, const char *low, const char *high, const char *what
     fputs("</text>\n", to);
 }
 
-void ranks_heatmap_utilization(FILE *to, const job *j)
+static void cell(FILE *to, double x, double y, double w, double h, double v)
 {
-    char title[512];
-    snprintf(title, sizeof title, "GPU utilization, rank x time (%zu ranks, %zu bins)",
-             j->n_ranks, j->n_bins);
+    char c[8];
+    colour(v, c);
+    fprintf(to, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
+            x, y, w + 0.3, h + 0.3, c);
+}
+
+/* "(100 bins)", or "(100000 bins in 400 columns)" when capped. */
+static void values_drawn(char *out, size_t size, size_t n_values, size_t columns,
+                         const char *what)
+{
+    if (columns < n_values)
+        snprintf(out, size, "%zu %s in %zu columns", n_values, what, columns);
+    else
+        snprintf(out, size, "%zu %s", n_values, what);
+}
+
+heatmap_drawn ranks_heatmap_utilization(FILE *to, const job *j)
+{
+    size_t columns = columns_drawn(j->n_ranks, j->n_bins);
+    char title[512], drawn[128];
+    values_drawn(drawn, sizeof drawn, j->n_bins, columns, "bins");
+    snprintf(title, sizeof title, "GPU utilization, rank x time (%zu ranks, %s)", j->n_ranks,
+             drawn);
     open_svg(to, title);
     double row_h = (double)PLOT_H / (double)(j->n_ranks ? j->n_ranks : 1);
-    double col_w = (double)PLOT_W / (double)(j->n_bins ? j->n_bins : 1);
+    double bin_w = (double)PLOT_W / (double)(j->n_bins ? j->n_bins : 1);
     for (size_t i = 0; i < j->n_ranks; i++)
-        for (size_t b = 0; b < j->n_bins; b++) {
-            char c[8];
-            colour(j->ranks[i].utilization[b], c);
-            fprintf(to, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                        "fill=\"%s\"/>\n",
-                    LEFT + (double)b * col_w, TOP + (double)i * row_h, col_w + 0.3, row_h + 0.3,
-                    c);
+        for (size_t c = 0; c < columns; c++) {
+            size_t first, end;
+            column_span(c, columns, j->n_bins, &first, &end);
+            double sum = 0; /* equal bins: their mean is the wider bin's utilization */
+            for (size_t b = first; b < end; b++)
+                sum += j->ranks[i].utilization[b];
+            cell(to, LEFT + (double)first * bin_w, TOP + (double)i * row_h,
+                 (double)(end - first) * bin_w, row_h, sum / (double)(end - first));
         }
     rank_axis(to, j, row_h);
-    double seconds = (double)(j->window_end_utc - j->window_start_utc) / 1e9;
-    for (int t = 0; t <= 4; t++)
-        fprintf(to, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.3g</text>\n",
-                LEFT + t * PLOT_W / 4.0, TOP + PLOT_H + 18, seconds * t / 4);
-    fprintf(to, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the job's start (s)"
+    double window_ns = (double)(j->window_end_utc - j->window_start_utc);
+    for (int t = 0; t <= 4; t++) {
+        char tick[32];
+        plain_duration(window_ns * t / 4, tick, sizeof tick);
+        fprintf(to, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                LEFT + t * PLOT_W / 4.0, TOP + PLOT_H + 18, tick);
+    }
+    fprintf(to, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the job's start"
                 "</text>\n",
             LEFT + PLOT_W / 2, TOP + PLOT_H + 42);
     legend(to, "0%", "100%", "GPU busy");
     fputs("</svg>\n", to);
+    return (heatmap_drawn){.values = j->n_bins, .columns = columns};
 }
 
-void ranks_heatmap_steps(FILE *to, const job *j)
+/* The mean of rank r's steps in [first, end) (those it has); -1 if none. */
+static double mean_step(const job_rank *r, size_t first, size_t end)
+{
+    end = end < r->n_steps ? end : r->n_steps;
+    if (first >= end)
+        return -1;
+    double sum = 0;
+    for (size_t k = first; k < end; k++)
+        sum += (double)r->step_ns[k];
+    return sum / (double)(end - first);
+}
+
+heatmap_drawn ranks_heatmap_steps(FILE *to, const job *j)
 {
     size_t steps = 0;
-    int64_t lo = INT64_MAX, hi = 0;
-    for (size_t i = 0; i < j->n_ranks; i++) {
-        const job_rank *r = &j->ranks[i];
-        steps = r->n_steps > steps ? r->n_steps : steps;
-        for (size_t k = 0; k < r->n_steps; k++) {
-            lo = r->step_ns[k] < lo ? r->step_ns[k] : lo;
-            hi = r->step_ns[k] > hi ? r->step_ns[k] : hi;
+    for (size_t i = 0; i < j->n_ranks; i++)
+        steps = j->ranks[i].n_steps > steps ? j->ranks[i].n_steps : steps;
+    size_t columns = columns_drawn(j->n_ranks, steps);
+    /* The colour scale spans the cells drawn. */
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < j->n_ranks; i++)
+        for (size_t c = 0; c < columns; c++) {
+            size_t first, end;
+            column_span(c, columns, steps, &first, &end);
+            double v = mean_step(&j->ranks[i], first, end);
+            if (v >= 0) {
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
         }
-    }
-    char title[512];
-    snprintf(title, sizeof title, "Step time, rank x step (%s%s%zu steps)",
+    char title[512], drawn[128];
+    values_drawn(drawn, sizeof drawn, steps, columns, "steps");
+    snprintf(title, sizeof title, "Step time, rank x step (%s%s%s)",
              j->step_name[0] ? j->step_name : "no step found", j->step_name[0] ? ": " : ", ",
-             steps);
+             drawn);
     open_svg(to, title);
     double row_h = (double)PLOT_H / (double)(j->n_ranks ? j->n_ranks : 1);
-    double col_w = (double)PLOT_W / (double)(steps ? steps : 1);
+    double step_w = (double)PLOT_W / (double)(steps ? steps : 1);
     for (size_t i = 0; i < j->n_ranks; i++)
-        for (size_t k = 0; k < j->ranks[i].n_steps; k++) {
-            char c[8];
-            colour(hi > lo ? (double)(j->ranks[i].step_ns[k] - lo) / (double)(hi - lo) : 0.5, c);
-            fprintf(to, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                        "fill=\"%s\"/>\n",
-                    LEFT + (double)k * col_w, TOP + (double)i * row_h, col_w + 0.3, row_h + 0.3,
-                    c);
+        for (size_t c = 0; c < columns; c++) {
+            size_t first, end;
+            column_span(c, columns, steps, &first, &end);
+            double v = mean_step(&j->ranks[i], first, end);
+            if (v >= 0)
+                cell(to, LEFT + (double)first * step_w, TOP + (double)i * row_h,
+                     (double)(end - first) * step_w, row_h, hi > lo ? (v - lo) / (hi - lo) : 0.5);
         }
     rank_axis(to, j, row_h);
     for (int t = 0; t <= 4 && steps; t++)
@@ -135,9 +218,10 @@ void ranks_heatmap_steps(FILE *to, const job *j)
                 LEFT + t * PLOT_W / 4.0, TOP + PLOT_H + 18, (size_t)(steps * t / 4));
     fprintf(to, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">step</text>\n",
             LEFT + PLOT_W / 2, TOP + PLOT_H + 42);
-    char low[64], high[64];
-    snprintf(low, sizeof low, "%.3g ms", lo == INT64_MAX ? 0 : (double)lo / 1e6);
-    snprintf(high, sizeof high, "%.3g ms", (double)hi / 1e6);
+    char low[32], high[32];
+    plain_duration(lo == INFINITY ? 0 : lo, low, sizeof low);
+    plain_duration(hi, high, sizeof high);
     legend(to, low, high, "step time");
     fputs("</svg>\n", to);
+    return (heatmap_drawn){.values = steps, .columns = columns};
 }

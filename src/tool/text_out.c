@@ -1,10 +1,12 @@
 #include "text_out.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nsys_perfetto.h"
 #include "common/utf8.h"
 
 /* The next character of *s as shown into out (1 to 4 bytes of UTF-8);
@@ -74,7 +76,9 @@ void text_xml(FILE *to, const char *s, size_t max)
     char c[4];
     for (size_t n = 0; *s && n < shown; n++) {
         size_t len = next_shown(&s, c);
-        if (len > 1)
+        if (len == 3 && memcmp(c, "\xef\xbf", 2) == 0 && ((unsigned char)c[2] & 0xfe) == 0xbe)
+            fputs("\xef\xbf\xbd", to); /* U+FFFE, U+FFFF: not XML characters */
+        else if (len > 1)
             fwrite(c, 1, len, to);
         else if (c[0] == '&')
             fputs("&amp;", to);
@@ -140,4 +144,23 @@ void text_printf(FILE *to, const char *fmt, ...)
         fwrite(c, 1, next_shown(&s, c), to);
     }
     free(text);
+}
+
+int text_close_stdout(const char *command, int status)
+{
+    /* Pending bytes are flushed first: closing a closed descriptor (EBADF)
+     * then loses nothing, as in gnulib's close_stdout. */
+    errno = 0;
+    int flushed = fflush(stdout);
+    int why = flushed != 0 ? errno : 0;
+    bool failed = flushed != 0 || ferror(stdout);
+    if (fclose(stdout) != 0 && errno != EBADF && !failed) {
+        failed = true;
+        why = errno;
+    }
+    if (!failed || status != NSYSP_OK) /* a failed command has said why */
+        return status;
+    fprintf(stderr, "nsys-perfetto %s: standard output: cannot write%s%s\n", command,
+            why ? ": " : "", why ? strerror(why) : "");
+    return NSYSP_ERR_OUTPUT;
 }

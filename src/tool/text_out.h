@@ -31,7 +31,8 @@ size_t text_width(const char *s);
 void text_cell(FILE *to, const char *s, int width);
 
 /* s as shown, cut to max characters with "..." in the last three when
- * longer (max 3 or less: never cut), escaped for XML text and attributes. */
+ * longer (max 3 or less: never cut), escaped for XML text and attributes;
+ * U+FFFE and U+FFFF, which XML 1.0 excludes, become U+FFFD. */
 void text_xml(FILE *to, const char *s, size_t max);
 
 /* s as shown in a Markdown table cell: | \ ` * _ < > [ ] & escaped. */
@@ -40,5 +41,11 @@ void text_md(FILE *to, const char *s);
 /* s as shown as one CSV field (RFC 4180: quoted when it holds a comma or
  * a quote, quotes doubled). */
 void text_csv(FILE *to, const char *s);
+
+/* Flushes and closes standard output at a command's end: output lost to a
+ * full disk or a closed pipe is an error (one line, exit 6), not a silent
+ * success. Returns status, or NSYSP_ERR_OUTPUT when status was OK and the
+ * output failed (a command that failed has said why: nothing more). */
+int text_close_stdout(const char *command, int status);
 
 #endif
