@@ -7,13 +7,16 @@ worker processes: the JSON and the CSV must be byte-identical. Then a directory
 that exercises the CLI's listing (natural order r1 r2 r03 r10, a .nsys-rep
 beside its .sqlite counted once, hidden and other files left out) plus a report
 given by name, with --bins and --step, Markdown and both heatmaps: identical
-again. A corrupt report fails both runs with the same exit status, the driver's
+again. A job whose rank 0 finds another step ("log") and whose rank 1 has no
+UTC session start: the driver plans one step and one clock as the local run
+does, the same bytes. A corrupt report fails both runs with the same exit status, the driver's
 error in one line naming the report. Exit 77 (skipped) when Debian's
 /usr/bin/python3 cannot import distributed.
 
   check_ranks_dask.py NSYS_PERFETTO NSYS_FIXTURE TOOLS_DIR WORKDIR"""
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -90,6 +93,27 @@ def main():
     expect([row.split(",")[1] for row in listed] ==
            ["mix//r1.sqlite", "mix//r2.sqlite", "mix//r03.sqlite", "mix//r10.sqlite"],
            f"the CLI's listing of mix/ is not the one this test expects: {listed}")
+
+    # One step and one clock for the whole job (issue 42): rank 0's report holds 25 short
+    # top-level "log" ranges (its own most repeated) and rank 1's lacks its UTC session
+    # start; the driver plans the job as the local run does.
+    odd = os.path.join(WORK, "odd")
+    os.makedirs(odd)
+    for k in range(4):
+        shutil.copy(os.path.join(job, f"rank{k}.sqlite"), odd)
+    db = sqlite3.connect(os.path.join(odd, "rank0.sqlite"))
+    tid, = db.execute("SELECT globalTid FROM NVTX_EVENTS LIMIT 1").fetchone()
+    db.executemany("INSERT INTO NVTX_EVENTS (start, \"end\", eventType, globalTid, text)"
+                   " VALUES (?, ?, 59, ?, 'log')", [(k * 10, k * 10 + 5, tid) for k in range(25)])
+    db.commit()
+    db.close()
+    db = sqlite3.connect(os.path.join(odd, "rank1.sqlite"))
+    db.execute("DELETE FROM TARGET_INFO_SESSION_START_TIME")
+    db.commit()
+    db.close()
+    same(["--format", "json", "odd"])
+    expect(b'"name": "step"' in local("--format", "json", "odd").stdout,
+           "odd: the job's step is not \"step\"")
 
     # A report that cannot be read: the same exit status, one line naming it.
     bad = os.path.join(WORK, "bad")

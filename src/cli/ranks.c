@@ -9,14 +9,19 @@
 #include <strings.h>
 
 #include "nsys_perfetto.h"
+#include "common/buf.h"
 #include "common/cancel.h"
+#include "common/hmap.h"
 #include "common/xalloc.h"
+#include "nsys/nsys_cursor.h"
 #include "nsys_export.h"
 #include "ranks_partial.h"
 #include "report_dir.h"
 #include "text_out.h"
 
 enum { MAX_INPUTS = 1 << 20, DEFAULT_BINS = 100 };
+
+#define LENGTH(a) (sizeof (a) / sizeof *(a))
 
 const char *rank_rule_text(rank_rule rule)
 {
@@ -102,6 +107,7 @@ typedef struct read_rank {
     size_t report;
     nsysp_rank figures;          /* steps and utilization kept; collectives folded */
     int64_t mpi_rank;
+    size_t n_collectives;        /* its NCCL kernels (folded, or kept with --trace) */
     char **names;                /* with --trace, its report's collective names */
     size_t n_names;
 } read_rank;
@@ -121,10 +127,13 @@ typedef struct reader {
     arrivals collectives, steps;
     bool keep_events;            /* --trace: each rank's steps and collectives kept */
     bool convert_each;           /* --trace without --no-convert: full traces beside */
-    char step_name[256];
+    char step_name[256];         /* the step the ranks were measured on */
     nsysp_step_rule step_rule;
-    bool phase_windows;          /* reading windows, not figures */
-    int64_t *starts, *ends;      /* the reports' windows */
+    bool phase_windows;          /* surveying the reports, not measuring */
+    nsysp_ranks_survey *surveys; /* the reports' */
+    char job_step[256];          /* the job's plan: its step ("" none), */
+    nsysp_step_rule job_rule;    /* how it was chosen, */
+    int64_t unknown_clock_utc;   /* and where a report of unknown clock starts */
     struct {                     /* a .nsys-rep's export, kept for both passes */
         char *sqlite, *tmpdir;
     } *exports;
@@ -168,6 +177,7 @@ static void keep_report(reader *r, size_t report, nsysp_ranks *got)
         kept->key = key;
         kept->report = report;
         kept->mpi_rank = g->mpi_rank;
+        kept->n_collectives = g->n_collectives;
         kept->figures = *g;
         kept->names = NULL;
         kept->n_names = 0;
@@ -245,17 +255,19 @@ static const char *readable_path(reader *r, size_t i)
 static void read_report(reader *r, size_t i)
 {
     const char *path = readable_path(r, i);
-    char why[512];
     if (!path)
         return;
     if (r->phase_windows) {
-        int status = nsysp_ranks_window(path, &r->starts[i], &r->ends[i], why);
+        int status = nsysp_ranks_survey_report(path, r->step, &r->surveys[i]);
         if (status != NSYSP_OK)
-            fail(r, status, why);
+            fail(r, status, r->surveys[i].message);
     } else {
         nsysp_ranks got;
-        int status = nsysp_measure_ranks(path, r->step, r->window_start, r->window_end,
-                                         r->n_bins, &got);
+        nsysp_ranks_job plan = {.step_range = r->job_step, .step_rule = r->job_rule,
+                               .window_start_utc = r->window_start,
+                               .window_end_utc = r->window_end, .n_bins = r->n_bins,
+                               .unknown_clock_utc = r->unknown_clock_utc};
+        int status = nsysp_measure_ranks_in_job(path, &plan, &got);
         if (status != NSYSP_OK)
             fail(r, status, got.message);
         else
@@ -294,6 +306,137 @@ static int read_all(reader *r, int threads)
     if (r->status == NSYSP_OK && cancel_requested(r->cancel))
         r->status = NSYSP_ERR_INTERRUPTED;
     return r->status;
+}
+
+/* ---- The job's plan: its clock, window and step ------------------------- */
+
+/* A report time on the job's clock, clamped to 0 .. 2^62 as the library
+ * clamps it (nsysp_measure_ranks_in_job). */
+static int64_t job_time(int64_t t, int64_t offset)
+{
+    t += offset; /* t within 2^62 (a survey's span), offset 0 .. 2^62 */
+    return t < 0 ? 0 : t > NSYS_MAX_TIME ? NSYS_MAX_TIME : t;
+}
+
+/* Up to 8 of the reports for which pick says true, as one line's list. */
+static void list_reports_where(const reader *r, bool (*pick)(const reader *, size_t), buf *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_paths; i++)
+        if (pick(r, i) && ++n <= 8)
+            buf_printf(out, "%s%s", n > 1 ? ", " : "", r->paths[i]);
+    if (n > 8)
+        buf_printf(out, " and %zu more", n - 8);
+}
+
+static bool clock_unknown(const reader *r, size_t i)
+{
+    return !r->surveys[i].utc_known;
+}
+
+/* Ranks share a clock: each report's times plus its session start in UTC.
+ * A report without one (no TARGET_INFO_SESSION_START_TIME) is taken to have
+ * started its session with the job's first known one, and said so: its
+ * ranks' lateness is then a guess. With none known, every report keeps its
+ * own times (each from its session start). The job's window spans the
+ * reports' GPU work on that clock. */
+static void plan_clock(reader *r)
+{
+    size_t unknown = 0;
+    int64_t first = INT64_MAX;
+    for (size_t i = 0; i < r->n_paths; i++) {
+        const nsysp_ranks_survey *s = &r->surveys[i];
+        if (!s->utc_known)
+            unknown++;
+        else if (s->session_start_utc < first)
+            first = s->session_start_utc;
+    }
+    r->unknown_clock_utc = first == INT64_MAX ? 0 : first;
+    if (unknown && r->n_paths > 1) {
+        buf which = {0};
+        list_reports_where(r, clock_unknown, &which);
+        if (unknown == r->n_paths)
+            text_printf(stderr, "nsys-perfetto ranks: no report has a UTC session start "
+                                "(TARGET_INFO_SESSION_START_TIME): ranks compared on their own "
+                                "clocks, as if every session started at once\n");
+        else
+            text_printf(stderr, "nsys-perfetto ranks: %zu of %zu reports have no UTC session "
+                                "start (TARGET_INFO_SESSION_START_TIME): %s; taken to start with "
+                                "the job's first session, so their lateness is a guess\n",
+                        unknown, r->n_paths, buf_cstr(&which));
+        buf_free(&which);
+    }
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < r->n_paths; i++) {
+        const nsysp_ranks_survey *s = &r->surveys[i];
+        int64_t offset = s->utc_known ? s->session_start_utc : r->unknown_clock_utc;
+        if (s->start < s->end) {
+            int64_t start = job_time(s->start, offset), end = job_time(s->end, offset);
+            lo = start < lo ? start : lo;
+            hi = end > hi ? end : hi;
+        }
+    }
+    r->window_start = lo < hi ? lo : 0;
+    r->window_end = lo < hi ? hi : 0;
+}
+
+/* A step found (name and rule) as one key. */
+static size_t step_key(const nsysp_ranks_survey *s, char *key, size_t size)
+{
+    int n = snprintf(key, size, "%d %s", (int)s->step_rule, s->step_name);
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+static bool step_differs(const reader *r, size_t i)
+{
+    const nsysp_ranks_survey *s = &r->surveys[i];
+    return s->step_rule != r->job_rule || strcmp(s->step_name, r->job_step) != 0;
+}
+
+/* One step for the whole job, whatever order the reports are read in: the
+ * one given, else the step most reports find on their own (the first
+ * report's among equals). Every report is measured on it, and those that
+ * find another are named. */
+static void plan_step(reader *r)
+{
+    if (r->step) {
+        snprintf(r->job_step, sizeof r->job_step, "%s", r->step);
+        r->job_rule = NSYSP_STEP_GIVEN;
+        return;
+    }
+    hmap votes;
+    hmap_init(&votes);
+    char key[300];
+    size_t best = SIZE_MAX;
+    uint64_t most = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < r->n_paths; i++) {
+            if (r->surveys[i].step_rule == NSYSP_STEP_NONE)
+                continue;
+            bool inserted;
+            uint64_t *n = hmap_upsert(&votes, key, step_key(&r->surveys[i], key, sizeof key),
+                                      &inserted);
+            if (pass == 0)
+                ++*n;
+            else if (*n > most)
+                most = *n, best = i;
+        }
+    hmap_free(&votes);
+    r->job_step[0] = '\0';
+    r->job_rule = NSYSP_STEP_NONE;
+    if (best == SIZE_MAX)
+        return;
+    snprintf(r->job_step, sizeof r->job_step, "%s", r->surveys[best].step_name);
+    r->job_rule = r->surveys[best].step_rule;
+    if (most < r->n_paths) {
+        buf which = {0};
+        list_reports_where(r, step_differs, &which);
+        text_printf(stderr, "nsys-perfetto ranks: the job's step is \"%s\" (what %llu of %zu "
+                            "reports find); measured on it too: %s, which find%s another\n",
+                    r->job_step, (unsigned long long)most, r->n_paths, buf_cstr(&which),
+                    r->n_paths - most == 1 ? "s" : "");
+        buf_free(&which);
+    }
 }
 
 /* ---- Numbering the ranks ------------------------------------------------ */
@@ -384,7 +527,10 @@ static void blame_latest(job *j, const arrivals *a, const uint64_t *keys)
             if (keys[i] == e->who) {
                 job_rank *jr = &j->ranks[i];
                 jr->last_count++;
-                jr->late_total_ns += late;
+                /* Saturates: a sum of a job's worth of lateness is a measure,
+                 * not a wrapped number, whatever the reports hold. */
+                jr->late_total_ns = late > INT64_MAX - jr->late_total_ns ? INT64_MAX
+                                                                           : jr->late_total_ns + late;
                 jr->late_max_ns = late > jr->late_max_ns ? late : jr->late_max_ns;
                 break;
             }
@@ -425,11 +571,85 @@ static const char *step_rule_text(nsysp_step_rule rule)
     }
 }
 
+static void free_read_rank(read_rank *k)
+{
+    free(k->figures.step_ns);
+    free(k->figures.utilization);
+    free(k->figures.step_start_utc);
+    free(k->figures.collectives);
+    for (size_t n = 0; n < k->n_names; n++)
+        free(k->names[n]);
+    free(k->names);
+}
+
+/* What marks a process as one of the job's ranks: its NCCL kernels when
+ * any process ran some, else its steps. */
+static size_t rank_marks(const reader *r, const read_rank *k)
+{
+    return r->collectives.n ? k->n_collectives : k->figures.n_steps;
+}
+
+/* Leaves out the helpers: processes without the job's marks (no NCCL
+ * kernel, say a data loader's one copy) in a report whose other processes
+ * have them. A helper is not a rank: it would take a rank's number and, as
+ * it is in no collective, stop every collective from being matched. A
+ * report with no marked process at all keeps its processes (ranks that
+ * lack the collectives, named by note_unmatched). Before ranks (by key). */
+static void leave_out_helpers(reader *r)
+{
+    bool *marked = xcalloc(r->n_paths ? r->n_paths : 1, sizeof *marked);
+    for (size_t i = 0; i < r->n_ranks; i++)
+        marked[r->ranks[i].report] |= rank_marks(r, &r->ranks[i]) > 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < r->n_ranks; i++) {
+        read_rank *k = &r->ranks[i];
+        if (rank_marks(r, k) || !marked[k->report]) {
+            r->ranks[kept++] = *k;
+            continue;
+        }
+        text_printf(stderr, "nsys-perfetto ranks: %s: pid %d left out, not a rank: it ran no %s,"
+                            " its report's other processes did (%.3f ms of GPU work)\n",
+                    r->paths[k->report], (int)k->figures.pid,
+                    r->collectives.n ? "NCCL kernel" : "step", (double)k->figures.busy_ns / 1e6);
+        if (k->names && i + 1 < r->n_ranks) { /* the report's names go to its next rank */
+            r->ranks[i + 1].names = k->names;
+            r->ranks[i + 1].n_names = k->n_names;
+            k->names = NULL;
+            k->n_names = 0;
+        }
+        free_read_rank(k);
+    }
+    r->n_ranks = kept;
+    free(marked);
+}
+
+/* Names the ranks that lack some of the job's collectives (or steps): only
+ * what every rank has is matched. */
+static void note_unmatched(const reader *r, const job *j, const size_t *marks)
+{
+    const arrivals *a = r->collectives.n ? &r->collectives : &r->steps;
+    if (j->n_ranks < 2 || j->n_matched == a->n)
+        return;
+    buf line = {0};
+    size_t lacking = 0;
+    for (size_t i = 0; i < j->n_ranks; i++)
+        if (marks[i] < a->n && ++lacking <= 8)
+            buf_printf(&line, "%s rank %ld (%s) has %zu", lacking > 1 ? "," : "", j->ranks[i].rank,
+                       j->ranks[i].report, marks[i]);
+    if (lacking > 8)
+        buf_printf(&line, ", and %zu more ranks", lacking - 8);
+    text_printf(stderr, "nsys-perfetto ranks: of the job's %zu %s,%s; %zu matched on every rank"
+                        "\n", a->n, j->matched_what, buf_cstr(&line), j->n_matched);
+    buf_free(&line);
+}
+
 static void build_job(reader *r, job *j)
 {
     qsort(r->ranks, r->n_ranks, sizeof *r->ranks, by_key);
+    leave_out_helpers(r);
     long *numbers = xcalloc(r->n_ranks, sizeof *numbers);
     uint64_t *keys = xcalloc(r->n_ranks, sizeof *keys);
+    size_t *marks = xcalloc(r->n_ranks ? r->n_ranks : 1, sizeof *marks);
     j->ranks = xcalloc(r->n_ranks, sizeof *j->ranks);
     j->rule = number_ranks(r, numbers);
     j->n_ranks = r->n_ranks;
@@ -442,10 +662,13 @@ static void build_job(reader *r, job *j)
         jr->report = r->paths[r->ranks[i].report];
         rank_figures(jr, &r->ranks[i], j);
         keys[i] = r->ranks[i].key;
+        marks[i] = rank_marks(r, &r->ranks[i]);
     }
     bool collectives = r->collectives.n > 0;
     j->matched_what = collectives ? "collectives" : "steps";
     blame_latest(j, collectives ? &r->collectives : &r->steps, keys);
+    note_unmatched(r, j, marks);
+    free(marks);
     /* By rank from here on (keys were by report). */
     qsort(j->ranks, j->n_ranks, sizeof *j->ranks, by_rank);
     j->stragglers = xcalloc(j->n_ranks, sizeof *j->stragglers);
@@ -518,7 +741,9 @@ static bool parse_count(const char *text, long lo, long hi, long *out)
 
 /* What a run asks for: the reports' figures folded here (local), or one
  * report's window or partial for a driver elsewhere, or partials folded. */
-typedef enum ranks_mode { MODE_LOCAL, MODE_WINDOW_OF, MODE_PARTIAL, MODE_FROM_PARTIALS } ranks_mode;
+typedef enum ranks_mode {
+    MODE_LOCAL, MODE_WINDOW_OF, MODE_PLAN, MODE_PARTIAL, MODE_FROM_PARTIALS
+} ranks_mode;
 
 typedef struct ranks_args {
     ranks_mode mode;
@@ -527,25 +752,31 @@ typedef struct ranks_args {
     ranks_format format;
     long bins, threads;
     int64_t window_start, window_end; /* --window (partials) */
+    int64_t clock_base;          /* --clock-base (partials) */
+    nsysp_step_rule step_rule;   /* --step-rule (partials): how the job chose --step */
     char **inputs;
     size_t n_inputs;
 } ranks_args;
 
+/* START:END, UTC ns within 0 .. 2^62 (times as the converter reads them). */
 static bool parse_window(const char *text, int64_t *start, int64_t *end)
 {
     char *sep;
     errno = 0;
     long long a = strtoll(text, &sep, 10);
-    if (sep == text || *sep != ':' || errno)
+    if (sep == text || *sep != ':' || errno || a < 0 || a > NSYS_MAX_TIME)
         return false;
     char *rest;
     long long b = strtoll(sep + 1, &rest, 10);
-    if (rest == sep + 1 || *rest || errno || b < a)
+    if (rest == sep + 1 || *rest || errno || b < a || b > NSYS_MAX_TIME)
         return false;
     *start = a;
     *end = b;
     return true;
 }
+
+/* --step-rule's words, by nsysp_step_rule (as diff's JSON names rules). */
+static const char *const STEP_RULE_WORDS[] = {NULL, "given", "profiler-step", "most-repeated"};
 
 /* Options anywhere; the other words (after "--": all) are reports. 0, 1
  * after --help, or an exit status. */
@@ -553,6 +784,7 @@ static int parse_args(int argc, char **argv, ranks_args *a)
 {
     a->format = RANKS_TABLE;
     a->bins = DEFAULT_BINS;
+    a->step_rule = NSYSP_STEP_GIVEN;
     a->threads = nsysp_default_threads();
     a->inputs = xcalloc((size_t)argc, sizeof *a->inputs);
     bool options_end = false, has_window = false;
@@ -573,6 +805,8 @@ static int parse_args(int argc, char **argv, ranks_args *a)
             a->mode = MODE_PARTIAL;
         } else if (strcmp(opt, "--from-partials") == 0) {
             a->mode = MODE_FROM_PARTIALS;
+        } else if (strcmp(opt, "--plan") == 0) {
+            a->mode = MODE_PLAN;
         } else if (strcmp(opt, "--no-convert") == 0) {
             a->no_convert = true;
         } else if (i + 1 >= argc) {
@@ -603,6 +837,23 @@ static int parse_args(int argc, char **argv, ranks_args *a)
                 if (!parse_window(value, &a->window_start, &a->window_end))
                     return usage_error("--window: expected START:END (UTC ns)", value);
                 has_window = true;
+            } else if (strcmp(opt, "--clock-base") == 0) {
+                long long base;
+                char *end;
+                errno = 0;
+                base = strtoll(value, &end, 10);
+                if (!*value || *end || errno || base < 0 || base > NSYS_MAX_TIME)
+                    return usage_error("--clock-base: expected UTC ns (0 to 2^62)", value);
+                a->clock_base = base;
+            } else if (strcmp(opt, "--step-rule") == 0) {
+                size_t rule = 0;
+                while (rule < LENGTH(STEP_RULE_WORDS) &&
+                       (!STEP_RULE_WORDS[rule] || strcmp(value, STEP_RULE_WORDS[rule]) != 0))
+                    rule++;
+                if (rule == LENGTH(STEP_RULE_WORDS))
+                    return usage_error("--step-rule: expected given, profiler-step or "
+                                       "most-repeated", value);
+                a->step_rule = (nsysp_step_rule)rule;
             } else {
                 return usage_error("unknown option", opt);
             }
@@ -654,15 +905,8 @@ static int report_job(reader *r, const ranks_args *a)
 
 static void free_reader(reader *r)
 {
-    for (size_t k = 0; k < r->n_ranks; k++) {
-        free(r->ranks[k].figures.step_ns);
-        free(r->ranks[k].figures.utilization);
-        free(r->ranks[k].figures.step_start_utc);
-        free(r->ranks[k].figures.collectives);
-        for (size_t n = 0; n < r->ranks[k].n_names; n++)
-            free(r->ranks[k].names[n]);
-        free(r->ranks[k].names);
-    }
+    for (size_t k = 0; k < r->n_ranks; k++)
+        free_read_rank(&r->ranks[k]);
     free(r->ranks);
     free(r->collectives.at);
     free(r->steps.at);
@@ -673,15 +917,13 @@ static void free_reader(reader *r)
             free(r->exports[i].tmpdir);
         }
     free(r->exports);
-    free(r->starts);
-    free(r->ends);
+    free(r->surveys);
     free_reports(r->paths, r->n_paths);
 }
 
 static void allocate_reports(reader *r)
 {
-    r->starts = xcalloc(r->n_paths, sizeof *r->starts);
-    r->ends = xcalloc(r->n_paths, sizeof *r->ends);
+    r->surveys = xcalloc(r->n_paths, sizeof *r->surveys);
     r->exports = xcalloc(r->n_paths, sizeof *r->exports);
 }
 
@@ -692,15 +934,8 @@ static int run_local(reader *r, const ranks_args *a)
     int status = read_all(r, (int)a->threads);
     if (status != NSYSP_OK)
         return status;
-    /* The job's window: every report's, on the one clock (UTC). */
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t k = 0; k < r->n_paths; k++)
-        if (r->starts[k] < r->ends[k]) {
-            lo = r->starts[k] < lo ? r->starts[k] : lo;
-            hi = r->ends[k] > hi ? r->ends[k] : hi;
-        }
-    r->window_start = lo < hi ? lo : 0;
-    r->window_end = lo < hi ? hi : 0;
+    plan_clock(r);
+    plan_step(r);
     r->phase_windows = false;
     status = read_all(r, (int)a->threads);
     return status == NSYSP_OK ? report_job(r, a) : status;
@@ -713,16 +948,19 @@ static int run_one(reader *r, const ranks_args *a)
     if (a->mode == MODE_WINDOW_OF) {
         r->phase_windows = true;
         read_report(r, 0);
-        if (r->status == NSYSP_OK)
-            printf("%lld %lld\n", (long long)r->starts[0], (long long)r->ends[0]);
+        if (r->status == NSYSP_OK &&
+            (ranks_survey_write(stdout, r->paths[0], &r->surveys[0]) != 0 || fflush(stdout)))
+            return NSYSP_ERR_OUTPUT;
         return r->status;
     }
     const char *path = readable_path(r, 0);
     if (!path)
         return r->status;
     nsysp_ranks got;
-    int status = nsysp_measure_ranks(path, a->step, a->window_start, a->window_end,
-                                     (size_t)a->bins, &got);
+    nsysp_ranks_job plan = {.step_range = a->step, .step_rule = a->step_rule,
+                           .window_start_utc = a->window_start, .window_end_utc = a->window_end,
+                           .n_bins = (size_t)a->bins, .unknown_clock_utc = a->clock_base};
+    int status = nsysp_measure_ranks_in_job(path, &plan, &got);
     if (status != NSYSP_OK) {
         text_printf(stderr, "nsys-perfetto ranks: %s\n", got.message);
         return status;
@@ -732,6 +970,29 @@ static int run_one(reader *r, const ranks_args *a)
         status = NSYSP_ERR_OUTPUT;
     nsysp_ranks_free(&got);
     return status;
+}
+
+/* The job's plan from the reports' surveys (ranks --window-of's, in the
+ * reports' order), as run_local makes it: the options of each report's
+ * `ranks --partial`, one a line. */
+static int run_plan(reader *r)
+{
+    for (size_t i = 0; i < r->n_paths; i++) {
+        char err[512], *report;
+        if (ranks_survey_read(r->paths[i], &report, &r->surveys[i], err, sizeof err) != 0) {
+            text_printf(stderr, "nsys-perfetto ranks: %s\n", err);
+            return NSYSP_ERR_INPUT_FORMAT;
+        }
+        free(r->paths[i]);
+        r->paths[i] = report; /* named as a local run names it */
+    }
+    plan_clock(r);
+    plan_step(r);
+    printf("--window\n%lld:%lld\n--clock-base\n%lld\n--step\n%s\n--step-rule\n%s\n",
+           (long long)r->window_start, (long long)r->window_end,
+           (long long)r->unknown_clock_utc, r->job_step,
+           STEP_RULE_WORDS[r->job_rule] ? STEP_RULE_WORDS[r->job_rule] : "given");
+    return fflush(stdout) || ferror(stdout) ? NSYSP_ERR_OUTPUT : NSYSP_OK;
 }
 
 /* Partials folded in the order given, as run_local folds the reports. */
@@ -744,15 +1005,24 @@ static int run_from_partials(reader *r, const ranks_args *a)
             text_printf(stderr, "nsys-perfetto ranks: %s\n", err);
             return NSYSP_ERR_INPUT_FORMAT;
         }
+        const char *unlike = NULL;
         if (i == 0) {
             r->window_start = p.window_start;
             r->window_end = p.window_end;
             r->n_bins = p.n_bins;
+            snprintf(r->job_step, sizeof r->job_step, "%s", p.ranks.step_name);
+            r->job_rule = p.ranks.step_rule;
         } else if (p.window_start != r->window_start || p.window_end != r->window_end ||
                    p.n_bins != r->n_bins) {
-            text_printf(stderr, "nsys-perfetto ranks: %s: another window than the first "
-                                "partial's (every report of a job needs the job's window)\n",
-                        r->paths[i]);
+            unlike = "window than the first partial's (every report of a job needs the job's "
+                     "window)";
+        } else if (p.ranks.step_rule != r->job_rule ||
+                   strcmp(p.ranks.step_name, r->job_step) != 0) {
+            unlike = "step than the first partial's (every report of a job is measured on the "
+                     "job's step: ranks --plan)";
+        }
+        if (unlike) {
+            text_printf(stderr, "nsys-perfetto ranks: %s: another %s\n", r->paths[i], unlike);
             ranks_partial_free(&p);
             return NSYSP_ERR_INPUT_FORMAT;
         }
@@ -792,6 +1062,7 @@ int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
         allocate_reports(&r);
         status = a.mode == MODE_LOCAL           ? run_local(&r, &a)
                  : a.mode == MODE_FROM_PARTIALS ? run_from_partials(&r, &a)
+                 : a.mode == MODE_PLAN          ? run_plan(&r)
                                                 : run_one(&r, &a);
     }
     free_reader(&r);
