@@ -43,8 +43,10 @@ static void ranks_usage(FILE *to)
           "memory, the communication compute does not hide, and step time p50/p90/max;\n"
           "then the stragglers: at each collective matched across ranks (the k-th NCCL\n"
           "kernel of every rank), who arrived last and by how much, most late first.\n"
-          "A rank is each process that ran GPU work, numbered from MPI_RANKS, else from\n"
-          "the reports' names (rank3, report.3.sqlite), else from their order.\n"
+          "A rank is each process that ran the job's GPU work (a process with no NCCL\n"
+          "kernel beside ones that have some is a helper, left out), numbered from\n"
+          "MPI_RANKS, else from the reports' names (rank3, report.3.sqlite), else from\n"
+          "their order. One step and one clock (UTC session starts) for the whole job.\n"
           "\n"
           "Options:\n"
           "      --step NAME       the NVTX range that is one step (default: found as\n"
@@ -61,9 +63,13 @@ static void ranks_usage(FILE *to)
           "      --no-convert      with --trace: the overview only\n"
           "      --threads N       reports read at once (default: the CPUs)\n"
           "For reports on many machines (tools/ranks_dask.py drives these):\n"
-          "      --window-of REPORT   print the report's window: START END (UTC ns)\n"
-          "      --partial --window START:END REPORT\n"
-          "                        print the report's ranks over the job's window\n"
+          "      --window-of REPORT   print the report's survey: its window START END (UTC\n"
+          "                        ns), then its clock and own step, for --plan\n"
+          "      --plan SURVEY...  the job's window, clock and step from the surveys (in\n"
+          "                        the reports' order), as --partial's options, one a line\n"
+          "      --partial --window START:END [--clock-base UTC] [--step NAME\n"
+          "                        --step-rule given|profiler-step|most-repeated] REPORT\n"
+          "                        print the report's ranks measured on the job's plan\n"
           "      --from-partials PART...  fold partials (in the reports' order) as a\n"
           "                        local run folds the reports\n"
           "  -h, --help            show this help\n"
@@ -432,9 +438,9 @@ static void plan_step(reader *r)
         buf which = {0};
         list_reports_where(r, step_differs, &which);
         text_printf(stderr, "nsys-perfetto ranks: the job's step is \"%s\" (what %llu of %zu "
-                            "reports find); measured on it too: %s, which find%s another\n",
-                    r->job_step, (unsigned long long)most, r->n_paths, buf_cstr(&which),
-                    r->n_paths - most == 1 ? "s" : "");
+                            "reports find); measured on it too, though on their own they find "
+                            "another or none: %s\n",
+                    r->job_step, (unsigned long long)most, r->n_paths, buf_cstr(&which));
         buf_free(&which);
     }
 }
