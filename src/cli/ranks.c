@@ -11,11 +11,11 @@
 #include "nsys_perfetto.h"
 #include "common/buf.h"
 #include "common/cancel.h"
-#include "common/hmap.h"
 #include "common/xalloc.h"
 #include "nsys/nsys_cursor.h"
 #include "nsys_export.h"
 #include "ranks_partial.h"
+#include "ranks_plan.h"
 #include "report_dir.h"
 #include "text_out.h"
 
@@ -137,9 +137,7 @@ typedef struct reader {
     nsysp_step_rule step_rule;
     bool phase_windows;          /* surveying the reports, not measuring */
     nsysp_ranks_survey *surveys; /* the reports' */
-    char job_step[256];          /* the job's plan: its step ("" none), */
-    nsysp_step_rule job_rule;    /* how it was chosen, */
-    int64_t unknown_clock_utc;   /* and where a report of unknown clock starts */
+    ranks_plan plan;             /* the job's clock, window and step */
     struct {                     /* a .nsys-rep's export, kept for both passes */
         char *sqlite, *tmpdir;
     } *exports;
@@ -269,10 +267,10 @@ static void read_report(reader *r, size_t i)
             fail(r, status, r->surveys[i].message);
     } else {
         nsysp_ranks got;
-        nsysp_ranks_job plan = {.step_range = r->job_step, .step_rule = r->job_rule,
+        nsysp_ranks_job plan = {.step_range = r->plan.step, .step_rule = r->plan.step_rule,
                                .window_start_utc = r->window_start,
                                .window_end_utc = r->window_end, .n_bins = r->n_bins,
-                               .unknown_clock_utc = r->unknown_clock_utc};
+                               .unknown_clock_utc = r->plan.unknown_clock_utc};
         int status = nsysp_measure_ranks_in_job(path, &plan, &got);
         if (status != NSYSP_OK)
             fail(r, status, got.message);
@@ -314,135 +312,12 @@ static int read_all(reader *r, int threads)
     return r->status;
 }
 
-/* ---- The job's plan: its clock, window and step ------------------------- */
-
-/* A report time on the job's clock, clamped to 0 .. 2^62 as the library
- * clamps it (nsysp_measure_ranks_in_job). */
-static int64_t job_time(int64_t t, int64_t offset)
+/* The job's plan from the reports' surveys (ranks_plan.c). */
+static void make_plan(reader *r)
 {
-    t += offset; /* t within 2^62 (a survey's span), offset 0 .. 2^62 */
-    return t < 0 ? 0 : t > NSYS_MAX_TIME ? NSYS_MAX_TIME : t;
-}
-
-/* Up to 8 of the reports for which pick says true, as one line's list. */
-static void list_reports_where(const reader *r, bool (*pick)(const reader *, size_t), buf *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_paths; i++)
-        if (pick(r, i) && ++n <= 8)
-            buf_printf(out, "%s%s", n > 1 ? ", " : "", r->paths[i]);
-    if (n > 8)
-        buf_printf(out, " and %zu more", n - 8);
-}
-
-static bool clock_unknown(const reader *r, size_t i)
-{
-    return !r->surveys[i].utc_known;
-}
-
-/* Ranks share a clock: each report's times plus its session start in UTC.
- * A report without one (no TARGET_INFO_SESSION_START_TIME) is taken to have
- * started its session with the job's first known one, and said so: its
- * ranks' lateness is then a guess. With none known, every report keeps its
- * own times (each from its session start). The job's window spans the
- * reports' GPU work on that clock. */
-static void plan_clock(reader *r)
-{
-    size_t unknown = 0;
-    int64_t first = INT64_MAX;
-    for (size_t i = 0; i < r->n_paths; i++) {
-        const nsysp_ranks_survey *s = &r->surveys[i];
-        if (!s->utc_known)
-            unknown++;
-        else if (s->session_start_utc < first)
-            first = s->session_start_utc;
-    }
-    r->unknown_clock_utc = first == INT64_MAX ? 0 : first;
-    if (unknown && r->n_paths > 1) {
-        buf which = {0};
-        list_reports_where(r, clock_unknown, &which);
-        if (unknown == r->n_paths)
-            text_printf(stderr, "nsys-perfetto ranks: no report has a UTC session start "
-                                "(TARGET_INFO_SESSION_START_TIME): ranks compared on their own "
-                                "clocks, as if every session started at once\n");
-        else
-            text_printf(stderr, "nsys-perfetto ranks: %zu of %zu reports have no UTC session "
-                                "start (TARGET_INFO_SESSION_START_TIME): %s; taken to start with "
-                                "the job's first session, so their lateness is a guess\n",
-                        unknown, r->n_paths, buf_cstr(&which));
-        buf_free(&which);
-    }
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t i = 0; i < r->n_paths; i++) {
-        const nsysp_ranks_survey *s = &r->surveys[i];
-        int64_t offset = s->utc_known ? s->session_start_utc : r->unknown_clock_utc;
-        if (s->start < s->end) {
-            int64_t start = job_time(s->start, offset), end = job_time(s->end, offset);
-            lo = start < lo ? start : lo;
-            hi = end > hi ? end : hi;
-        }
-    }
-    r->window_start = lo < hi ? lo : 0;
-    r->window_end = lo < hi ? hi : 0;
-}
-
-/* A step found (name and rule) as one key. */
-static size_t step_key(const nsysp_ranks_survey *s, char *key, size_t size)
-{
-    int n = snprintf(key, size, "%d %s", (int)s->step_rule, s->step_name);
-    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
-}
-
-static bool step_differs(const reader *r, size_t i)
-{
-    const nsysp_ranks_survey *s = &r->surveys[i];
-    return s->step_rule != r->job_rule || strcmp(s->step_name, r->job_step) != 0;
-}
-
-/* One step for the whole job, whatever order the reports are read in: the
- * one given, else the step most reports find on their own (the first
- * report's among equals). Every report is measured on it, and those that
- * find another are named. */
-static void plan_step(reader *r)
-{
-    if (r->step) {
-        snprintf(r->job_step, sizeof r->job_step, "%s", r->step);
-        r->job_rule = NSYSP_STEP_GIVEN;
-        return;
-    }
-    hmap votes;
-    hmap_init(&votes);
-    char key[300];
-    size_t best = SIZE_MAX;
-    uint64_t most = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < r->n_paths; i++) {
-            if (r->surveys[i].step_rule == NSYSP_STEP_NONE)
-                continue;
-            bool inserted;
-            uint64_t *n = hmap_upsert(&votes, key, step_key(&r->surveys[i], key, sizeof key),
-                                      &inserted);
-            if (pass == 0)
-                ++*n;
-            else if (*n > most)
-                most = *n, best = i;
-        }
-    hmap_free(&votes);
-    r->job_step[0] = '\0';
-    r->job_rule = NSYSP_STEP_NONE;
-    if (best == SIZE_MAX)
-        return;
-    snprintf(r->job_step, sizeof r->job_step, "%s", r->surveys[best].step_name);
-    r->job_rule = r->surveys[best].step_rule;
-    if (most < r->n_paths) {
-        buf which = {0};
-        list_reports_where(r, step_differs, &which);
-        text_printf(stderr, "nsys-perfetto ranks: the job's step is \"%s\" (what %llu of %zu "
-                            "reports find); measured on it too, though on their own they find "
-                            "another or none: %s\n",
-                    r->job_step, (unsigned long long)most, r->n_paths, buf_cstr(&which));
-        buf_free(&which);
-    }
+    ranks_plan_make(r->surveys, r->paths, r->n_paths, r->step, &r->plan);
+    r->window_start = r->plan.window_start_utc;
+    r->window_end = r->plan.window_end_utc;
 }
 
 /* ---- Numbering the ranks ------------------------------------------------ */
@@ -940,8 +815,7 @@ static int run_local(reader *r, const ranks_args *a)
     int status = read_all(r, (int)a->threads);
     if (status != NSYSP_OK)
         return status;
-    plan_clock(r);
-    plan_step(r);
+    make_plan(r);
     r->phase_windows = false;
     status = read_all(r, (int)a->threads);
     return status == NSYSP_OK ? report_job(r, a) : status;
@@ -992,12 +866,11 @@ static int run_plan(reader *r)
         free(r->paths[i]);
         r->paths[i] = report; /* named as a local run names it */
     }
-    plan_clock(r);
-    plan_step(r);
+    make_plan(r);
     printf("--window\n%lld:%lld\n--clock-base\n%lld\n--step\n%s\n--step-rule\n%s\n",
            (long long)r->window_start, (long long)r->window_end,
-           (long long)r->unknown_clock_utc, r->job_step,
-           STEP_RULE_WORDS[r->job_rule] ? STEP_RULE_WORDS[r->job_rule] : "given");
+           (long long)r->plan.unknown_clock_utc, r->plan.step,
+           STEP_RULE_WORDS[r->plan.step_rule] ? STEP_RULE_WORDS[r->plan.step_rule] : "given");
     return fflush(stdout) || ferror(stdout) ? NSYSP_ERR_OUTPUT : NSYSP_OK;
 }
 
@@ -1016,14 +889,14 @@ static int run_from_partials(reader *r, const ranks_args *a)
             r->window_start = p.window_start;
             r->window_end = p.window_end;
             r->n_bins = p.n_bins;
-            snprintf(r->job_step, sizeof r->job_step, "%s", p.ranks.step_name);
-            r->job_rule = p.ranks.step_rule;
+            snprintf(r->plan.step, sizeof r->plan.step, "%s", p.ranks.step_name);
+            r->plan.step_rule = p.ranks.step_rule;
         } else if (p.window_start != r->window_start || p.window_end != r->window_end ||
                    p.n_bins != r->n_bins) {
             unlike = "window than the first partial's (every report of a job needs the job's "
                      "window)";
-        } else if (p.ranks.step_rule != r->job_rule ||
-                   strcmp(p.ranks.step_name, r->job_step) != 0) {
+        } else if (p.ranks.step_rule != r->plan.step_rule ||
+                   strcmp(p.ranks.step_name, r->plan.step) != 0) {
             unlike = "step than the first partial's (every report of a job is measured on the "
                      "job's step: ranks --plan)";
         }
