@@ -379,6 +379,22 @@ def hostile_helper():
     got, err = ranks_run(d)
     straggler_found(got, "rank 3 without its last collective", matched=39)
     expect("rank 3 (" in err and "has 39" in err, f"the rank lacking a collective: {err!r}")
+    # A helper that ran kernels, none NCCL, first in its report (device 0, pid 999): with
+    # --trace it owned the report's collective names, which go to the next rank.
+    d = job_copy("helper-kernels")
+    rank0 = os.path.join(d, "rank0.sqlite")
+    db = sqlite3.connect(rank0)
+    cols = [c[1] for c in db.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")]
+    gpid, = db.execute("SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1").fetchone()
+    picks = ", ".join(str(gpid - (1 << 24)) if c == "globalPid" else f'"{c}"' for c in cols)
+    db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT {picks} FROM"
+               " CUPTI_ACTIVITY_KIND_KERNEL WHERE shortName IN (SELECT id FROM StringIds WHERE"
+               " value LIKE 'gemm%') LIMIT 3")
+    db.commit()
+    db.close()
+    got, err = ranks_run("--trace", os.path.join(WORK, "helper.perfetto-trace"), "--no-convert", d)
+    straggler_found(got, "a helper with kernels first in rank 0's report, --trace")
+    expect("pid 999" in err, f"the helper with kernels is not named: {err!r}")
     # Two processes in one report: by device, then pid (the lower pid on device 1).
     d = job_copy("two")
     rank0 = os.path.join(d, "rank0.sqlite")
