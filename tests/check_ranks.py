@@ -412,6 +412,16 @@ def hostile_helper():
     order = [(k["rank"], k["pid"]) for k in got["ranks"]] if got else None
     expect(order == [(0, 1000), (1, 999), (2, 1001)],
            f"two processes in a report: by device, then pid: {order}")
+    # Kineto's distributedInfo numbers them alike: rank 0 is pid 1000's file.
+    kineto = os.path.join(WORK, "kineto") + "/"
+    subprocess.run([BIN, "--format", "kineto", "-o", kineto, rank0], capture_output=True)
+    pids = []
+    for k in range(2):
+        path = os.path.join(kineto, f"rank0.rank{k}.json.gz")
+        with gzip.open(path) if os.path.exists(path) else open(os.devnull) as f:
+            d = json.load(f) if os.path.exists(path) else {"traceEvents": []}
+        pids.append(1000 in {e.get("pid") for e in d["traceEvents"]})
+    expect(pids == [True, False], f"Kineto: pid 1000 in the files of rank 0, 1: {pids}")
 
 
 def hostile_clock():
