@@ -348,7 +348,7 @@ typedef struct nsysp_ranks {
     int64_t session_ns;          /* ANALYSIS_DETAILS' span, -1 unknown */
     char step_name[256];         /* the report's step ("" when none) */
     nsysp_step_rule step_rule;
-    nsysp_rank *ranks;           /* by pid */
+    nsysp_rank *ranks;           /* by device, then pid (unknown device last) */
     size_t n_ranks;
     char **names;                /* the collectives' names */
     size_t n_names;
@@ -356,9 +356,38 @@ typedef struct nsysp_ranks {
 } nsysp_ranks;
 
 /* The report's window on the job's clock (UTC ns): from its first
- * kernel's start to its last one's end; for a job's common heatmap bins. */
+ * kernel's start to its last one's end; for a job's common heatmap bins.
+ * A report without a UTC session start is taken to start at 0. */
 nsysp_status nsysp_ranks_window(const char *input_path, int64_t *start_utc, int64_t *end_utc,
                                 char message[512]);
+
+/* What a job's first pass reads of each report, to choose the job's clock,
+ * window and step before any rank is measured (nsysp_ranks_survey). */
+typedef struct nsysp_ranks_survey {
+    int64_t start, end;          /* its GPU work's span, report time (start == end: none) */
+    int utc_known;               /* 1: TARGET_INFO_SESSION_START_TIME gave its session start */
+    int64_t session_start_utc;   /* that start in UTC ns; 0 when not known */
+    char step_name[256];         /* its own step, as found ("" none; not read when given) */
+    nsysp_step_rule step_rule;
+    size_t n_steps;              /* instances on its thread with the most */
+    char message[512];           /* one-line error, empty on success */
+} nsysp_ranks_survey;
+
+nsysp_status nsysp_ranks_survey_report(const char *input_path, const char *step_range,
+                                       nsysp_ranks_survey *survey);
+
+/* What the job decided, for measuring each of its reports alike. */
+typedef struct nsysp_ranks_job {
+    const char *step_range;      /* the job's step ("" none); NULL: each report's own, found */
+    nsysp_step_rule step_rule;   /* how the job's step was chosen (with step_range) */
+    int64_t window_start_utc, window_end_utc; /* the job's window, 0 .. 2^62 */
+    size_t n_bins;
+    int64_t unknown_clock_utc;   /* where a report without a UTC session start has its
+                                  * session start (the job's first known one, else 0) */
+} nsysp_ranks_job;
+
+nsysp_status nsysp_measure_ranks_in_job(const char *input_path, const nsysp_ranks_job *job,
+                                        nsysp_ranks *ranks);
 
 /* Measures every process of the report that ran GPU work: its figures, its
  * steps (step_range, else found as nsysp_measure finds them), its GPU

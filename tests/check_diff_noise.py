@@ -12,6 +12,12 @@
             ~4.00 ms) though its total is 11.6% lower; ncclDevKernel_SendRecv a
             regression of ~41% a call; no name listed with "op_id ="; the
             first screen of the table shows the kernel and NCCL changes
+  crossing  a real PyTorch report whose NVTX ranges cross (AI-Profiler baseline_nvtx):
+            noisy copies (three runs a side, seeds of a trial where "Copy to device" came
+            out top-level 10 times in one run and 69 in another) compare per call: identical
+            runs pass, the largest kernel 10% slower fails; and identical work with 20 ->
+            10 instances of a short top-level range (not a step) passes, per call, saying
+            that the range is not a step
 
 Exits 77 (skipped) when a corpus report is absent.
 """
@@ -76,6 +82,49 @@ def case_trial(bin_, tools, work, reports):
               if x['status'] == 'regression'), f'A/B: other kernels regressed: {regressions}')
 
 
+def case_crossing(bin_, tools, work, reports):
+    sys.path.insert(0, tools)
+    import noisy_copy
+    import sqlite3
+    base = reports[0]
+    kernel = noisy_copy.largest_kernel(base)
+    seed = lambda k: 7919 * 5 + k  # noqa: E731  (a trial the old step rule failed)
+    for i, (side, slow) in enumerate([('before', None), ('same', None), ('slow', (kernel, 1.1))]):
+        os.makedirs(f'{work}/{side}')
+        for k in range(3):
+            noisy_copy.noisy_copy(base, f'{work}/{side}/r-run{k + 1}.sqlite', seed(3 * i + k),
+                                  slow=slow)
+    rc, d = jdiff(bin_, f'{work}/before', f'{work}/same')
+    check(rc == 0 and d['verdict'] == 'pass', f'crossing A/A: exit {rc}, verdict {d["verdict"]}, '
+          f'{d.get("compared")}')
+    rc, d = jdiff(bin_, f'{work}/before', f'{work}/slow')
+    r = row(d, kernel)
+    check(rc == 8 and r.get('status') == 'regression' and 7 < r.get('delta_pct', 0) < 13,
+          f'crossing A/B: exit {rc}, {kernel}: {r}, {d.get("compared")}')
+    # A short top-level range, 20 times before and 10 after, around identical work.
+    db = sqlite3.connect(base)
+    tid, = db.execute("SELECT e.globalTid FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s"
+                      " ON s.id = e.textId WHERE coalesce(e.text, s.value) = 'Copy to device'"
+                      " LIMIT 1").fetchone()
+    first, = db.execute("SELECT min(start) FROM NVTX_EVENTS WHERE globalTid = ?",
+                        (tid,)).fetchone()  # the marks go before every range of the thread
+    db.close()
+    for name, n in [('marks20.sqlite', 20), ('marks10.sqlite', 10)]:
+        shutil.copy(base, f'{work}/{name}')
+        db = sqlite3.connect(f'{work}/{name}')
+        db.executemany("INSERT INTO NVTX_EVENTS (start, \"end\", eventType, globalTid, text)"
+                       " VALUES (?, ?, 59, ?, 'mark')",
+                       [(first - 10_000_000 + k * 1000, first - 10_000_000 + k * 1000 + 500, tid)
+                        for k in range(n)])
+        db.commit()
+        db.close()
+    rc, d = jdiff(bin_, f'{work}/marks20.sqlite', f'{work}/marks10.sqlite')
+    compared = d.get('compared', {})
+    check(rc == 0 and compared.get('unit') == 'call' and
+          'not a step' in (compared.get('why_not_step') or ''),
+          f'20 -> 10 marks around the same work: exit {rc}, {compared}')
+
+
 def case_per_call(bin_, tools, work, reports):
     before, after = reports
     rc, d = jdiff(bin_, before, after)
@@ -116,7 +165,7 @@ def main():
         reports.append(os.path.join(work, f'report{i}.sqlite'))
         with gzip.open(g) as src, open(reports[-1], 'wb') as dst:
             shutil.copyfileobj(src, dst)
-    {'trial': case_trial, 'per_call': case_per_call}[case](bin_, tools, work, reports)
+    {'trial': case_trial, 'per_call': case_per_call, 'crossing': case_crossing}[case](bin_, tools, work, reports)
     if problems:
         print('\n'.join(problems))
         return 1

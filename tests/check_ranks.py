@@ -33,6 +33,16 @@
           controls), --bins 20000 of 64 ranks stays small (capped, said on stderr),
           a PREFIX too long for a file name is refused, legends in plain units.
 
+  hostile   (issue 42) a 4-rank job (straggler 2) bent as real jobs bend it: a helper
+          process with one copy in rank 0's report is no rank (the file-name rule holds,
+          every collective is matched, the helper named); two processes in one report go
+          by device, then pid; a rank lacking a collective is named; reports without a UTC
+          session start are named and aligned (idle time stays the job's, no overflow),
+          steps at the int64 limits clamped, a --window past 2^62 refused; rank 0's own
+          most repeated range ("log") does not change the job's step, which is the same
+          at every thread count, and partials with another step are refused; overlapping
+          steps (start/end ranges) get lanes in the overview trace, their durations kept.
+
   check_ranks.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR [CORPUS.sqlite.gz... | TOOLS...]"""
 import gzip
 import hashlib
@@ -291,7 +301,7 @@ def mode_partials():
     subprocess.run([FIXTURE, "--job", "2", "--seed", "1", job], check=True, capture_output=True)
     report = os.path.join(job, "rank0.sqlite")
     r = subprocess.run([BIN, "ranks", "--window-of", report], capture_output=True, text=True)
-    start, end = r.stdout.split()
+    start, end = r.stdout.splitlines()[0].split()
     r = subprocess.run([BIN, "ranks", "--partial", "--window", f"{start}:{end}", "--bins", "5",
                         report], capture_output=True, text=True)
     good = r.stdout
@@ -600,9 +610,211 @@ def mode_heatmaps():
                f"steps legend {legend} (width {width}), expected plain {unit}")
 
 
+def job_copy(name, seed=1):
+    """A fresh 4-rank job (straggler 2) in WORK/name."""
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    subprocess.run([FIXTURE, "--job", "4", "--seed", str(seed), "--straggler", "2", d],
+                   check=True, capture_output=True)
+    return d
+
+
+def edit(path, *statements):
+    db = sqlite3.connect(path)
+    for sql, *params in statements:
+        db.execute(sql, *params)
+    db.commit()
+    db.close()
+
+
+def ranks_run(*args):
+    r = subprocess.run([BIN, "ranks", "--format", "json", *args], capture_output=True, text=True)
+    expect(r.returncode == 0, f"ranks {args}: exit {r.returncode} {r.stderr[-300:]}")
+    sanitizer = [l for l in r.stderr.splitlines() if "runtime error" in l or "Sanitizer" in l]
+    expect(not sanitizer, f"ranks {args}: {sanitizer[:2]}")
+    return (json.loads(r.stdout) if r.returncode == 0 else None), r.stderr
+
+
+def straggler_found(got, what, matched=40):
+    expect(got and [k["rank"] for k in got["ranks"]] == [0, 1, 2, 3] and
+           got["rank_rule"] == "file_name" and got["matched"]["count"] == matched and
+           got["stragglers"] and got["stragglers"][0]["rank"] == 2,
+           f"{what}: ranks {[k['rank'] for k in got['ranks']] if got else None}, rule "
+           f"{got and got['rank_rule']}, matched {got and got['matched']}, first straggler "
+           f"{got and got['stragglers'][:1]}")
+
+
+def hostile_helper():
+    d = job_copy("helper")
+    rank0 = os.path.join(d, "rank0.sqlite")
+    start, = sqlite3.connect(rank0).execute("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL"
+                                            ).fetchone()
+    edit(rank0, ("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, \"end\" INTEGER"
+                 " NOT NULL, deviceId INTEGER, streamId INTEGER, globalPid INTEGER, bytes INTEGER,"
+                 " copyKind INTEGER)",),
+         ("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, 0, 7, ?, 64, 1)",
+          (start + 1000, start + 2000, 1 << 48 | 4242 << 24)))
+    got, err = ranks_run(d)
+    straggler_found(got, "a helper process with one copy in rank 0's report")
+    expect("pid 4242" in err and "rank0.sqlite" in err, f"the helper is not named: {err!r}")
+    # A rank without its last collective: the others still match; it is named.
+    rank3 = os.path.join(d, "rank3.sqlite")
+    edit(rank3, ("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start = (SELECT max(k.start) FROM"
+                 " CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s ON s.id = k.shortName"
+                 " WHERE s.value LIKE 'nccl%')",))
+    got, err = ranks_run(d)
+    straggler_found(got, "rank 3 without its last collective", matched=39)
+    expect("rank 3 (" in err and "has 39" in err, f"the rank lacking a collective: {err!r}")
+    # A helper that ran kernels, none NCCL, first in its report (device 0, pid 999): with
+    # --trace it owned the report's collective names, which go to the next rank.
+    d = job_copy("helper-kernels")
+    rank0 = os.path.join(d, "rank0.sqlite")
+    db = sqlite3.connect(rank0)
+    cols = [c[1] for c in db.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")]
+    gpid, = db.execute("SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1").fetchone()
+    picks = ", ".join(str(gpid - (1 << 24)) if c == "globalPid" else f'"{c}"' for c in cols)
+    db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT {picks} FROM"
+               " CUPTI_ACTIVITY_KIND_KERNEL WHERE shortName IN (SELECT id FROM StringIds WHERE"
+               " value LIKE 'gemm%') LIMIT 3")
+    db.commit()
+    db.close()
+    got, err = ranks_run("--trace", os.path.join(WORK, "helper.perfetto-trace"), "--no-convert", d)
+    straggler_found(got, "a helper with kernels first in rank 0's report, --trace")
+    expect("pid 999" in err, f"the helper with kernels is not named: {err!r}")
+    # Two processes in one report: by device, then pid (the lower pid on device 1).
+    d = job_copy("two")
+    rank0 = os.path.join(d, "rank0.sqlite")
+    db = sqlite3.connect(rank0)
+    cols = [c[1] for c in db.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")]
+    gpid, = db.execute("SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1").fetchone()
+    other = gpid - (1 << 24)  # pid 999
+    picks = ", ".join("? + 0" if c == "globalPid" else "1" if c == "deviceId" else f'"{c}"'
+                      for c in cols)
+    db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT {picks.replace('? + 0', str(other))}"
+               " FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    db.commit()
+    db.close()
+    got, _ = ranks_run(os.path.join(d, "rank0.sqlite"), os.path.join(d, "rank1.sqlite"))
+    order = [(k["rank"], k["pid"]) for k in got["ranks"]] if got else None
+    expect(order == [(0, 1000), (1, 999), (2, 1001)],
+           f"two processes in a report: by device, then pid: {order}")
+    # Kineto's distributedInfo numbers them alike: rank 0 is pid 1000's file.
+    kineto = os.path.join(WORK, "kineto") + "/"
+    subprocess.run([BIN, "--format", "kineto", "-o", kineto, rank0], capture_output=True)
+    pids = []
+    for k in range(2):
+        path = os.path.join(kineto, f"rank0.rank{k}.json.gz")
+        with gzip.open(path) if os.path.exists(path) else open(os.devnull) as f:
+            d = json.load(f) if os.path.exists(path) else {"traceEvents": []}
+        pids.append(1000 in {e.get("pid") for e in d["traceEvents"]})
+    expect(pids == [True, False], f"Kineto: pid 1000 in the files of rank 0, 1: {pids}")
+
+
+def hostile_clock():
+    d = job_copy("clock")
+    edit(os.path.join(d, "rank1.sqlite"), ("DELETE FROM TARGET_INFO_SESSION_START_TIME",))
+    got, err = ranks_run(d)
+    straggler_found(got, "rank 1 without a UTC session start")
+    expect("rank1.sqlite" in err and "no UTC session start" in err,
+           f"the report without a UTC session start is not named: {err!r}")
+    idle = max(k["idle_ns"] for k in got["ranks"]) if got else -1
+    expect(0 <= idle < 10_000_000, f"idle time of a 1.1 s job: {idle} ns")
+    for k in range(4):
+        edit(os.path.join(d, f"rank{k}.sqlite"), ("DROP TABLE TARGET_INFO_SESSION_START_TIME",))
+    got, err = ranks_run(d)
+    straggler_found(got, "no report with a UTC session start")
+    expect("no report has a UTC session start" in err, f"no word on the clocks: {err!r}")
+    # Steps at the int64 limits are clamped, as the converter clamps times.
+    rank0 = os.path.join(d, "rank0.sqlite")
+    tid, = sqlite3.connect(rank0).execute("SELECT globalTid FROM NVTX_EVENTS LIMIT 1").fetchone()
+    edit(rank0, ("INSERT INTO NVTX_EVENTS (start, \"end\", eventType, globalTid, text) VALUES"
+                 " (?, ?, 59, ?, 'step')", (-(1 << 63), (1 << 63) - 1, tid)))
+    got, err = ranks_run(d)
+    expect(got and all(0 <= (k["step_max_ns"] or -1) < 1 << 63 and k["late_total_ns"] >= 0
+                       for k in got["ranks"]), f"a step at the int64 limits: {got and got['ranks']}")
+    for window in ["0:9223372036854775807", "-9223372036854775808:0", "-1:5"]:
+        r = subprocess.run([BIN, "ranks", "--partial", "--window", window, rank0],
+                           capture_output=True, text=True)
+        expect(r.returncode == 2 and not r.stdout, f"--window {window}: exit {r.returncode}")
+
+
+def hostile_step():
+    d = job_copy("step")
+    rank0 = os.path.join(d, "rank0.sqlite")
+    tid, = sqlite3.connect(rank0).execute("SELECT globalTid FROM NVTX_EVENTS LIMIT 1").fetchone()
+    for k in range(25):
+        edit(rank0, ("INSERT INTO NVTX_EVENTS (start, \"end\", eventType, globalTid, text)"
+                     " VALUES (?, ?, 59, ?, 'log')", (k * 10, k * 10 + 5, tid)))
+    outputs = set()
+    for threads in ["1", "2", "3"]:
+        r = subprocess.run([BIN, "ranks", "--threads", threads, d], capture_output=True, text=True)
+        outputs.add(r.stdout)
+    expect(len(outputs) == 1, f"--threads 1, 2, 3: {len(outputs)} different outputs")
+    got, err = ranks_run(d)
+    expect(got and got["step"]["name"] == "step" and got["ranks"][0]["steps"] == 20,
+           f"rank 0 with 25 log ranges: step {got and got['step']}, rank 0 steps "
+           f"{got and got['ranks'][0]['steps']}")
+    expect('"step"' in err and "rank0.sqlite" in err, f"no word on rank 0's own step: {err!r}")
+    # Partials measured on other steps do not fold.
+    parts = []
+    r = subprocess.run([BIN, "ranks", "--window-of", rank0], capture_output=True, text=True)
+    start, end = r.stdout.splitlines()[0].split()
+    for k, step in [(0, "log"), (1, "step")]:
+        report = os.path.join(d, f"rank{k}.sqlite")
+        parts.append(os.path.join(WORK, f"step{k}.part"))
+        with open(parts[-1], "w") as f:
+            f.write(subprocess.run([BIN, "ranks", "--partial", "--window", f"{start}:{end}",
+                                    "--step", step, report], capture_output=True,
+                                   text=True).stdout)
+    r = subprocess.run([BIN, "ranks", "--from-partials", *parts], capture_output=True, text=True)
+    expect(r.returncode == 4 and "step1.part" in r.stderr and "another step" in r.stderr,
+           f"partials of other steps: exit {r.returncode} {r.stderr!r}")
+
+
+def hostile_overlapping_steps():
+    """Pipelined micro-batches: start/end step ranges that overlap by half a step."""
+    tools = [t for t in CORPUS if os.path.exists(t)]
+    if len(tools) < 2:
+        print("overlapping steps: not checked (../shared/tools absent)")
+        return
+    check, tp = tools[:2]
+    d = job_copy("overlap")
+    for k in range(4):
+        edit(os.path.join(d, f"rank{k}.sqlite"),
+             ("UPDATE NVTX_EVENTS SET eventType = 60, \"end\" = \"end\" + (\"end\" - start) / 2"
+              " WHERE text = 'step' OR textId IN (SELECT id FROM StringIds WHERE value = 'step')",))
+    want = sqlite3.connect(os.path.join(d, "rank0.sqlite")).execute(
+        "SELECT count(*), sum(\"end\" - start) FROM NVTX_EVENTS WHERE eventType = 60").fetchone()
+    trace = os.path.join(WORK, "overlap.perfetto-trace")
+    r = subprocess.run([BIN, "ranks", "--step", "step", "--trace", trace, "--no-convert", d],
+                       capture_output=True, text=True)
+    if not expect(r.returncode == 0, f"--trace of overlapping steps: {r.stderr[-300:]}"):
+        return
+    r = subprocess.run([sys.executable, check, trace], capture_output=True, text=True)
+    expect(r.returncode == 0, f"overlapping steps: pftrace-check: {r.stdout[-400:]}")
+    sql = ("SELECT count(*), sum(s.dur), count(DISTINCT s.track_id) FROM slice AS s"
+           " JOIN track AS t ON t.id = s.track_id JOIN track AS g ON g.id = t.parent_id"
+           " WHERE s.name = 'step' AND g.name = 'rank 0';")
+    r = subprocess.run([tp, "-q", "/dev/stdin", trace], input=sql, capture_output=True, text=True)
+    row = r.stdout.strip().splitlines()[-1].replace('"', "").split(",") if r.returncode == 0 else []
+    expect(row[:2] == [str(want[0]), str(want[1])] and row[2:] and int(row[2]) >= 2,
+           f"rank 0's overlapping steps in trace_processor: {row} (count, total, tracks); "
+           f"want {want} on 2 lanes or more")
+
+
+def mode_hostile():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    hostile_helper()
+    hostile_clock()
+    hostile_step()
+    hostile_overlapping_steps()
+
+
 {"corpus": mode_corpus, "job": mode_job, "partials": mode_partials, "outputs": mode_outputs,
  "stdout": mode_stdout, "conversion_status": mode_conversion_status,
- "heatmaps": mode_heatmaps, "once": mode_once}[MODE]()
+ "heatmaps": mode_heatmaps, "once": mode_once, "hostile": mode_hostile}[MODE]()
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

@@ -11,8 +11,10 @@ again. Where the local run refuses or explains, the driver says the same words
 with the same exit status (issue 42): a corrupt report, a CPU-only job ("no
 process ran GPU work", exit 5), a bad option (--bins 0); a report named twice or
 linked in the directory counts once in both; a report whose GPU times are
-negative (no UTC session start) gives the same output. Exit 77 (skipped) when
-Debian's /usr/bin/python3 cannot import distributed.
+negative (no UTC session start) gives the same output. A job whose rank 0 finds
+another step ("log") and whose rank 1 has no UTC session start: the driver plans
+one step and one clock as the local run does, the same bytes. Exit 77 (skipped)
+when Debian's /usr/bin/python3 cannot import distributed.
 
   check_ranks_dask.py NSYS_PERFETTO NSYS_FIXTURE TOOLS_DIR WORKDIR"""
 import os
@@ -123,6 +125,26 @@ def main():
         expect(a.returncode != 0 and (b.returncode, b.stderr) == (a.returncode, a.stderr),
                f"ranks {' '.join(args)}: local exit {a.returncode} {a.stderr!r}, "
                f"Dask exit {b.returncode} {b.stderr[-400:]!r}")
+    # One step and one clock for the whole job (issue 42): rank 0's report holds 25 short
+    # top-level "log" ranges (its own most repeated) and rank 1's lacks its UTC session
+    # start; the driver plans the job as the local run does.
+    odd = os.path.join(WORK, "odd")
+    os.makedirs(odd)
+    for k in range(4):
+        shutil.copy(os.path.join(job, f"rank{k}.sqlite"), odd)
+    db = sqlite3.connect(os.path.join(odd, "rank0.sqlite"))
+    tid, = db.execute("SELECT globalTid FROM NVTX_EVENTS LIMIT 1").fetchone()
+    db.executemany("INSERT INTO NVTX_EVENTS (start, \"end\", eventType, globalTid, text)"
+                   " VALUES (?, ?, 59, ?, 'log')", [(k * 10, k * 10 + 5, tid) for k in range(25)])
+    db.commit()
+    db.close()
+    db = sqlite3.connect(os.path.join(odd, "rank1.sqlite"))
+    db.execute("DELETE FROM TARGET_INFO_SESSION_START_TIME")
+    db.commit()
+    db.close()
+    same(["--format", "json", "odd"])
+    expect(b'"name": "step"' in local("--format", "json", "odd").stdout,
+           "odd: the job's step is not \"step\"")
 
     # A report that cannot be read: the same exit status, one line naming it.
     bad = os.path.join(WORK, "bad")

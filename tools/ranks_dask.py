@@ -6,8 +6,10 @@
                 [--heatmaps PREFIX] REPORT|DIR...
 
 Each report is read by a worker that can read it, with the same C code as a
-local run: phase 1 `ranks --window-of REPORT` (the report's window), phase 2
-`ranks --partial --window START:END REPORT` (its ranks over the job's window).
+local run: phase 1 `ranks --window-of REPORT` (the report's window, clock and
+own step), then `ranks --plan` here (the job's window, clock and step, chosen
+as a local run chooses them), phase 2 `ranks --partial PLAN... REPORT` (its
+ranks measured on the job's plan).
 The partials come back here in the reports' order and `ranks --from-partials`
 folds them as `nsys-perfetto ranks REPORT|DIR...` would: the output is the
 local run's, byte for byte. A directory's reports are the union of what the
@@ -150,30 +152,32 @@ def on_workers(client, reports, binary, args_of):
 
 def analyse(client, opts):
     binary = opts.nsys_perfetto
-    common = ["--bins", str(opts.bins)] + (["--step", opts.step] if opts.step is not None else [])
+    bins = ["--bins", str(opts.bins)]
+    step = ["--step", opts.step] if opts.step is not None else []
     heatmaps = ["--heatmaps", opts.heatmaps] if opts.heatmaps is not None else []
-    options = ["--format", opts.format, *common, *heatmaps]
-    reports = expand(client, binary, opts.reports, options)
-    windows = on_workers(client, reports, binary, lambda p: ["ranks", "--window-of", "--", p])
-    lo, hi = None, None
-    for path, text in zip((p for p, _ in reports), windows):
-        try:
-            start, end = map(int, text.split())
-        except ValueError:
-            raise Failed(f"{PROG}: {path}: --window-of gave {text[:80]!r}\n", 1)
-        if start < end:
-            lo = start if lo is None else min(lo, start)
-            hi = end if hi is None else max(hi, end)
-    window = f"{lo}:{hi}" if lo is not None else "0:0"
-    partials = on_workers(client, reports, binary,
-                          lambda p: ["ranks", "--partial", "--window", window, *common, "--", p])
+    reports = expand(client, binary, opts.reports, ["--format", opts.format, *bins, *step, *heatmaps])
+    surveys = on_workers(client, reports, binary, lambda p: ["ranks", "--window-of", "--", p])
     with tempfile.TemporaryDirectory(prefix="ranks-dask-") as tmp:
+        # The job's clock, window and step, chosen here by the CLI as a local run chooses
+        # them (its notes go to stderr): each partial is then measured on the same plan.
+        files = []
+        for k, text in enumerate(surveys):
+            files.append(os.path.join(tmp, f"{k:06d}.survey"))
+            with open(files[-1], "wb") as f:
+                f.write(text)
+        plan = subprocess.run([binary, "ranks", "--plan", *step, "--", *files],
+                              stdout=subprocess.PIPE)
+        if plan.returncode != 0:
+            return plan.returncode
+        plan = plan.stdout.decode().split("\n")[:-1]
+        partials = on_workers(client, reports, binary,
+                              lambda p: ["ranks", "--partial", *plan, *bins, "--", p])
         files = []
         for k, text in enumerate(partials):
             files.append(os.path.join(tmp, f"{k:06d}.partial"))
             with open(files[-1], "wb") as f:
                 f.write(text)
-        fold = [binary, "ranks", "--from-partials", *options]
+        fold = [binary, "ranks", "--from-partials", "--format", opts.format, *bins, *heatmaps]
         sys.stdout.flush()
         return subprocess.run([*fold, "--", *files]).returncode
 

@@ -586,6 +586,80 @@ static diff_basis basis_of(const diff_side *before, const diff_side *after)
     return b;
 }
 
+/* How far apart two ratios may be before the step counts are said not to
+ * follow the calls: a run that did fewer steps made fewer calls alike (40
+ * -> 36 steps, every kernel 10% fewer calls), while a range that is not a
+ * step was found 10 times in one run and 69 in another, every kernel at
+ * 6,825 calls in both. */
+#define STEP_CALLS_TOLERANCE 1.5
+
+/* Each run's calls against the first run's (before's runs, then after's):
+ * the median over the kernels run in every run of their calls' ratio. A
+ * kernel added or removed does not count, so a change that splits one
+ * kernel into three leaves the scale as the steps. False when no kernel ran
+ * in every run. */
+static bool kernel_calls_scale(const diff_side *before, const diff_side *after, double *scale)
+{
+    size_t n, runs = before->n_runs + after->n_runs;
+    merged *m = merge(before, after, summary_rows, &n);
+    int64_t *ratios = calloc(n ? n : 1, sizeof *ratios); /* in millionths */
+    if (!ratios)
+        abort();
+    bool found = false;
+    for (size_t r = 0; r < runs; r++) {
+        size_t n_ratios = 0;
+        for (size_t i = 0; i < n; i++) {
+            bool everywhere = strcmp(m[i].category, "kernel") == 0;
+            for (size_t k = 0; k < runs && everywhere; k++)
+                everywhere = m[i].per_run[k] && m[i].per_run[k]->count > 0;
+            if (everywhere)
+                ratios[n_ratios++] = (int64_t)((double)m[i].per_run[r]->count /
+                                               (double)m[i].per_run[0]->count * 1e6);
+        }
+        scale[r] = n_ratios ? (double)median(ratios, n_ratios) / 1e6 : 0;
+        found = n_ratios > 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(m[i].per_run);
+    free(m);
+    free(ratios);
+    return found;
+}
+
+/* Per step only when every run's steps moved as its calls did: else the
+ * range found is not a step (a range that crosses others, found top-level
+ * in some runs only), and dividing by its count would show every kernel
+ * changed. Then per call, saying why. A step given is kept. */
+static void check_steps_against_calls(const diff_side *before, const diff_side *after,
+                                      diff_basis *b)
+{
+    if (b->unit != DIFF_PER_STEP || b->rule == NSYSP_STEP_GIVEN)
+        return; /* a step given (--step, --focus) is the user's word */
+    size_t runs = before->n_runs + after->n_runs;
+    double scale[2 * DIFF_MAX_RUNS];
+    if (!kernel_calls_scale(before, after, scale))
+        return;
+    double first = (double)before->runs[0].measures.n_steps;
+    for (size_t r = 1; r < runs; r++) {
+        const diff_run *run = r < before->n_runs ? &before->runs[r]
+                                                 : &after->runs[r - before->n_runs];
+        double steps = (double)run->measures.n_steps / first;
+        if (steps / scale[r] <= STEP_CALLS_TOLERANCE && scale[r] / steps <= STEP_CALLS_TOLERANCE)
+            continue;
+        snprintf(b->why_not_text, sizeof b->why_not_text,
+                 "the step range \"%.100s\" is not a step: found %zu times in %s and %zu in "
+                 "%s, while the kernels' calls went x%.2f",
+                 b->step_name, before->runs[0].measures.n_steps, before->runs[0].path,
+                 run->measures.n_steps, run->path, scale[r]);
+        b->unit = DIFF_PER_CALL;
+        b->rule = NSYSP_STEP_NONE;
+        b->why_not = b->why_not_text;
+        b->step_name = NULL;
+        b->steps_before = b->steps_after = 0;
+        return;
+    }
+}
+
 diff_rule diff_default_rule(double gate_pct)
 {
     return (diff_rule){.gate_pct = gate_pct,
@@ -616,6 +690,7 @@ void diff_compare_with(const diff_side *before, const diff_side *after, const di
     if (r->rule.whole_ns < 0)
         r->rule.whole_ns = side_median(before, run_session);
     r->basis = basis_of(before, after);
+    check_steps_against_calls(before, after, &r->basis);
     /* P(every after run above every before run) when both come from one
      * distribution: m! n! / (m + n)!. */
     double p = 1;

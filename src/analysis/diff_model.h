@@ -66,6 +66,7 @@ typedef struct diff_basis {
     const char *step_name;       /* per step; NULL otherwise */
     int64_t steps_before, steps_after; /* medians over runs */
     const char *why_not;         /* per call: why not per step */
+    char why_not_text[320];      /* where why_not points when it names figures */
 } diff_basis;
 
 /* The rule that turns a change into a status (docs/diff.md). */

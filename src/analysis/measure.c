@@ -262,11 +262,12 @@ static bool is_op_like(const char *name)
     return strstr(name, "::") != NULL || nsys_torch_parse(name, &r);
 }
 
-/* A candidate step name with its top-level instances, on the current
- * thread and the most on any thread. */
+/* A candidate step name: its instances on the current thread, all and
+ * top-level, and the most on any thread where every instance was
+ * top-level. */
 typedef struct step_count {
     char *name;
-    size_t thread, most;
+    size_t top, all, most;
 } step_count;
 
 static int by_name(const void *a, const void *b)
@@ -281,7 +282,8 @@ typedef struct step_tally {
     step_count *best;            /* the most repeated so far */
 } step_tally;
 
-static void tally_add(step_tally *t, const char *name)
+/* Counts an instance of name, top-level or not, on the current thread. */
+static void tally_add(step_tally *t, const char *name, bool top)
 {
     step_count key = {.name = (char *)name};
     step_count **found = tfind(&key, &t->tree, by_name);
@@ -297,17 +299,27 @@ static void tally_add(step_tally *t, const char *name)
         }
         t->all[t->n++] = c;
     }
-    if (++c->thread > c->most)
-        c->most = c->thread;
-    if (!t->best || c->most > t->best->most ||
-        (c->most == t->best->most && strcmp(c->name, t->best->name) < 0))
-        t->best = c;
+    c->top += top;
+    c->all++;
 }
 
-static void tally_new_thread(step_tally *t)
+/* Closes the current thread: a name counts there only when every instance
+ * was top-level. A step is the outermost unit of work; a range that is
+ * sometimes inside another (crossing ranges of a real PyTorch report made
+ * "Copy to device" top-level 10 times of its 69) is a part of one, and its
+ * top-level count says nothing the calls would agree with. */
+static void tally_end_thread(step_tally *t)
 {
-    for (size_t i = 0; i < t->n; i++)
-        t->all[i]->thread = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        step_count *c = t->all[i];
+        if (c->top == c->all && c->top > c->most) {
+            c->most = c->top;
+            if (!t->best || c->most > t->best->most ||
+                (c->most == t->best->most && strcmp(c->name, t->best->name) < 0))
+                t->best = c;
+        }
+        c->top = c->all = 0;
+    }
 }
 
 static void tally_free(step_tally *t)
@@ -330,7 +342,8 @@ static void tally_free(step_tally *t)
 
 /* ProfilerStep#N ranges when there are any, else the most repeated
  * top-level range (one inside no other range of its thread) of the
- * default domain that is not an op's, twice or more on one thread. Named
+ * default domain that is not an op's, twice or more on one thread where
+ * every instance of it is top-level. Named
  * domains are libraries' (NCCL's ncclAllReduce): a call, not a step. */
 static int found_steps(nsys_db *db, nsysp_measures *m, buf *err)
 {
@@ -352,23 +365,25 @@ static int found_steps(nsys_db *db, nsysp_measures *m, buf *err)
                        ? strndup(text, range.op_len) : NULL;
         const char *name = op ? op : text;
         if (first || t != tid) {
-            tally_new_thread(&top);
-            tally_new_thread(&profiler);
+            tally_end_thread(&top);
+            tally_end_thread(&profiler);
             tid = t;
             open_end = INT64_MIN;
             first = false;
         }
         if (name && is_profiler_step(name))
-            tally_add(&profiler, "ProfilerStep#N");
-        if (start >= open_end) { /* a top-level range */
+            tally_add(&profiler, "ProfilerStep#N", true);
+        bool top_level = start >= open_end;
+        if (top_level)
             open_end = sqlite3_column_int64(st, 2);
-            if (name && !is_profiler_step(name) && !is_op_like(text) &&
-                sqlite3_column_int64(st, 4) == 0)
-                tally_add(&top, name);
-        }
+        if (name && !is_profiler_step(name) && sqlite3_column_int64(st, 4) == 0 &&
+            !is_op_like(text))
+            tally_add(&top, name, top_level);
         free(op);
     }
     sqlite3_finalize(st);
+    tally_end_thread(&top);
+    tally_end_thread(&profiler);
     const step_tally *pick = profiler.best ? &profiler : &top;
     if (rc == SQLITE_DONE && pick->best && pick->best->most >= 2) {
         snprintf(m->step_name, sizeof m->step_name, "%s", pick->best->name);

@@ -5,6 +5,7 @@
  * start. What was binned is said on the counter track. Written direct
  * (no batches), absolute times: memory stays flat whatever the ranks. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +13,7 @@
 #include "common/buf.h"
 #include "perfetto/pw_writer.h"
 
-enum { LANES = 8 };               /* overlapping NCCL kernels of one rank */
+enum { LANES = 8 };               /* overlapping steps, or NCCL kernels, of one rank */
 
 typedef struct overview_writer {
     pw_seq *seq;
@@ -68,49 +69,68 @@ static int utilization(overview_writer *o, const nsysp_overview *ov,
     return 0;
 }
 
+/* Lanes of one kind of slice (steps, NCCL kernels): one that starts before
+ * another ended takes the next lane, so that no track holds overlapping
+ * slices (pipelined micro-batches' steps overlap, as NCCL kernels do). */
+typedef struct lanes {
+    const char *name;            /* the first lane's; the others' "NAME 2" ... */
+    int32_t first_rank;          /* the tracks' order in their rank's group */
+    uint64_t track[LANES];
+    int64_t end[LANES];
+} lanes;
+
+/* The lane's track for a slice from start; 0 when every lane is taken (the
+ * slice is left out) or the track cannot be written (*failed set). */
+static uint64_t lane_for(overview_writer *o, lanes *l, uint64_t group, int64_t start,
+                         int64_t end, bool *failed)
+{
+    size_t lane = 0;
+    while (lane < LANES && l->track[lane] && start < l->end[lane])
+        lane++;
+    if (lane == LANES)
+        return 0;
+    if (!l->track[lane]) {
+        char name[64];
+        if (lane)
+            snprintf(name, sizeof name, "%s %zu", l->name, lane + 1);
+        else
+            snprintf(name, sizeof name, "%s", l->name);
+        l->track[lane] = track(o, group, PW_TRACK_PLAIN, name, NULL,
+                               l->first_rank + (int32_t)lane, NULL);
+        *failed = !l->track[lane];
+    }
+    l->end[lane] = end;
+    return l->track[lane];
+}
+
 static int steps(overview_writer *o, const nsysp_overview *ov, const nsysp_overview_rank *r,
                  uint64_t group)
 {
-    if (!r->n_steps)
-        return 0;
-    uint64_t t = track(o, group, PW_TRACK_PLAIN, "steps", NULL, 1, NULL);
-    if (!t)
-        return -1;
-    for (size_t k = 0; k < r->n_steps; k++) {
+    lanes l = {.name = "steps", .first_rank = 1};
+    bool failed = false;
+    for (size_t k = 0; k < r->n_steps && !failed; k++) {
+        int64_t start = r->step_start_utc[k], end = start + r->step_ns[k];
+        uint64_t t = lane_for(o, &l, group, start, end, &failed);
         pw_arg arg = {.name = "step", .type = PW_ARG_INT, .v.i = (int64_t)k};
-        if (slice(o, t, r->step_start_utc[k], r->step_start_utc[k] + r->step_ns[k],
-                  ov->step_name && *ov->step_name ? ov->step_name : "step", &arg, 1) < 0)
+        if (t && slice(o, t, start, end, ov->step_name && *ov->step_name ? ov->step_name : "step",
+                       &arg, 1) < 0)
             return -1;
     }
-    return 0;
+    return failed ? -1 : 0;
 }
 
-/* NCCL kernels on lanes: one that starts before another ended takes the
- * next lane, so that no track holds overlapping slices. */
 static int collectives(overview_writer *o, const nsysp_overview_rank *r, uint64_t group)
 {
-    uint64_t lanes[LANES] = {0};
-    int64_t lane_end[LANES];
-    for (size_t k = 0; k < r->n_collectives; k++) {
+    lanes l = {.name = "collectives", .first_rank = 1 + LANES};
+    bool failed = false;
+    for (size_t k = 0; k < r->n_collectives && !failed; k++) {
         const nsysp_collective *c = &r->collectives[k];
-        size_t lane = 0;
-        while (lane < LANES && lanes[lane] && c->start_utc < lane_end[lane])
-            lane++;
-        if (lane == LANES)
-            continue; /* more overlapping than lanes: counted in the arg below */
-        if (!lanes[lane]) {
-            char name[32];
-            snprintf(name, sizeof name, lane ? "collectives %zu" : "collectives", lane + 1);
-            lanes[lane] = track(o, group, PW_TRACK_PLAIN, name, NULL, (int32_t)(2 + lane), NULL);
-            if (!lanes[lane])
-                return -1;
-        }
-        lane_end[lane] = c->end_utc;
+        uint64_t t = lane_for(o, &l, group, c->start_utc, c->end_utc, &failed);
         pw_arg arg = {.name = "collective", .type = PW_ARG_INT, .v.i = (int64_t)k};
-        if (slice(o, lanes[lane], c->start_utc, c->end_utc, c->name, &arg, 1) < 0)
+        if (t && slice(o, t, c->start_utc, c->end_utc, c->name, &arg, 1) < 0)
             return -1;
     }
-    return 0;
+    return failed ? -1 : 0;
 }
 
 nsysp_status nsysp_write_overview(const char *path, const nsysp_overview *ov,

@@ -80,6 +80,8 @@ typedef struct ranks_build {
     nsys_db *db;
     nsysp_ranks *out;
     int64_t offset;              /* the report's time zero in UTC */
+    bool utc_known;              /* offset is its own session start, not the job's guess */
+    int64_t unknown_clock_utc;   /* the offset when its session start is not known */
     int64_t session_start;       /* ANALYSIS_DETAILS' start, report time */
     int64_t window_start, window_end;
     size_t n_bins;
@@ -87,6 +89,18 @@ typedef struct ranks_build {
     size_t names_cap, ranks_cap;
     buf err;
 } ranks_build;
+
+/* A report time on the job's clock, clamped to 0 .. 2^62 as the converter
+ * clamps times (and partials read them): differences of two then fit. */
+static int64_t on_clock(const ranks_build *b, int64_t t)
+{
+    if (t > NSYS_MAX_TIME)
+        t = NSYS_MAX_TIME;
+    if (t < -NSYS_MAX_TIME)
+        t = -NSYS_MAX_TIME;
+    t += b->offset; /* both within 2^62: no overflow */
+    return t < 0 ? 0 : t > NSYS_MAX_TIME ? NSYS_MAX_TIME : t;
+}
 
 /* Spreads a busy stretch (report time) over the utilization bins. */
 static void add_to_bins(const ranks_build *b, nsysp_rank *r, int64_t start, int64_t end)
@@ -137,14 +151,14 @@ static void add_work(ranks_build *b, rank_build *rb, enum work_kind kind, int64_
     if (kind != WORK_MEMORY)
         union_add(&rb->compute_or_comm, start, end, &cs, &ce);
     if (r->start_utc == INT64_MAX)
-        r->start_utc = start + b->offset;
-    if (end + b->offset > r->end_utc)
-        r->end_utc = end + b->offset;
+        r->start_utc = on_clock(b, start);
+    if (on_clock(b, end) > r->end_utc)
+        r->end_utc = on_clock(b, end);
     if (kind == WORK_COMM) {
         r->collectives = xgrow(r->collectives, &rb->collectives_cap, r->n_collectives + 1,
                                sizeof *r->collectives);
         r->collectives[r->n_collectives++] = (nsysp_collective){
-            collective_name(b, name ? name : "(unnamed)"), start + b->offset, end + b->offset};
+            collective_name(b, name ? name : "(unnamed)"), on_clock(b, start), on_clock(b, end)};
     }
 }
 
@@ -280,7 +294,7 @@ static void on_mpi_rank(ranks_build *b, sqlite3_stmt *st, void *ctx)
 /* Step instances, by thread then start: each process keeps the thread with
  * the most (its main loop). */
 typedef struct steps_read {
-    int64_t *start, *dur;
+    int64_t *start, *end;
     size_t n, cap, cap2;
     int64_t tid;
     size_t from;                 /* where the current thread's instances begin */
@@ -297,8 +311,8 @@ static void give_steps(ranks_build *b, steps_read *s, size_t to)
     r->step_start_utc = xcalloc(n, sizeof *r->step_start_utc);
     r->step_ns = xcalloc(n, sizeof *r->step_ns);
     for (size_t i = 0; i < n; i++) {
-        r->step_start_utc[i] = s->start[s->from + i] + b->offset;
-        r->step_ns[i] = s->dur[s->from + i];
+        r->step_start_utc[i] = on_clock(b, s->start[s->from + i]);
+        r->step_ns[i] = on_clock(b, s->end[s->from + i]) - r->step_start_utc[i];
     }
     r->n_steps = n;
 }
@@ -313,9 +327,9 @@ static void on_step(ranks_build *b, sqlite3_stmt *st, void *ctx)
     }
     s->tid = tid;
     s->start = xgrow(s->start, &s->cap, s->n + 1, sizeof *s->start);
-    s->dur = xgrow(s->dur, &s->cap2, s->n + 1, sizeof *s->dur);
+    s->end = xgrow(s->end, &s->cap2, s->n + 1, sizeof *s->end);
     s->start[s->n] = sqlite3_column_int64(st, 1);
-    s->dur[s->n++] = sqlite3_column_int64(st, 2) - sqlite3_column_int64(st, 1);
+    s->end[s->n++] = sqlite3_column_int64(st, 2);
 }
 
 #define STEP_INSTANCES                                                                         \
@@ -326,11 +340,21 @@ static void on_step(ranks_build *b, sqlite3_stmt *st, void *ctx)
     " ELSE nsysp_range_name(coalesce(e.text, s.value)) = ?1 END"                               \
     " ORDER BY e.globalTid, e.start"
 
-static int steps_of_ranks(ranks_build *b, const char *given)
+/* The ranks' steps: the job's (its name and how it was chosen), else the
+ * report's own, found. */
+static int steps_of_ranks(ranks_build *b, const char *job_step, nsysp_step_rule job_rule)
 {
     nsysp_measures m;
     memset(&m, 0, sizeof m);
-    int status = measure_steps(b->db, &m, given, &b->err);
+    int status = NSYSP_OK;
+    if (job_step && !*job_step)
+        return NSYSP_OK; /* the job has no step */
+    if (job_step) {
+        snprintf(m.step_name, sizeof m.step_name, "%s", job_step);
+        m.step_rule = job_rule == NSYSP_STEP_NONE ? NSYSP_STEP_GIVEN : job_rule;
+    } else {
+        status = measure_steps(b->db, &m, NULL, &b->err);
+    }
     if (status != NSYSP_OK || m.step_rule == NSYSP_STEP_NONE)
         return status;
     snprintf(b->out->step_name, sizeof b->out->step_name, "%s", m.step_name);
@@ -341,7 +365,7 @@ static int steps_of_ranks(ranks_build *b, const char *given)
     if (status == NSYSP_OK && s.n)
         give_steps(b, &s, s.n);
     free(s.start);
-    free(s.dur);
+    free(s.end);
     return status;
 }
 
@@ -354,12 +378,15 @@ static int session_of(ranks_build *b)
         sqlite3_prepare_v2(nsys_db_sqlite(b->db),
                            "SELECT min(utcEpochNs) FROM TARGET_INFO_SESSION_START_TIME"
                            " WHERE utcEpochNs > 0", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
             b->offset = sqlite3_column_int64(st, 0);
+            b->utc_known = b->offset > 0 && b->offset < NSYS_MAX_TIME; /* plausible */
+        }
         sqlite3_finalize(st);
     }
-    if (b->offset > NSYS_MAX_TIME || b->offset < 0)
-        b->offset = 0; /* not a plausible time: the report's own clock */
+    if (!b->utc_known) /* the job's guess: its session started with the job's first */
+        b->offset = b->unknown_clock_utc >= 0 && b->unknown_clock_utc < NSYS_MAX_TIME
+                        ? b->unknown_clock_utc : 0;
     b->out->session_start_utc = b->offset;
     static const char *const COLUMNS[] = {"startTime", "stopTime"};
     if (nsys_db_has_columns(b->db, "ANALYSIS_DETAILS", COLUMNS, LENGTH(COLUMNS)) &&
@@ -377,7 +404,25 @@ static int session_of(ranks_build *b)
 
 static int devices_and_mpi_ranks(ranks_build *b);
 
-static int measure(ranks_build *b, const char *step)
+/* By device, then pid (a process with no kernel, device unknown, last): the
+ * order the rank rules number a report's processes in. */
+static int by_device_then_pid(const void *a, const void *b)
+{
+    const nsysp_rank *x = a, *y = b;
+    if ((x->device < 0) != (y->device < 0))
+        return x->device < 0 ? 1 : -1;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static void order_ranks(nsysp_ranks *out)
+{
+    if (out->n_ranks > 1)
+        qsort(out->ranks, out->n_ranks, sizeof *out->ranks, by_device_then_pid);
+}
+
+static int measure(ranks_build *b, const char *step, nsysp_step_rule step_rule)
 {
     int status = measure_register_range_name(b->db, &b->err);
     if (status == NSYSP_OK)
@@ -391,7 +436,8 @@ static int measure(ranks_build *b, const char *step)
     if (status == NSYSP_OK && b->out->n_ranks &&
         nsys_db_has_columns(b->db, "NVTX_EVENTS", NVTX, LENGTH(NVTX)) &&
         nsys_db_has_table(b->db, "StringIds"))
-        status = steps_of_ranks(b, step);
+        status = steps_of_ranks(b, step, step_rule);
+    order_ranks(b->out);
     return status;
 }
 
@@ -448,6 +494,7 @@ int ranks_identify(nsys_db *db, nsysp_ranks *out, buf *err)
     int status = gpu_processes(&b);
     if (status == NSYSP_OK)
         status = devices_and_mpi_ranks(&b);
+    order_ranks(out);
     if (status != NSYSP_OK) {
         buf_append_str(err, buf_cstr(&b.err));
         nsysp_ranks_free(out);
@@ -457,19 +504,20 @@ int ranks_identify(nsys_db *db, nsysp_ranks *out, buf *err)
     return status;
 }
 
-nsysp_status nsysp_measure_ranks(const char *input, const char *step, int64_t window_start,
-                                 int64_t window_end, size_t n_bins, nsysp_ranks *out)
+nsysp_status nsysp_measure_ranks_in_job(const char *input, const nsysp_ranks_job *job,
+                                        nsysp_ranks *out)
 {
     memset(out, 0, sizeof *out);
-    ranks_build b = {.out = out, .window_start = window_start, .window_end = window_end,
-                     .n_bins = n_bins};
+    ranks_build b = {.out = out, .window_start = job->window_start_utc,
+                     .window_end = job->window_end_utc, .n_bins = job->n_bins,
+                     .unknown_clock_utc = job->unknown_clock_utc};
     hmap_init(&b.names);
     int status = NSYSP_OK;
     volatile sig_atomic_t *cancel = summary_cancel_flag();
     b.db = nsys_db_open(input, &b.err, &status);
     if (b.db) {
         nsys_db_set_cancel(b.db, cancel);
-        status = measure(&b, step);
+        status = measure(&b, job->step_range, job->step_rule);
         nsys_db_close(b.db);
     }
     if (status == NSYSP_OK && cancel_requested(cancel)) {
@@ -485,6 +533,15 @@ nsysp_status nsysp_measure_ranks(const char *input, const char *step, int64_t wi
     hmap_free(&b.names);
     buf_free(&b.err);
     return (nsysp_status)status;
+}
+
+nsysp_status nsysp_measure_ranks(const char *input, const char *step, int64_t window_start,
+                                 int64_t window_end, size_t n_bins, nsysp_ranks *out)
+{
+    nsysp_ranks_job job = {.step_range = step, .step_rule = NSYSP_STEP_GIVEN,
+                           .window_start_utc = window_start, .window_end_utc = window_end,
+                           .n_bins = n_bins};
+    return nsysp_measure_ranks_in_job(input, &job, out);
 }
 
 /* The first GPU operation's start and the last one's end (report time),
@@ -520,29 +577,51 @@ static void gpu_span(ranks_build *b, int64_t *lo, int64_t *hi)
     }
 }
 
-nsysp_status nsysp_ranks_window(const char *input, int64_t *start_utc, int64_t *end_utc,
-                                char message[512])
+nsysp_status nsysp_ranks_survey_report(const char *input, const char *step,
+                                       nsysp_ranks_survey *survey)
 {
+    memset(survey, 0, sizeof *survey);
     nsysp_ranks out;
     memset(&out, 0, sizeof out);
     ranks_build b = {.out = &out};
     int status = NSYSP_OK;
-    *start_utc = *end_utc = 0;
-    message[0] = '\0';
     b.db = nsys_db_open(input, &b.err, &status);
     if (b.db) {
+        nsys_db_set_cancel(b.db, summary_cancel_flag());
         session_of(&b);
-        int64_t lo = 0, hi = 0;
-        gpu_span(&b, &lo, &hi);
-        if (lo < hi) {
-            *start_utc = lo + b.offset;
-            *end_utc = hi + b.offset;
+        survey->utc_known = b.utc_known;
+        survey->session_start_utc = b.utc_known ? b.offset : 0;
+        gpu_span(&b, &survey->start, &survey->end);
+        if (survey->start >= survey->end)
+            survey->start = survey->end = 0;
+        nsysp_measures m;
+        memset(&m, 0, sizeof m);
+        if (!step && (status = measure_register_range_name(b.db, &b.err)) == NSYSP_OK &&
+            (status = measure_steps(b.db, &m, NULL, &b.err)) == NSYSP_OK) {
+            snprintf(survey->step_name, sizeof survey->step_name, "%s", m.step_name);
+            survey->step_rule = m.step_rule;
+            survey->n_steps = m.n_steps;
         }
         nsys_db_close(b.db);
     }
     if (status != NSYSP_OK)
-        snprintf(message, 512, "%s", buf_cstr(&b.err));
+        snprintf(survey->message, sizeof survey->message, "%s", buf_cstr(&b.err));
     buf_free(&b.err);
+    return (nsysp_status)status;
+}
+
+nsysp_status nsysp_ranks_window(const char *input, int64_t *start_utc, int64_t *end_utc,
+                                char message[512])
+{
+    nsysp_ranks_survey survey;
+    int status = nsysp_ranks_survey_report(input, "", &survey);
+    ranks_build clock = {.offset = survey.session_start_utc};
+    *start_utc = *end_utc = 0;
+    if (survey.start < survey.end) {
+        *start_utc = on_clock(&clock, survey.start);
+        *end_utc = on_clock(&clock, survey.end);
+    }
+    snprintf(message, 512, "%s", survey.message);
     return (nsysp_status)status;
 }
 

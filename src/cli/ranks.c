@@ -10,15 +10,20 @@
 #include <unistd.h>
 
 #include "nsys_perfetto.h"
+#include "common/buf.h"
 #include "common/cancel.h"
 #include "common/file_id.h"
 #include "common/xalloc.h"
+#include "nsys/nsys_cursor.h"
 #include "tool/nsys_export.h"
 #include "ranks_partial.h"
+#include "ranks_plan.h"
 #include "tool/report_dir.h"
 #include "tool/text_out.h"
 
 enum { MAX_INPUTS = 1 << 20, DEFAULT_BINS = 100 };
+
+#define LENGTH(a) (sizeof (a) / sizeof *(a))
 
 const char *rank_rule_text(rank_rule rule)
 {
@@ -40,8 +45,10 @@ static void ranks_usage(FILE *to)
           "memory, the communication compute does not hide, and step time p50/p90/max;\n"
           "then the stragglers: at each collective matched across ranks (the k-th NCCL\n"
           "kernel of every rank), who arrived last and by how much, most late first.\n"
-          "A rank is each process that ran GPU work, numbered from MPI_RANKS, else from\n"
-          "the reports' names (rank3, report.3.sqlite), else from their order.\n"
+          "A rank is each process that ran the job's GPU work (a process with no NCCL\n"
+          "kernel beside ones that have some is a helper, left out), numbered from\n"
+          "MPI_RANKS, else from the reports' names (rank3, report.3.sqlite), else from\n"
+          "their order. One step and one clock (UTC session starts) for the whole job.\n"
           "\n"
           "Options:\n"
           "      --step NAME       the NVTX range that is one step (default: found as\n"
@@ -58,9 +65,13 @@ static void ranks_usage(FILE *to)
           "      --no-convert      with --trace: the overview only\n"
           "      --threads N       reports read at once (default: the CPUs)\n"
           "For reports on many machines (tools/ranks_dask.py drives these):\n"
-          "      --window-of REPORT   print the report's window: START END (UTC ns)\n"
-          "      --partial --window START:END REPORT\n"
-          "                        print the report's ranks over the job's window\n"
+          "      --window-of REPORT   print the report's survey: its window START END (UTC\n"
+          "                        ns), then its clock and own step, for --plan\n"
+          "      --plan SURVEY...  the job's window, clock and step from the surveys (in\n"
+          "                        the reports' order), as --partial's options, one a line\n"
+          "      --partial --window START:END [--clock-base UTC] [--step NAME\n"
+          "                        --step-rule given|profiler-step|most-repeated] REPORT\n"
+          "                        print the report's ranks measured on the job's plan\n"
           "      --from-partials PART...  fold partials (in the reports' order) as a\n"
           "                        local run folds the reports\n"
           "      --list-reports DIR|REPORT...  print the reports a run reads, one a\n"
@@ -106,6 +117,7 @@ typedef struct read_rank {
     size_t report;
     nsysp_rank figures;          /* steps and utilization kept; collectives folded */
     int64_t mpi_rank;
+    size_t n_collectives;        /* its NCCL kernels (folded, or kept with --trace) */
     char **names;                /* with --trace, its report's collective names */
     size_t n_names;
 } read_rank;
@@ -125,10 +137,11 @@ typedef struct reader {
     arrivals collectives, steps;
     bool keep_events;            /* --trace: each rank's steps and collectives kept */
     bool convert_each;           /* --trace without --no-convert: full traces beside */
-    char step_name[256];
+    char step_name[256];         /* the step the ranks were measured on */
     nsysp_step_rule step_rule;
-    bool phase_windows;          /* reading windows, not figures */
-    int64_t *starts, *ends;      /* the reports' windows */
+    bool phase_windows;          /* surveying the reports, not measuring */
+    nsysp_ranks_survey *surveys; /* the reports' */
+    ranks_plan plan;             /* the job's clock, window and step */
     struct {                     /* a .nsys-rep's export, kept for both passes */
         char *sqlite, *tmpdir;
     } *exports;
@@ -172,6 +185,7 @@ static void keep_report(reader *r, size_t report, nsysp_ranks *got)
         kept->key = key;
         kept->report = report;
         kept->mpi_rank = g->mpi_rank;
+        kept->n_collectives = g->n_collectives;
         kept->figures = *g;
         kept->names = NULL;
         kept->n_names = 0;
@@ -250,17 +264,19 @@ static const char *readable_path(reader *r, size_t i)
 static void read_report(reader *r, size_t i)
 {
     const char *path = readable_path(r, i);
-    char why[512];
     if (!path)
         return;
     if (r->phase_windows) {
-        int status = nsysp_ranks_window(path, &r->starts[i], &r->ends[i], why);
+        int status = nsysp_ranks_survey_report(path, r->step, &r->surveys[i]);
         if (status != NSYSP_OK)
-            fail(r, status, why);
+            fail(r, status, r->surveys[i].message);
     } else {
         nsysp_ranks got;
-        int status = nsysp_measure_ranks(path, r->step, r->window_start, r->window_end,
-                                         r->n_bins, &got);
+        nsysp_ranks_job plan = {.step_range = r->plan.step, .step_rule = r->plan.step_rule,
+                               .window_start_utc = r->window_start,
+                               .window_end_utc = r->window_end, .n_bins = r->n_bins,
+                               .unknown_clock_utc = r->plan.unknown_clock_utc};
+        int status = nsysp_measure_ranks_in_job(path, &plan, &got);
         if (status != NSYSP_OK)
             fail(r, status, got.message);
         else
@@ -299,6 +315,14 @@ static int read_all(reader *r, int threads)
     if (r->status == NSYSP_OK && cancel_requested(r->cancel))
         r->status = NSYSP_ERR_INTERRUPTED;
     return r->status;
+}
+
+/* The job's plan from the reports' surveys (ranks_plan.c). */
+static void make_plan(reader *r)
+{
+    ranks_plan_make(r->surveys, r->paths, r->n_paths, r->step, &r->plan);
+    r->window_start = r->plan.window_start_utc;
+    r->window_end = r->plan.window_end_utc;
 }
 
 /* ---- Numbering the ranks ------------------------------------------------ */
@@ -389,7 +413,10 @@ static void blame_latest(job *j, const arrivals *a, const uint64_t *keys)
             if (keys[i] == e->who) {
                 job_rank *jr = &j->ranks[i];
                 jr->last_count++;
-                jr->late_total_ns += late;
+                /* Saturates: a sum of a job's worth of lateness is a measure,
+                 * not a wrapped number, whatever the reports hold. */
+                jr->late_total_ns = late > INT64_MAX - jr->late_total_ns ? INT64_MAX
+                                                                           : jr->late_total_ns + late;
                 jr->late_max_ns = late > jr->late_max_ns ? late : jr->late_max_ns;
                 break;
             }
@@ -430,11 +457,85 @@ static const char *step_rule_text(nsysp_step_rule rule)
     }
 }
 
+static void free_read_rank(read_rank *k)
+{
+    free(k->figures.step_ns);
+    free(k->figures.utilization);
+    free(k->figures.step_start_utc);
+    free(k->figures.collectives);
+    for (size_t n = 0; n < k->n_names; n++)
+        free(k->names[n]);
+    free(k->names);
+}
+
+/* What marks a process as one of the job's ranks: its NCCL kernels when
+ * any process ran some, else its steps. */
+static size_t rank_marks(const reader *r, const read_rank *k)
+{
+    return r->collectives.n ? k->n_collectives : k->figures.n_steps;
+}
+
+/* Leaves out the helpers: processes without the job's marks (no NCCL
+ * kernel, say a data loader's one copy) in a report whose other processes
+ * have them. A helper is not a rank: it would take a rank's number and, as
+ * it is in no collective, stop every collective from being matched. A
+ * report with no marked process at all keeps its processes (ranks that
+ * lack the collectives, named by note_unmatched). Before ranks (by key). */
+static void leave_out_helpers(reader *r)
+{
+    bool *marked = xcalloc(r->n_paths ? r->n_paths : 1, sizeof *marked);
+    for (size_t i = 0; i < r->n_ranks; i++)
+        marked[r->ranks[i].report] |= rank_marks(r, &r->ranks[i]) > 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < r->n_ranks; i++) {
+        read_rank *k = &r->ranks[i];
+        if (rank_marks(r, k) || !marked[k->report]) {
+            r->ranks[kept++] = *k;
+            continue;
+        }
+        text_printf(stderr, "nsys-perfetto ranks: %s: pid %d left out, not a rank: it ran no %s,"
+                            " its report's other processes did (%.3f ms of GPU work)\n",
+                    r->paths[k->report], (int)k->figures.pid,
+                    r->collectives.n ? "NCCL kernel" : "step", (double)k->figures.busy_ns / 1e6);
+        if (k->names && i + 1 < r->n_ranks) { /* the report's names go to its next rank */
+            r->ranks[i + 1].names = k->names;
+            r->ranks[i + 1].n_names = k->n_names;
+            k->names = NULL;
+            k->n_names = 0;
+        }
+        free_read_rank(k);
+    }
+    r->n_ranks = kept;
+    free(marked);
+}
+
+/* Names the ranks that lack some of the job's collectives (or steps): only
+ * what every rank has is matched. */
+static void note_unmatched(const reader *r, const job *j, const size_t *marks)
+{
+    const arrivals *a = r->collectives.n ? &r->collectives : &r->steps;
+    if (j->n_ranks < 2 || j->n_matched == a->n)
+        return;
+    buf line = {0};
+    size_t lacking = 0;
+    for (size_t i = 0; i < j->n_ranks; i++)
+        if (marks[i] < a->n && ++lacking <= 8)
+            buf_printf(&line, "%s rank %ld (%s) has %zu", lacking > 1 ? "," : "", j->ranks[i].rank,
+                       j->ranks[i].report, marks[i]);
+    if (lacking > 8)
+        buf_printf(&line, ", and %zu more ranks", lacking - 8);
+    text_printf(stderr, "nsys-perfetto ranks: of the job's %zu %s,%s; %zu matched on every rank"
+                        "\n", a->n, j->matched_what, buf_cstr(&line), j->n_matched);
+    buf_free(&line);
+}
+
 static void build_job(reader *r, job *j)
 {
     qsort(r->ranks, r->n_ranks, sizeof *r->ranks, by_key);
+    leave_out_helpers(r);
     long *numbers = xcalloc(r->n_ranks, sizeof *numbers);
     uint64_t *keys = xcalloc(r->n_ranks, sizeof *keys);
+    size_t *marks = xcalloc(r->n_ranks ? r->n_ranks : 1, sizeof *marks);
     j->ranks = xcalloc(r->n_ranks, sizeof *j->ranks);
     j->rule = number_ranks(r, numbers);
     j->n_ranks = r->n_ranks;
@@ -447,10 +548,13 @@ static void build_job(reader *r, job *j)
         jr->report = r->paths[r->ranks[i].report];
         rank_figures(jr, &r->ranks[i], j);
         keys[i] = r->ranks[i].key;
+        marks[i] = rank_marks(r, &r->ranks[i]);
     }
     bool collectives = r->collectives.n > 0;
     j->matched_what = collectives ? "collectives" : "steps";
     blame_latest(j, collectives ? &r->collectives : &r->steps, keys);
+    note_unmatched(r, j, marks);
+    free(marks);
     /* By rank from here on (keys were by report). */
     qsort(j->ranks, j->n_ranks, sizeof *j->ranks, by_rank);
     j->stragglers = xcalloc(j->n_ranks, sizeof *j->stragglers);
@@ -494,7 +598,7 @@ static bool parse_count(const char *text, long lo, long hi, long *out)
 /* What a run asks for: the reports' figures folded here (local), or one
  * report's window or partial for a driver elsewhere, or partials folded. */
 typedef enum ranks_mode {
-    MODE_LOCAL, MODE_WINDOW_OF, MODE_PARTIAL, MODE_FROM_PARTIALS, MODE_LIST_REPORTS
+    MODE_LOCAL, MODE_WINDOW_OF, MODE_PLAN, MODE_PARTIAL, MODE_FROM_PARTIALS, MODE_LIST_REPORTS
 } ranks_mode;
 
 typedef struct ranks_args {
@@ -505,25 +609,31 @@ typedef struct ranks_args {
     ranks_format format;
     long bins, threads;
     int64_t window_start, window_end; /* --window (partials) */
+    int64_t clock_base;          /* --clock-base (partials) */
+    nsysp_step_rule step_rule;   /* --step-rule (partials): how the job chose --step */
     char **inputs;
     size_t n_inputs;
 } ranks_args;
 
+/* START:END, UTC ns within 0 .. 2^62 (times as the converter reads them). */
 static bool parse_window(const char *text, int64_t *start, int64_t *end)
 {
     char *sep;
     errno = 0;
     long long a = strtoll(text, &sep, 10);
-    if (sep == text || *sep != ':' || errno)
+    if (sep == text || *sep != ':' || errno || a < 0 || a > NSYS_MAX_TIME)
         return false;
     char *rest;
     long long b = strtoll(sep + 1, &rest, 10);
-    if (rest == sep + 1 || *rest || errno || b < a)
+    if (rest == sep + 1 || *rest || errno || b < a || b > NSYS_MAX_TIME)
         return false;
     *start = a;
     *end = b;
     return true;
 }
+
+/* --step-rule's words, by nsysp_step_rule (as diff's JSON names rules). */
+static const char *const STEP_RULE_WORDS[] = {NULL, "given", "profiler-step", "most-repeated"};
 
 /* Options anywhere; the other words (after "--": all) are reports. 0, 1
  * after --help, or an exit status. */
@@ -532,6 +642,7 @@ static int parse_args(int argc, char **argv, ranks_args *a)
     a->format = RANKS_TABLE;
     a->list_end = '\n';
     a->bins = DEFAULT_BINS;
+    a->step_rule = NSYSP_STEP_GIVEN;
     a->threads = nsysp_default_threads();
     a->inputs = xcalloc((size_t)argc, sizeof *a->inputs);
     bool options_end = false, has_window = false;
@@ -556,6 +667,8 @@ static int parse_args(int argc, char **argv, ranks_args *a)
             a->mode = MODE_LIST_REPORTS;
         } else if (strcmp(opt, "--null") == 0) {
             a->list_end = '\0';
+        } else if (strcmp(opt, "--plan") == 0) {
+            a->mode = MODE_PLAN;
         } else if (strcmp(opt, "--no-convert") == 0) {
             a->no_convert = true;
         } else if (i + 1 >= argc) {
@@ -586,6 +699,23 @@ static int parse_args(int argc, char **argv, ranks_args *a)
                 if (!parse_window(value, &a->window_start, &a->window_end))
                     return usage_error("--window: expected START:END (UTC ns)", value);
                 has_window = true;
+            } else if (strcmp(opt, "--clock-base") == 0) {
+                long long base;
+                char *end;
+                errno = 0;
+                base = strtoll(value, &end, 10);
+                if (!*value || *end || errno || base < 0 || base > NSYS_MAX_TIME)
+                    return usage_error("--clock-base: expected UTC ns (0 to 2^62)", value);
+                a->clock_base = base;
+            } else if (strcmp(opt, "--step-rule") == 0) {
+                size_t rule = 0;
+                while (rule < LENGTH(STEP_RULE_WORDS) &&
+                       (!STEP_RULE_WORDS[rule] || strcmp(value, STEP_RULE_WORDS[rule]) != 0))
+                    rule++;
+                if (rule == LENGTH(STEP_RULE_WORDS))
+                    return usage_error("--step-rule: expected given, profiler-step or "
+                                       "most-repeated", value);
+                a->step_rule = (nsysp_step_rule)rule;
             } else {
                 return usage_error("unknown option", opt);
             }
@@ -754,15 +884,8 @@ static int report_job(reader *r, const ranks_args *a)
 
 static void free_reader(reader *r)
 {
-    for (size_t k = 0; k < r->n_ranks; k++) {
-        free(r->ranks[k].figures.step_ns);
-        free(r->ranks[k].figures.utilization);
-        free(r->ranks[k].figures.step_start_utc);
-        free(r->ranks[k].figures.collectives);
-        for (size_t n = 0; n < r->ranks[k].n_names; n++)
-            free(r->ranks[k].names[n]);
-        free(r->ranks[k].names);
-    }
+    for (size_t k = 0; k < r->n_ranks; k++)
+        free_read_rank(&r->ranks[k]);
     free(r->ranks);
     free(r->collectives.at);
     free(r->steps.at);
@@ -773,15 +896,13 @@ static void free_reader(reader *r)
             free(r->exports[i].tmpdir);
         }
     free(r->exports);
-    free(r->starts);
-    free(r->ends);
+    free(r->surveys);
     free_reports(r->paths, r->n_paths);
 }
 
 static void allocate_reports(reader *r)
 {
-    r->starts = xcalloc(r->n_paths, sizeof *r->starts);
-    r->ends = xcalloc(r->n_paths, sizeof *r->ends);
+    r->surveys = xcalloc(r->n_paths, sizeof *r->surveys);
     r->exports = xcalloc(r->n_paths, sizeof *r->exports);
 }
 
@@ -792,15 +913,7 @@ static int run_local(reader *r, const ranks_args *a)
     int status = read_all(r, (int)a->threads);
     if (status != NSYSP_OK)
         return status;
-    /* The job's window: every report's, on the one clock (UTC). */
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t k = 0; k < r->n_paths; k++)
-        if (r->starts[k] < r->ends[k]) {
-            lo = r->starts[k] < lo ? r->starts[k] : lo;
-            hi = r->ends[k] > hi ? r->ends[k] : hi;
-        }
-    r->window_start = lo < hi ? lo : 0;
-    r->window_end = lo < hi ? hi : 0;
+    make_plan(r);
     r->phase_windows = false;
     status = read_all(r, (int)a->threads);
     return status == NSYSP_OK ? report_job(r, a) : status;
@@ -824,16 +937,19 @@ static int run_one(reader *r, const ranks_args *a)
     if (a->mode == MODE_WINDOW_OF) {
         r->phase_windows = true;
         read_report(r, 0);
-        if (r->status == NSYSP_OK)
-            printf("%lld %lld\n", (long long)r->starts[0], (long long)r->ends[0]);
+        if (r->status == NSYSP_OK &&
+            (ranks_survey_write(stdout, r->paths[0], &r->surveys[0]) != 0 || fflush(stdout)))
+            return NSYSP_ERR_OUTPUT;
         return r->status;
     }
     const char *path = readable_path(r, 0);
     if (!path)
         return r->status;
     nsysp_ranks got;
-    int status = nsysp_measure_ranks(path, a->step, a->window_start, a->window_end,
-                                     (size_t)a->bins, &got);
+    nsysp_ranks_job plan = {.step_range = a->step, .step_rule = a->step_rule,
+                           .window_start_utc = a->window_start, .window_end_utc = a->window_end,
+                           .n_bins = (size_t)a->bins, .unknown_clock_utc = a->clock_base};
+    int status = nsysp_measure_ranks_in_job(path, &plan, &got);
     if (status != NSYSP_OK) {
         text_printf(stderr, "nsys-perfetto ranks: %s\n", got.message);
         return status;
@@ -843,6 +959,28 @@ static int run_one(reader *r, const ranks_args *a)
                               (size_t)a->bins, &got);
     nsysp_ranks_free(&got);
     return status;
+}
+
+/* The job's plan from the reports' surveys (ranks --window-of's, in the
+ * reports' order), as run_local makes it: the options of each report's
+ * `ranks --partial`, one a line. */
+static int run_plan(reader *r)
+{
+    for (size_t i = 0; i < r->n_paths; i++) {
+        char err[512], *report;
+        if (ranks_survey_read(r->paths[i], &report, &r->surveys[i], err, sizeof err) != 0) {
+            text_printf(stderr, "nsys-perfetto ranks: %s\n", err);
+            return NSYSP_ERR_INPUT_FORMAT;
+        }
+        free(r->paths[i]);
+        r->paths[i] = report; /* named as a local run names it */
+    }
+    make_plan(r);
+    printf("--window\n%lld:%lld\n--clock-base\n%lld\n--step\n%s\n--step-rule\n%s\n",
+           (long long)r->window_start, (long long)r->window_end,
+           (long long)r->plan.unknown_clock_utc, r->plan.step,
+           STEP_RULE_WORDS[r->plan.step_rule] ? STEP_RULE_WORDS[r->plan.step_rule] : "given");
+    return fflush(stdout) || ferror(stdout) ? NSYSP_ERR_OUTPUT : NSYSP_OK;
 }
 
 /* Partials folded in the order given, as run_local folds the reports. */
@@ -855,15 +993,24 @@ static int run_from_partials(reader *r, const ranks_args *a)
             text_printf(stderr, "nsys-perfetto ranks: %s\n", err);
             return NSYSP_ERR_INPUT_FORMAT;
         }
+        const char *unlike = NULL;
         if (i == 0) {
             r->window_start = p.window_start;
             r->window_end = p.window_end;
             r->n_bins = p.n_bins;
+            snprintf(r->plan.step, sizeof r->plan.step, "%s", p.ranks.step_name);
+            r->plan.step_rule = p.ranks.step_rule;
         } else if (p.window_start != r->window_start || p.window_end != r->window_end ||
                    p.n_bins != r->n_bins) {
-            text_printf(stderr, "nsys-perfetto ranks: %s: another window than the first "
-                                "partial's (every report of a job needs the job's window)\n",
-                        r->paths[i]);
+            unlike = "window than the first partial's (every report of a job needs the job's "
+                     "window)";
+        } else if (p.ranks.step_rule != r->plan.step_rule ||
+                   strcmp(p.ranks.step_name, r->plan.step) != 0) {
+            unlike = "step than the first partial's (every report of a job is measured on the "
+                     "job's step: ranks --plan)";
+        }
+        if (unlike) {
+            text_printf(stderr, "nsys-perfetto ranks: %s: another %s\n", r->paths[i], unlike);
             ranks_partial_free(&p);
             return NSYSP_ERR_INPUT_FORMAT;
         }
@@ -908,6 +1055,7 @@ int ranks_main(int argc, char **argv, volatile sig_atomic_t *interrupted)
         allocate_reports(&r);
         status = a.mode == MODE_LOCAL           ? run_local(&r, &a)
                  : a.mode == MODE_FROM_PARTIALS ? run_from_partials(&r, &a)
+                 : a.mode == MODE_PLAN          ? run_plan(&r)
                                                 : run_one(&r, &a);
     }
     free_reader(&r);

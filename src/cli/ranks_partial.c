@@ -13,7 +13,14 @@
  *   ranks N            then per rank: "rank PID DEVICE MPI START END BUSY COMPUTE COMM
  *                      MEMORY EXPOSED STEPS BINS COLLECTIVES", "steps S D ...",
  *                      "bins U ...", "coll NAME_INDEX START END ..."
- *   end */
+ *   end
+ *
+ * A survey (ranks --window-of), the report's part of the job's first pass:
+ *
+ *   START END          its window in UTC (a report without a UTC session start from 0)
+ *   report PATH
+ *   survey SPAN_START SPAN_END UTC_KNOWN SESSION_START_UTC STEP_RULE STEPS
+ *   step NAME          its own step as found ("" none) */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -267,6 +274,58 @@ int ranks_partial_read(const char *path, ranks_partial *p, char *err, size_t err
     if (l.bad || !p->report) {
         snprintf(err, err_size, "%s: not a partial of nsys-perfetto ranks (or cut short)", path);
         ranks_partial_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+int ranks_survey_write(FILE *to, const char *report, const nsysp_ranks_survey *s)
+{
+    fprintf(to, "%" PRId64 " %" PRId64 "\n", s->start + s->session_start_utc,
+            s->end + s->session_start_utc);
+    put_line(to, "report", report);
+    fprintf(to, "survey %" PRId64 " %" PRId64 " %d %" PRId64 " %d %zu\n", s->start, s->end,
+            s->utc_known ? 1 : 0, s->session_start_utc, (int)s->step_rule, s->n_steps);
+    put_line(to, "step", s->step_name);
+    return ferror(to) ? -1 : 0;
+}
+
+int ranks_survey_read(const char *path, char **report, nsysp_ranks_survey *s, char *err,
+                      size_t err_size)
+{
+    memset(s, 0, sizeof *s);
+    *report = NULL;
+    FILE *from = fopen(path, "r");
+    if (!from) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    line_reader l = {.from = from};
+    char *first = NULL;
+    size_t cap = 0;
+    l.bad = getline(&first, &cap, from) <= 0; /* the UTC window, for people */
+    free(first);
+    if (!l.bad && next_line(&l, "report"))
+        *report = xstrdup(l.at);
+    if (!l.bad && next_line(&l, "survey")) {
+        s->start = read_int(&l);
+        s->end = read_int(&l);
+        s->utc_known = (int)read_count(&l, 1);
+        s->session_start_utc = read_time(&l);
+        s->step_rule = (nsysp_step_rule)read_count(&l, NSYSP_STEP_REPEATED);
+        s->n_steps = read_count(&l, SIZE_MAX);
+        if (s->start < -NSYS_MAX_TIME || s->end > NSYS_MAX_TIME || s->start > s->end)
+            l.bad = true;
+    }
+    if (!l.bad && next_line(&l, "step"))
+        snprintf(s->step_name, sizeof s->step_name, "%s", l.at);
+    free(l.line);
+    fclose(from);
+    if (l.bad || !*report) {
+        snprintf(err, err_size, "%s: not a survey of nsys-perfetto ranks --window-of (or cut "
+                                "short)", path);
+        free(*report);
+        *report = NULL;
         return -1;
     }
     return 0;

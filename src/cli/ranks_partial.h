@@ -24,4 +24,14 @@ int ranks_partial_write(FILE *to, const char *report, int64_t window_start, int6
 int ranks_partial_read(const char *path, ranks_partial *p, char *err, size_t err_size);
 void ranks_partial_free(ranks_partial *p);
 
+/* A report's survey (the job's first pass), as `ranks --window-of` prints
+ * it for a driver and `ranks --plan` reads it back: its window in UTC on
+ * the first line, then what the job's plan needs. 0 or -1. */
+int ranks_survey_write(FILE *to, const char *report, const nsysp_ranks_survey *s);
+
+/* Reads a survey; *report is the report's path (free it). 0, or -1 with one
+ * line in err. */
+int ranks_survey_read(const char *path, char **report, nsysp_ranks_survey *s, char *err,
+                      size_t err_size);
+
 #endif
