@@ -490,14 +490,17 @@ def mode_stdout():
     os.makedirs(WORK)
     job = fresh_job("job")
     rank0 = os.path.join(job, "rank0.sqlite")
-    r = subprocess.run([BIN, "ranks", "--window-of", rank0], capture_output=True, text=True)
-    window = r.stdout.strip().replace(" ", ":")
+    survey = os.path.join(WORK, "rank0.survey")
+    with open(survey, "w") as f:
+        subprocess.run([BIN, "ranks", "--window-of", rank0], stdout=f)
+    plan = subprocess.run([BIN, "ranks", "--plan", survey], capture_output=True,
+                          text=True).stdout.split("\n")[:-1]
     part = os.path.join(WORK, "rank0.part")
     with open(part, "w") as f:
-        subprocess.run([BIN, "ranks", "--partial", "--window", window, rank0], stdout=f)
+        subprocess.run([BIN, "ranks", "--partial", *plan, rank0], stdout=f)
     cases = {"ranks": ["ranks", job], "ranks --format json": ["ranks", "--format", "json", job],
              "ranks --window-of": ["ranks", "--window-of", rank0],
-             "ranks --partial": ["ranks", "--partial", "--window", window, rank0],
+             "ranks --partial": ["ranks", "--partial", *plan, rank0],
              "ranks --from-partials": ["ranks", "--from-partials", part],
              "summary": ["summary", rank0],
              "diff": ["diff", rank0, os.path.join(job, "rank1.sqlite")]}
