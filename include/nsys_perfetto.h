@@ -137,6 +137,12 @@ typedef enum nsysp_skip_reason {
     NSYSP_SKIP_REASONS
 } nsysp_skip_reason;
 
+/* The largest time the library reads, in ns either side of 0: beyond it a
+ * time cannot be shifted or subtracted without overflow (2^62 ns is 146
+ * years), so rows there are skipped (NSYSP_SKIP_TIME_OUT_OF_RANGE) and
+ * times given to the library are clamped to it. */
+#define NSYSP_MAX_TIME_NS ((INT64_C(1) << 62) - 1)
+
 #define NSYSP_MAX_SOURCES 64
 
 typedef struct nsysp_source_stats {

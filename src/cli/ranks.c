@@ -14,7 +14,6 @@
 #include "common/cancel.h"
 #include "common/file_id.h"
 #include "common/xalloc.h"
-#include "nsys/nsys_cursor.h"
 #include "tool/nsys_export.h"
 #include "ranks_partial.h"
 #include "ranks_plan.h"
@@ -621,11 +620,11 @@ static bool parse_window(const char *text, int64_t *start, int64_t *end)
     char *sep;
     errno = 0;
     long long a = strtoll(text, &sep, 10);
-    if (sep == text || *sep != ':' || errno || a < 0 || a > NSYS_MAX_TIME)
+    if (sep == text || *sep != ':' || errno || a < 0 || a > NSYSP_MAX_TIME_NS)
         return false;
     char *rest;
     long long b = strtoll(sep + 1, &rest, 10);
-    if (rest == sep + 1 || *rest || errno || b < a || b > NSYS_MAX_TIME)
+    if (rest == sep + 1 || *rest || errno || b < a || b > NSYSP_MAX_TIME_NS)
         return false;
     *start = a;
     *end = b;
@@ -704,7 +703,7 @@ static int parse_args(int argc, char **argv, ranks_args *a)
                 char *end;
                 errno = 0;
                 base = strtoll(value, &end, 10);
-                if (!*value || *end || errno || base < 0 || base > NSYS_MAX_TIME)
+                if (!*value || *end || errno || base < 0 || base > NSYSP_MAX_TIME_NS)
                     return usage_error("--clock-base: expected UTC ns (0 to 2^62)", value);
                 a->clock_base = base;
             } else if (strcmp(opt, "--step-rule") == 0) {

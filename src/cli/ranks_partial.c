@@ -30,7 +30,6 @@
 
 #include "ranks_partial.h"
 #include "common/xalloc.h"
-#include "nsys/nsys_cursor.h"
 
 #define MAGIC "nsys-perfetto-ranks-partial 1"
 
@@ -147,7 +146,7 @@ enum { MOST_BINS = 100000 }; /* as ranks --bins */
 static int64_t read_time(line_reader *l)
 {
     int64_t v = read_int(l);
-    if (v < -NSYS_MAX_TIME || v > NSYS_MAX_TIME)
+    if (v < -NSYSP_MAX_TIME_NS || v > NSYSP_MAX_TIME_NS)
         l->bad = true;
     return v;
 }
@@ -195,7 +194,7 @@ static void read_rank(line_reader *l, nsysp_ranks *r, nsysp_rank *k, size_t wind
     for (size_t s = 0; s < steps && !l->bad; s++) {
         k->step_start_utc[s] = read_time(l);
         k->step_ns[s] = read_length(l);
-        if (k->step_start_utc[s] > NSYS_MAX_TIME - k->step_ns[s])
+        if (k->step_start_utc[s] > NSYSP_MAX_TIME_NS - k->step_ns[s])
             l->bad = true; /* a step ends on the clock too */
     }
     if (l->bad || !next_line(l, "bins") || !line_holds(l, bins, 1))
@@ -314,7 +313,7 @@ int ranks_survey_read(const char *path, char **report, nsysp_ranks_survey *s, ch
         s->session_start_utc = read_time(&l);
         s->step_rule = (nsysp_step_rule)read_count(&l, NSYSP_STEP_REPEATED);
         s->n_steps = read_count(&l, SIZE_MAX);
-        if (s->start < -NSYS_MAX_TIME || s->end > NSYS_MAX_TIME || s->start > s->end)
+        if (s->start < -NSYSP_MAX_TIME_NS || s->end > NSYSP_MAX_TIME_NS || s->start > s->end)
             l.bad = true;
     }
     if (!l.bad && next_line(&l, "step"))

@@ -8,7 +8,6 @@
 
 #include "common/buf.h"
 #include "common/hmap.h"
-#include "nsys/nsys_cursor.h"
 #include "tool/text_out.h"
 
 typedef struct planning {
@@ -24,7 +23,7 @@ typedef struct planning {
 static int64_t job_time(int64_t t, int64_t offset)
 {
     t += offset; /* t within 2^62 (a survey's span), offset 0 .. 2^62 */
-    return t < 0 ? 0 : t > NSYS_MAX_TIME ? NSYS_MAX_TIME : t;
+    return t < 0 ? 0 : t > NSYSP_MAX_TIME_NS ? NSYSP_MAX_TIME_NS : t;
 }
 
 /* Up to 8 of the reports for which pick says true, as one line's list. */

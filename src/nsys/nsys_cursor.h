@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "nsys_db.h"
+#include "nsys_perfetto.h" /* NSYSP_MAX_TIME_NS */
 
 /* Integer columns read as this when NULL or absent from the report. */
 #define NSYS_NULL INT64_MIN
@@ -19,7 +20,7 @@
 /* Timestamps of 2^62 ns or more away from 0 cannot be shifted or
  * subtracted without overflow (the sum of two may reach 2^63); no real
  * report comes near (2^62 ns is 146 years): readers leave them out. */
-#define NSYS_MAX_TIME ((INT64_C(1) << 62) - 1)
+#define NSYS_MAX_TIME NSYSP_MAX_TIME_NS
 
 typedef enum nsys_type {
     NSYS_INT,    /* int64_t field; NSYS_NULL unless the value is a number */
