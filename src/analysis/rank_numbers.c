@@ -62,3 +62,15 @@ rank_rule rank_numbers(const int64_t *mpi_ranks, const size_t *reports, size_t n
         numbers[i] = (long)i;
     return RANK_BY_ORDER;
 }
+
+const char *rank_rule_text(rank_rule rule)
+{
+    switch (rule) {
+    case RANK_BY_MPI:
+        return "MPI (MPI_RANKS of every process)";
+    case RANK_BY_FILE_NAME:
+        return "file name (a rank number in every report's name)";
+    default:
+        return "order (the reports' order, then device and pid within a report)";
+    }
+}

@@ -18,6 +18,9 @@ typedef enum rank_rule {
     RANK_BY_ORDER,        /* the reports' order, then device and pid within one */
 } rank_rule;
 
+/* The rule in words, as the outputs name it. */
+const char *rank_rule_text(rank_rule rule);
+
 /* The rank in a report's file name: "rank3", "rank_3", "rank-3" (any case),
  * else a number between dots ("report.3.sqlite", from %q{SLURM_PROCID}),
  * else -1. */

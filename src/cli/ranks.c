@@ -15,26 +15,18 @@
 #include "common/file_id.h"
 #include "common/xalloc.h"
 #include "tool/nsys_export.h"
+#include "ranks_heatmap.h"
+#include "ranks_job.h"
+#include "ranks_output.h"
 #include "ranks_partial.h"
 #include "ranks_plan.h"
+#include "ranks_trace.h"
 #include "tool/report_dir.h"
 #include "tool/text_out.h"
 
 enum { MAX_INPUTS = 1 << 20, DEFAULT_BINS = 100 };
 
 #define LENGTH(a) (sizeof (a) / sizeof *(a))
-
-const char *rank_rule_text(rank_rule rule)
-{
-    switch (rule) {
-    case RANK_BY_MPI:
-        return "MPI (MPI_RANKS of every process)";
-    case RANK_BY_FILE_NAME:
-        return "file name (a rank number in every report's name)";
-    default:
-        return "order (the reports' order, then device and pid within a report)";
-    }
-}
 
 static void ranks_usage(FILE *to)
 {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "ranks.h"
+#include "ranks_heatmap.h"
 #include "tool/text_out.h"
 
 enum { LEFT = 70, TOP = 50, PLOT_W = 800, PLOT_H = 480, LEGEND_W = 140, BOTTOM = 60 };

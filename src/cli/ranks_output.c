@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/json.h"
-#include "ranks.h"
+#include "ranks_output.h"
 #include "tool/text_out.h"
 
 enum { STRAGGLERS_SHOWN = 10 };

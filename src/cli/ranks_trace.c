@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "common/xalloc.h"
-#include "ranks.h"
+#include "ranks_trace.h"
 #include "tool/text_out.h"
 
 int ranks_write_trace(const char *path, const job *j)

@@ -10,7 +10,7 @@
 #include "tool/report_dir.h"
 #include "series_output.h"
 #include "series.h"
-#include "summary_cli.h"
+#include "tool/report_summary.h"
 #include "tool/text_out.h"
 
 /* A report's file name without its directory and extension. */

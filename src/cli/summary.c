@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "summary_cli.h"
+#include "tool/report_summary.h"
 #include "tool/text_out.h"
 
-#include "tool/nsys_export.h"
 #include "tool/report_dir.h"
 #include "series.h"
 #include "series_reports.h"
@@ -151,25 +151,6 @@ static void print_table(const merged_row *rows, size_t n, const char *const *lab
         }
         putchar('\n');
     }
-}
-
-int summarize_report(const char *path, const char *const *matches, size_t n_matches,
-                     nsysp_summary *sum)
-{
-    if (!is_nsys_report(path))
-        return nsysp_summarize_matching(path, matches, n_matches, sum);
-    char sqlite[4096], tmpdir[4096];
-    char why[sizeof sum->message];
-    int status = export_nsys_report(path, sqlite, sizeof sqlite, tmpdir, sizeof tmpdir, why,
-                                    sizeof why);
-    if (status != NSYSP_OK) {
-        memset(sum, 0, sizeof *sum);
-        snprintf(sum->message, sizeof sum->message, "%s", why);
-        return status;
-    }
-    status = nsysp_summarize_matching(sqlite, matches, n_matches, sum);
-    remove_export(sqlite, tmpdir);
-    return status;
 }
 
 /* The reports named on the command line, directories expanded (their
