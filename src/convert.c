@@ -33,6 +33,7 @@
 #include "nsys/nsys_links.h"
 #include "nsys/nsys_nvtx_gpu.h"
 #include "nsys/nsys_readahead.h"
+#include "analysis/rank_numbers.h"
 #include "kineto/kineto_files.h"
 #include "kineto/kineto_writer.h"
 #include "sources/source.h"
@@ -580,10 +581,19 @@ static int plan_kineto_files(conversion *cv, const char *const *inputs)
     nsys_db **dbs = xcalloc(cv->n_reports, sizeof *dbs);
     for (size_t i = 0; i < cv->n_reports; i++)
         dbs[i] = cv->reports[i].db;
-    int status = kineto_files_plan(inputs, dbs, cv->n_reports, cv->opt->output_path,
-                                   cv->opt->compress_level, cv->opt->pid, &cv->kineto_files,
-                                   &cv->err);
+    rank_of_process *ranks;
+    size_t n_ranks;
+    int status = rank_numbers_of_reports(inputs, dbs, cv->n_reports, &ranks, &n_ranks, &cv->err);
     free(dbs);
+    if (status != NSYSP_OK)
+        return status;
+    kineto_file *files = xcalloc(n_ranks, sizeof *files);
+    for (size_t i = 0; i < n_ranks; i++)
+        files[i] = (kineto_file){.report = ranks[i].report, .pid = ranks[i].pid,
+                                 .device = ranks[i].device, .rank = ranks[i].rank};
+    free(ranks);
+    status = kineto_files_plan(inputs, files, n_ranks, cv->opt->output_path,
+                               cv->opt->compress_level, cv->opt->pid, &cv->kineto_files, &cv->err);
     for (size_t i = 0; i < cv->kineto_files.n && status == NSYSP_OK; i++)
         for (size_t k = 0; k < cv->n_reports && status == NSYSP_OK; k++)
             status = check_output_is_not_input(cv, inputs[k], cv->kineto_files.files[i].path);

@@ -661,6 +661,20 @@ def hostile_helper():
     got, err = ranks_run(d)
     straggler_found(got, "a helper process with one copy in rank 0's report")
     expect("pid 4242" in err and "rank0.sqlite" in err, f"the helper is not named: {err!r}")
+    # Kineto's files number the job alike: four ranks, the helper's copy in rank 0's file.
+    kdir = os.path.join(WORK, "kineto-helper") + "/"
+    r = subprocess.run([BIN, "--format", "kineto", "-o", kdir,
+                        *sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".sqlite"))],
+                       capture_output=True, text=True)
+    ranks_of = {}
+    for name in sorted(os.listdir(kdir)) if os.path.isdir(kdir) else []:
+        with gzip.open(os.path.join(kdir, name)) as f:
+            trace = json.load(f)
+        ranks_of[trace["distributedInfo"]["rank"]] = sum(e.get("cat") == "gpu_memcpy"
+                                                         for e in trace["traceEvents"])
+    expect(r.returncode == 0 and ranks_of == {0: 1, 1: 0, 2: 0, 3: 0},
+           f"Kineto with a helper: exit {r.returncode}, the copies of each rank {ranks_of} "
+           f"(want the helper's one copy in rank 0's file) {r.stderr[-200:]}")
     # A rank without its last collective: the others still match; it is named.
     rank3 = os.path.join(d, "rank3.sqlite")
     edit(rank3, ("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start = (SELECT max(k.start) FROM"

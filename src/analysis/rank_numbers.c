@@ -74,3 +74,71 @@ const char *rank_rule_text(rank_rule rule)
         return "order (the reports' order, then device and pid within a report)";
     }
 }
+
+/* Whether a process of the report ran NCCL kernels: then those that ran
+ * none are its helpers (see rank_numbers_of_reports). */
+static bool ran_nccl(const nsysp_ranks *got)
+{
+    for (size_t k = 0; k < got->n_ranks; k++)
+        if (got->ranks[k].n_collectives > 0)
+            return true;
+    return false;
+}
+
+static void add_process(rank_of_process **out, size_t *n, size_t *cap, rank_of_process p)
+{
+    *out = xgrow(*out, cap, *n + 1, sizeof **out);
+    (*out)[(*n)++] = p;
+}
+
+int rank_numbers_of_reports(const char *const *paths, nsys_db *const *dbs, size_t n,
+                            rank_of_process **out, size_t *n_out, buf *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        nsysp_ranks got;
+        int status = ranks_identify(dbs[i], &got, err);
+        if (status != NSYSP_OK) {
+            free(*out);
+            *out = NULL;
+            *n_out = 0;
+            return status;
+        }
+        bool helpers = ran_nccl(&got);
+        size_t kept = 0;
+        for (size_t k = 0; k < got.n_ranks; k++) {
+            const nsysp_rank *r = &got.ranks[k];
+            if (helpers && r->n_collectives == 0)
+                continue;
+            add_process(out, n_out, &cap, (rank_of_process){i, r->pid, r->device, r->mpi_rank});
+            kept++;
+        }
+        if (!kept)
+            add_process(out, n_out, &cap, (rank_of_process){i, -1, -1, -1});
+        nsysp_ranks_free(&got);
+    }
+    size_t n_ranks = 0;
+    for (size_t i = 0; i < *n_out; i++)
+        n_ranks += (*out)[i].pid >= 0;
+    int64_t *mpi = xcalloc(n_ranks + 1, sizeof *mpi);
+    size_t *reports = xcalloc(n_ranks + 1, sizeof *reports);
+    long *numbers = xcalloc(n_ranks + 1, sizeof *numbers);
+    for (size_t i = 0, k = 0; i < *n_out; i++)
+        if ((*out)[i].pid >= 0) {
+            mpi[k] = (*out)[i].rank;
+            reports[k++] = (*out)[i].report;
+        }
+    rank_numbers(mpi, reports, n_ranks, paths, n, numbers);
+    long next = 0;
+    for (size_t i = 0; i < n_ranks; i++)
+        if (numbers[i] >= next)
+            next = numbers[i] + 1;
+    for (size_t i = 0, k = 0; i < *n_out; i++)
+        (*out)[i].rank = (*out)[i].pid >= 0 ? numbers[k++] : next++;
+    free(mpi);
+    free(reports);
+    free(numbers);
+    return NSYSP_OK;
+}

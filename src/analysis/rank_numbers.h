@@ -36,9 +36,29 @@ rank_rule rank_numbers(const int64_t *mpi_ranks, const size_t *reports, size_t n
                        const char *const *paths, size_t n_paths, long *numbers);
 
 /* The processes of an open report that ran GPU work, as
- * nsysp_measure_ranks finds and orders them, with their pid, device and
- * MPI rank only (no figures): cheap enough to run before a conversion.
+ * nsysp_measure_ranks finds and orders them, with their pid, device, MPI
+ * rank and the count of their NCCL kernels (n_collectives; collectives
+ * itself NULL) only, no figures: cheap enough to run before a conversion.
  * Returns an nsysp_status, with a message in err. */
 int ranks_identify(nsys_db *db, nsysp_ranks *out, buf *err);
+
+/* A process of a job and its rank, as `ranks` numbers the job: what the
+ * Kineto files are named and numbered by (kineto_files.h). */
+typedef struct rank_of_process {
+    size_t report;           /* index of its report */
+    int32_t pid;             /* -1: a report where no process ran GPU work */
+    int64_t device;          /* the GPU most of its kernels ran on, or -1 */
+    long rank;               /* the reports without GPU work after the ranks */
+} rank_of_process;
+
+/* The ranks of reports paths[0..n) (open as dbs), in the job's order (by
+ * report, then device, then pid), numbered by rank_numbers. A helper, a
+ * process without NCCL kernels in a report whose other processes ran some
+ * (a data loader's one copy), is no rank: its events go with its report's
+ * ranks. (`ranks` also tells helpers by steps when no process ran NCCL;
+ * steps are not read before a conversion, so here every process is a rank
+ * then.) Returns an nsysp_status, with a message in err. */
+int rank_numbers_of_reports(const char *const *paths, nsys_db *const *dbs, size_t n,
+                            rank_of_process **out, size_t *n_out, buf *err);
 
 #endif

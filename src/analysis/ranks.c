@@ -486,6 +486,28 @@ static int devices_and_mpi_ranks(ranks_build *b)
     return status;
 }
 
+/* (globalPid, count): how many NCCL kernels a process ran. */
+static void on_nccl_count(ranks_build *b, sqlite3_stmt *st, void *ctx)
+{
+    (void)ctx;
+    nsysp_rank *r = rank_of(b->out, nsys_pid_of(sqlite3_column_int64(st, 0)));
+    if (r)
+        r->n_collectives = (size_t)sqlite3_column_int64(st, 1);
+}
+
+/* The NCCL kernels of each process, counted (as gpu_work tells them). */
+static int nccl_counts(ranks_build *b)
+{
+    static const char *const KERNEL[] = {"globalPid", "shortName"};
+    if (!nsys_db_has_columns(b->db, "CUPTI_ACTIVITY_KIND_KERNEL", KERNEL, LENGTH(KERNEL)) ||
+        !nsys_db_has_table(b->db, "StringIds"))
+        return NSYSP_OK;
+    return each_row(b, "SELECT k.globalPid, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k"
+                       " JOIN StringIds AS n ON n.id = k.shortName WHERE n.value LIKE 'nccl%'"
+                       " GROUP BY k.globalPid",
+                    NULL, false, on_nccl_count, NULL);
+}
+
 int ranks_identify(nsys_db *db, nsysp_ranks *out, buf *err)
 {
     memset(out, 0, sizeof *out);
@@ -494,6 +516,8 @@ int ranks_identify(nsys_db *db, nsysp_ranks *out, buf *err)
     int status = gpu_processes(&b);
     if (status == NSYSP_OK)
         status = devices_and_mpi_ranks(&b);
+    if (status == NSYSP_OK)
+        status = nccl_counts(&b);
     order_ranks(out);
     if (status != NSYSP_OK) {
         buf_append_str(err, buf_cstr(&b.err));

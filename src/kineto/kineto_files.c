@@ -8,7 +8,6 @@
 
 #include "common/xalloc.h"
 #include "nsys_perfetto.h"
-#include "analysis/rank_numbers.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -98,53 +97,13 @@ static int by_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-int kineto_files_plan(const char *const *inputs, nsys_db *const *dbs, size_t n,
+int kineto_files_plan(const char *const *inputs, kineto_file *ranks, size_t n_ranks,
                       const char *output_path, int compress_level, int32_t only_pid,
                       kineto_files *out, buf *err)
 {
     memset(out, 0, sizeof *out);
-    size_t cap = 0;
-    /* The job's ranks in `ranks` order: by report, then process. */
-    for (size_t i = 0; i < n; i++) {
-        nsysp_ranks got;
-        int status = ranks_identify(dbs[i], &got, err);
-        if (status != NSYSP_OK) {
-            kineto_files_free(out);
-            return status;
-        }
-        for (size_t k = 0; k < got.n_ranks || (k == 0 && got.n_ranks == 0); k++) {
-            out->files = xgrow(out->files, &cap, out->n + 1, sizeof *out->files);
-            bool none = got.n_ranks == 0;
-            out->files[out->n++] = (kineto_file){
-                .report = i,
-                .pid = none ? -1 : got.ranks[k].pid,
-                .device = none ? -1 : got.ranks[k].device,
-                .rank = none ? -1 : got.ranks[k].mpi_rank,
-            };
-        }
-        nsysp_ranks_free(&got);
-    }
-    size_t n_ranks = 0;
-    for (size_t i = 0; i < out->n; i++)
-        n_ranks += out->files[i].pid >= 0;
-    int64_t *mpi = xcalloc(n_ranks + 1, sizeof *mpi);
-    size_t *reports = xcalloc(n_ranks + 1, sizeof *reports);
-    long *numbers = xcalloc(n_ranks + 1, sizeof *numbers);
-    for (size_t i = 0, k = 0; i < out->n; i++)
-        if (out->files[i].pid >= 0) {
-            mpi[k] = out->files[i].rank;
-            reports[k++] = out->files[i].report;
-        }
-    rank_numbers(mpi, reports, n_ranks, inputs, n, numbers);
-    long next = 0;
-    for (size_t i = 0; i < n_ranks; i++)
-        if (numbers[i] >= next)
-            next = numbers[i] + 1;
-    for (size_t i = 0, k = 0; i < out->n; i++)
-        out->files[i].rank = out->files[i].pid >= 0 ? numbers[k++] : next++;
-    free(mpi);
-    free(reports);
-    free(numbers);
+    out->files = ranks;
+    out->n = n_ranks;
     qsort(out->files, out->n, sizeof *out->files, by_rank);
     if (only_pid > 0)
         keep_process(out, only_pid);

@@ -1,8 +1,8 @@
 /* Which files a Kineto JSON conversion writes: one per rank, as a
  * multi-rank PyTorch capture gives them (HTA loads a directory of them),
- * each process that ran GPU work being a rank numbered as `ranks` numbers
- * it (rank_numbers.h). A report where no process ran GPU work gets one
- * file of its own, ranked after the others. */
+ * each rank of the job as `ranks` numbers it (analysis/rank_numbers.h
+ * finds and numbers them: convert.c hands them over). A report where no
+ * process ran GPU work gets one file of its own, ranked after the others. */
 #ifndef NSYSP_KINETO_KINETO_FILES_H
 #define NSYSP_KINETO_KINETO_FILES_H
 
@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "nsys/nsys_db.h"
 
 typedef struct kineto_file {
     size_t report;           /* index of its report */
@@ -27,14 +26,15 @@ typedef struct kineto_files {
     bool compressed;         /* gzip (.json.gz), else plain .json */
 } kineto_files;
 
-/* Plans the files of reports inputs[0..n) (open as dbs): their ranks and
- * paths. output_path (NULL: beside each report) names the one file, or,
+/* Plans the files of reports inputs[] for their ranks: ranks[0..n_ranks),
+ * their report, pid, device and rank set (rank_numbers_of_reports finds
+ * them), path NULL; out takes the array. Fills in the paths. output_path (NULL: beside each report) names the one file, or,
  * with several, the name that ".rankN" goes into, or a directory (one that
  * exists, or a name ending in '/') to write them into. A name ending in
  * ".json", or compress_level 0, writes plain JSON. only_pid > 0 (--pid)
  * keeps the file of that process's rank alone. Returns an nsysp_status with
  * one line in err. */
-int kineto_files_plan(const char *const *inputs, nsys_db *const *dbs, size_t n,
+int kineto_files_plan(const char *const *inputs, kineto_file *ranks, size_t n_ranks,
                       const char *output_path, int compress_level, int32_t only_pid,
                       kineto_files *out, buf *err);
 void kineto_files_free(kineto_files *files);
