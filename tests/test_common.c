@@ -6,6 +6,7 @@
 #include "common/buf.h"
 #include "common/hmap.h"
 #include "common/utf8.h"
+#include "model/gpu_busy.h"
 
 static void test_hmap(void)
 {
@@ -69,9 +70,31 @@ static void test_utf8(void)
     buf_free(&scratch);
 }
 
+/* GPU busy time (model/gpu_busy.h): touching operations make one stretch,
+ * operations of no duration none, a gap closes the stretch. */
+static void test_busy_union(void)
+{
+    busy_union u = {0};
+    int64_t cs = -1, ce = -1;
+    CHECK(!busy_union_add(&u, 10, 20, &cs, &ce));
+    CHECK(!busy_union_add(&u, 20, 30, &cs, &ce));  /* touches: one stretch */
+    CHECK(!busy_union_add(&u, 25, 28, &cs, &ce));  /* inside */
+    CHECK(!busy_union_add(&u, 35, 35, &cs, &ce));  /* no duration: no work, no close */
+    CHECK_EQ_INT(busy_union_total(&u), 20);
+    CHECK(busy_union_add(&u, 40, 45, &cs, &ce));   /* after a gap: [10, 30] closes */
+    CHECK_EQ_INT(cs, 10);
+    CHECK_EQ_INT(ce, 30);
+    CHECK_EQ_INT(busy_union_total(&u), 25);
+    busy_union_close(&u);
+    busy_union_close(&u);                          /* twice: counted once */
+    CHECK_EQ_INT(busy_union_total(&u), 25);
+    CHECK(!u.open);
+}
+
 int main(void)
 {
     test_hmap();
     test_utf8();
+    test_busy_union();
     return CHECK_DONE();
 }

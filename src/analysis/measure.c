@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "common/cancel.h"
 #include "common/xalloc.h"
+#include "model/gpu_busy.h"
 #include "nsys/nsys_cursor.h"
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_ids.h"
@@ -28,18 +29,15 @@ static int sql_error(nsys_db *db, int rc, buf *err)
     return nsys_db_error(db, rc, "measuring", err);
 }
 
-/* The union of each device's kernel, memcpy and memset intervals (two
- * operations that touch make one stretch), read in start order; and the
- * span from the first operation's start to the last one's end. Operations
- * beyond NSYS_MAX_TIME are left out, as the converter leaves them out. */
+/* Each device's busy time (model/gpu_busy.h), its operations read in start
+ * order; and the span from the first operation's start to the last one's
+ * end. */
 static int gpu_busy(nsys_db *db, nsysp_measures *m, buf *err)
 {
-    static const char *const TABLES[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
-                                         "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
+    static const char *const TABLES[] = GPU_BUSY_TABLES;
     static const char *const COLUMNS[] = {"deviceId", "start", "end"};
     buf sql = {0};
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < GPU_BUSY_N_TABLES; i++)
         if (nsys_db_has_columns(db, TABLES[i], COLUMNS, LENGTH(COLUMNS)))
             buf_printf(&sql, "%sSELECT deviceId AS d, start AS s, \"end\" AS e FROM %s"
                              " WHERE \"end\" >= start AND deviceId IS NOT NULL"
@@ -54,8 +52,7 @@ static int gpu_busy(nsys_db *db, nsysp_measures *m, buf *err)
     buf_free(&sql);
     if (rc != SQLITE_OK)
         return sql_error(db, rc, err);
-    /* Per device, the stretch still open: its start and end. */
-    int64_t *open_start = NULL, *open_end = NULL;
+    busy_union *busy = NULL; /* per device, as m->gpus */
     size_t cap = 0;
     int64_t first = INT64_MAX, last = INT64_MIN;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -70,27 +67,17 @@ static int gpu_busy(nsys_db *db, nsysp_measures *m, buf *err)
             if (i == cap) {
                 cap = cap ? 2 * cap : 8;
                 m->gpus = xrealloc(m->gpus, cap * sizeof *m->gpus);
-                open_start = xrealloc(open_start, cap * sizeof *open_start);
-                open_end = xrealloc(open_end, cap * sizeof *open_end);
+                busy = xrealloc(busy, cap * sizeof *busy);
             }
             m->gpus[m->n_gpus++] = (nsysp_gpu_busy){device, 0};
-            open_start[i] = s;
-            open_end[i] = e;
-            continue;
+            busy[i] = (busy_union){0};
         }
-        if (s > open_end[i]) { /* the stretch ended before this one */
-            m->gpus[i].busy_ns += open_end[i] - open_start[i];
-            open_start[i] = s;
-            open_end[i] = e;
-        } else if (e > open_end[i]) {
-            open_end[i] = e;
-        }
+        busy_union_add(&busy[i], s, e, NULL, NULL);
     }
     sqlite3_finalize(st);
     for (size_t i = 0; i < m->n_gpus; i++)
-        m->gpus[i].busy_ns += open_end[i] - open_start[i];
-    free(open_start);
-    free(open_end);
+        m->gpus[i].busy_ns = busy_union_total(&busy[i]);
+    free(busy);
     if (rc != SQLITE_DONE)
         return sql_error(db, rc, err);
     if (first <= last)

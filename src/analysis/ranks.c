@@ -18,6 +18,7 @@
 #include "common/xalloc.h"
 #include "measure.h"
 #include "rank_numbers.h"
+#include "model/gpu_busy.h"
 #include "nsys/nsys_cursor.h"
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_ids.h"
@@ -30,49 +31,13 @@ static int sql_error(nsys_db *db, int rc, buf *err)
     return nsys_db_error(db, rc, "measuring ranks", err);
 }
 
-/* ---- Streaming unions of intervals read in start order ---------------- */
-
-typedef struct stretch_union {
-    bool open;
-    int64_t start, end;          /* the stretch still open */
-    int64_t total;               /* the closed stretches' length */
-} stretch_union;
-
-/* Adds [start, end]; returns true when it closed the open stretch (then
- * *closed_start and *closed_end say which). Touching intervals join. */
-static bool union_add(stretch_union *u, int64_t start, int64_t end, int64_t *closed_start,
-                      int64_t *closed_end)
-{
-    bool closed = false;
-    if (u->open && start > u->end) {
-        u->total += u->end - u->start;
-        *closed_start = u->start;
-        *closed_end = u->end;
-        closed = true;
-        u->open = false;
-    }
-    if (!u->open) {
-        u->open = true;
-        u->start = start;
-        u->end = end;
-    } else if (end > u->end) {
-        u->end = end;
-    }
-    return closed;
-}
-
-static int64_t union_total(stretch_union *u)
-{
-    return u->total + (u->open ? u->end - u->start : 0);
-}
-
 /* ---- One rank being measured ------------------------------------------ */
 
 enum work_kind { WORK_COMPUTE, WORK_COMM, WORK_MEMORY };
 
 typedef struct rank_build {
     nsysp_rank *rank;
-    stretch_union busy, compute, comm, memory, compute_or_comm;
+    busy_union busy, compute, comm, memory, compute_or_comm;
     size_t collectives_cap;
 } rank_build;
 
@@ -142,14 +107,14 @@ static void add_work(ranks_build *b, rank_build *rb, enum work_kind kind, int64_
 {
     nsysp_rank *r = rb->rank;
     int64_t cs, ce;
-    if (union_add(&rb->busy, start, end, &cs, &ce))
+    if (busy_union_add(&rb->busy, start, end, &cs, &ce))
         add_to_bins(b, r, cs, ce);
-    stretch_union *of_kind = kind == WORK_COMPUTE ? &rb->compute
+    busy_union *of_kind = kind == WORK_COMPUTE ? &rb->compute
                              : kind == WORK_COMM  ? &rb->comm
                                                   : &rb->memory;
-    union_add(of_kind, start, end, &cs, &ce);
+    busy_union_add(of_kind, start, end, &cs, &ce);
     if (kind != WORK_MEMORY)
-        union_add(&rb->compute_or_comm, start, end, &cs, &ce);
+        busy_union_add(&rb->compute_or_comm, start, end, &cs, &ce);
     if (r->start_utc == INT64_MAX)
         r->start_utc = on_clock(b, start);
     if (on_clock(b, end) > r->end_utc)
@@ -167,11 +132,11 @@ static void finish_rank(const ranks_build *b, rank_build *rb)
     nsysp_rank *r = rb->rank;
     if (rb->busy.open)
         add_to_bins(b, r, rb->busy.start, rb->busy.end);
-    r->busy_ns = union_total(&rb->busy);
-    r->compute_ns = union_total(&rb->compute);
-    r->comm_ns = union_total(&rb->comm);
-    r->memory_ns = union_total(&rb->memory);
-    r->exposed_comm_ns = union_total(&rb->compute_or_comm) - r->compute_ns;
+    r->busy_ns = busy_union_total(&rb->busy);
+    r->compute_ns = busy_union_total(&rb->compute);
+    r->comm_ns = busy_union_total(&rb->comm);
+    r->memory_ns = busy_union_total(&rb->memory);
+    r->exposed_comm_ns = busy_union_total(&rb->compute_or_comm) - r->compute_ns;
     for (size_t i = 0; i < r->n_bins; i++)
         if (r->utilization[i] > 1)
             r->utilization[i] = 1; /* rounding of the bins' edges */
@@ -445,9 +410,7 @@ static int measure(ranks_build *b, const char *step, nsysp_step_rule step_rule)
  * without their figures. */
 static int gpu_processes(ranks_build *b)
 {
-    static const char *const TABLES[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
-                                         "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
+    static const char *const TABLES[] = GPU_BUSY_TABLES;
     static const char *const COLUMNS[] = {"globalPid", "start", "end"};
     buf sql = {0};
     for (size_t i = 0; i < LENGTH(TABLES); i++)
@@ -574,9 +537,7 @@ nsysp_status nsysp_measure_ranks(const char *input, const char *step, int64_t wi
  * are on another base). */
 static void gpu_span(ranks_build *b, int64_t *lo, int64_t *hi)
 {
-    static const char *const TABLES[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
-                                         "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
+    static const char *const TABLES[] = GPU_BUSY_TABLES;
     static const char *const COLUMNS[] = {"globalPid", "start", "end"};
     for (size_t i = 0; i < LENGTH(TABLES); i++) {
         if (!nsys_db_has_columns(b->db, TABLES[i], COLUMNS, LENGTH(COLUMNS)))

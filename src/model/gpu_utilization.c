@@ -8,7 +8,7 @@
 
 /* Writes value at ts on the device's counter: directly, not through
  * model_counters, whose slicer_advance would call back into due(). */
-static int write_value(model *m, gpu_busy *d, int64_t ts, double value)
+static int write_value(model *m, gpu_busy_counter *d, int64_t ts, double value)
 {
     if (d->track->hidden)
         return 0;
@@ -30,8 +30,8 @@ static void update_next_end(gpu_utilization *u)
 {
     u->next_end = INT64_MAX;
     for (size_t i = 0; i < u->n; i++)
-        if (u->devices[i].busy && u->devices[i].end < u->next_end)
-            u->next_end = u->devices[i].end;
+        if (u->devices[i].busy.open && u->devices[i].busy.end < u->next_end)
+            u->next_end = u->devices[i].busy.end;
 }
 
 /* slicer.due: closes the stretches that end before `before`, earliest
@@ -42,14 +42,14 @@ static int due(void *ctx, int64_t before)
     model *m = ctx;
     gpu_utilization *u = m->utilization;
     while (u->next_end < before) {
-        gpu_busy *first = NULL;
+        gpu_busy_counter *first = NULL;
         for (size_t i = 0; i < u->n; i++) {
-            gpu_busy *d = &u->devices[i];
-            if (d->busy && (!first || d->end < first->end))
+            gpu_busy_counter *d = &u->devices[i];
+            if (d->busy.open && (!first || d->busy.end < first->busy.end))
                 first = d;
         }
-        first->busy = false;
-        int rc = write_value(m, first, first->end, 0.0);
+        busy_union_close(&first->busy);
+        int rc = write_value(m, first, first->busy.end, 0.0);
         update_next_end(u);
         if (rc < 0)
             return -1;
@@ -73,15 +73,15 @@ void gpu_utilization_free(model *m)
     m->utilization = NULL;
 }
 
-static gpu_busy *device_of(model *m, int64_t device)
+static gpu_busy_counter *device_of(model *m, int64_t device)
 {
     gpu_utilization *u = m->utilization;
     for (size_t i = 0; i < u->n; i++)
         if (u->devices[i].device == device)
             return &u->devices[i];
     u->devices = xgrow(u->devices, &u->cap, u->n + 1, sizeof *u->devices);
-    gpu_busy *d = &u->devices[u->n++];
-    *d = (gpu_busy){
+    gpu_busy_counter *d = &u->devices[u->n++];
+    *d = (gpu_busy_counter){
         .device = device,
         .track = model_gpu_counter(m, device, 0, GPU_PLACE_UTILIZATION, 0, "GPU utilization",
                                    "%"),
@@ -98,15 +98,9 @@ int model_gpu_work(model *m, int64_t device, int64_t global_pid, int64_t context
      * due, keeping the sequence in time order. */
     if (slicer_advance(&m->slices, start) < 0)
         return -1;
-    gpu_busy *d = device_of(m, model_gpu_device(m, device, global_pid, context));
-    if (d->busy) {
-        if (end > d->end)
-            d->end = end;
-        update_next_end(m->utilization);
-        return 0;
-    }
-    d->busy = true;
-    d->end = end;
+    gpu_busy_counter *d = device_of(m, model_gpu_device(m, device, global_pid, context));
+    bool opens = !d->busy.open; /* else it extends the open stretch */
+    busy_union_add(&d->busy, start, end, NULL, NULL);
     update_next_end(m->utilization);
-    return write_value(m, d, start, 100.0);
+    return opens ? write_value(m, d, start, 100.0) : 0;
 }

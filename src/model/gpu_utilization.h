@@ -1,12 +1,9 @@
 /* GPU utilization: a "GPU utilization" counter in each GPU group, in %,
  * as nsys-ui shows when a GPU's CUDA HW row is collapsed.
  *
- * Definition: the device is busy while at least one kernel, memcpy or
- * memset runs on it, on any stream of any process (the union of their
- * intervals; syncs and whole-graph ranges are not work). The counter is
- * that union as exact steps: 100 where a busy stretch starts, 0 where it
- * ends (operations that touch, one starting where the other ends, make one
- * stretch; operations of no duration none). The nsys SQL package's
+ * Definition: the device's busy time (gpu_busy.h), its work on any stream
+ * of any process. The counter is that union as exact steps: 100 where a
+ * busy stretch starts, 0 where it ends. The nsys SQL package's
  * nsys_gpu_utilization table (src/sql/nsys/extras/gpu_utilization.sql) is
  * the same steps; its nsys_gpu_utilization_bins gives percentages per bin.
  *
@@ -22,19 +19,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gpu_busy.h"
 #include "tracks.h"
 
 typedef struct model model;
 
-typedef struct gpu_busy {
+typedef struct gpu_busy_counter {
     int64_t device;          /* the device its context runs on */
     track *track;            /* its "GPU utilization" counter */
-    int64_t end;             /* end of the open busy stretch */
-    bool busy;               /* a stretch is open (100 written, 0 not yet) */
-} gpu_busy;
+    busy_union busy;         /* open: 100 written, 0 not yet */
+} gpu_busy_counter;
 
 typedef struct gpu_utilization {
-    gpu_busy *devices;
+    gpu_busy_counter *devices;
     size_t n, cap;
     int64_t next_end;        /* earliest end of an open stretch, or INT64_MAX */
 } gpu_utilization;
