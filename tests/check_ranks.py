@@ -58,14 +58,7 @@ import xml.etree.ElementTree as ET
 
 MODE, BIN, FIXTURE, WORK = sys.argv[1], *map(os.path.abspath, sys.argv[2:5])
 CORPUS = sys.argv[5:]
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return ok
+from testlib import expect, failures  # noqa: E402
 
 
 def ranks_json(*args):

@@ -25,14 +25,7 @@ import sys
 
 PYTHON = "/usr/bin/python3"
 BIN, FIXTURE, TOOLS, WORK = map(os.path.abspath, sys.argv[1:5])
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return ok
+from testlib import expect, failures  # noqa: E402
 
 
 def run(cmd):
