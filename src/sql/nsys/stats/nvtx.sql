@@ -55,6 +55,7 @@ SELECT
 
 -- The last NVTX timestamp of the trace (start of every range and mark, end
 -- of every range that ended): where nsys ends a range still open.
+-- Materialised: one row, read for every open range.
 CREATE PERFETTO TABLE _nsys_nvtx_last_ts(
   -- The timestamp, ns.
   ts LONG
@@ -65,7 +66,8 @@ SELECT max(
   coalesce((SELECT max(ts) FROM nsys_nvtx_marks), 0)
 ) AS ts;
 
--- Every NVTX range as nsys's reports see it.
+-- Every NVTX range as nsys's reports see it. Materialised (one row per
+-- range): every report reads it, and the projections join it by id.
 CREATE PERFETTO TABLE _nsys_nvtx_stats_range(
   -- The range's slice id (nsys_nvtx_ranges.id).
   id LONG,
@@ -337,7 +339,8 @@ SELECT
 -- The ranges the projections and kernel sums use: those that ended on the
 -- thread that started them. Each interval is widened by 1 ns for
 -- _interval_intersect (half-open), which finds the candidate pairs; the
--- exact, closed containment is tested after.
+-- exact, closed containment is tested after. Materialised (one row per
+-- range): the tree below and the projections join it by id.
 CREATE PERFETTO TABLE _nsys_nvtx_proj_range(
   -- Range slice id.
   id LONG,
@@ -611,6 +614,7 @@ CREATE PERFETTO INDEX _nsys_nvtx_proj_parent_by_id ON _nsys_nvtx_proj_parent(id)
 CREATE PERFETTO INDEX _nsys_nvtx_proj_parent_by_parent ON _nsys_nvtx_proj_parent(parent_id);
 
 -- CUDA calls with their interval widened by 1 ns (see _nsys_nvtx_proj_range).
+-- Materialised (one row per launching call): joined by id.
 CREATE PERFETTO TABLE _nsys_nvtx_call(
   -- Call slice id.
   id LONG,
