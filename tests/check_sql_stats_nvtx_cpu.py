@@ -40,7 +40,7 @@ sql`), every table of the two modules through the script CMD prints, pasted
 without --add-sql-package (the Perfetto UI's query page), equals the package's
 on the modern fixture report.
 
-  check_sql_stats_nvtx_cpu.py generate-fixture NSYS_FIXTURE   (re)make the fixture goldens
+  check_sql_stats_nvtx_cpu.py generate-fixture NSYS_FIXTURE [NAME...]   (re)make the fixture goldens
 
 Exits 77 without trace_processor_shell, the corpus or the goldens.
 """
@@ -91,9 +91,37 @@ FIXTURES = {
     'fixture-2022-all': ['--schema', '2022', '--all-tables', '--osrt', '--nvtx', '-n', '20000', '-s', '7'],
     'fixture-modern-all': ['--all-tables', '--osrt', '--nvtx', '-n', '20000', '-s', '7'],
 }
+# The NVTX of a recursion (issue 43): one thread whose push/pop ranges are replaced by 20 towers
+# of 1,100 ranges nested 1 ns apart around a kernel launch (22,000 ranges, 1,100 deep; their
+# 32-bit R*Tree bounds often coincide), then a range around the second half of the run holding
+# one range around each of its ~3,900 isolated calls (wide, flat nesting).
+DEEP_NVTX_EDITS = [
+    'DELETE FROM NVTX_EVENTS WHERE eventType IN (59, 60)',
+    'CREATE TEMP TABLE iso AS '
+    'WITH r AS (SELECT start, end, globalTid, '
+    'max(end) OVER (ORDER BY start, rowid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end, '
+    'min(start) OVER (ORDER BY start, rowid ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_start, '
+    'correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL) AS launches '
+    'FROM CUPTI_ACTIVITY_KIND_RUNTIME) '
+    'SELECT *, row_number() OVER (ORDER BY start) AS n, '
+    '(SELECT (min(start) + max(end)) / 2 FROM CUPTI_ACTIVITY_KIND_RUNTIME) AS mid '
+    'FROM r WHERE start - prev_end > 2 AND next_start - end > 2',
+    'INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid) '
+    'WITH RECURSIVE tower AS (SELECT start, end, globalTid FROM iso WHERE launches AND start < mid '
+    'AND start - prev_end > 2300 AND next_start - end > 2300 ORDER BY start LIMIT 20), '
+    'lvl(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM lvl WHERE k < 1099) '
+    "SELECT t.start - (1100 - k), t.end + (1100 - k), 59, 'ExpressionEvaluator::evaluate', t.globalTid "
+    'FROM tower t CROSS JOIN lvl',
+    'INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid) '
+    "SELECT min(start) - 10, max(end) + 10, 59, 'flat', globalTid FROM iso WHERE start > mid",
+    'INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid) '
+    "SELECT start - 1, end + 1, 59, 'op ' || (n % 7), globalTid FROM iso WHERE start > mid",
+]
+
 # Edits made to a fixture report after it is written (SQL on the copy), for cases the generator
 # does not make: push/pop ranges still open at the end of the report (nsys ends them at the last
-# NVTX timestamp, the converter at the end of the report).
+# NVTX timestamp, the converter at the end of the report); a deep recursion (DEEP_NVTX_EDITS).
+# The base is a FIXTURES name or nsys-fixture arguments.
 FIXTURE_EDITS = {
     'fixture-2022-open-ranges': ('fixture-2022-all', [
         'UPDATE NVTX_EVENTS SET end = NULL WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS '
@@ -101,6 +129,8 @@ FIXTURE_EDITS = {
         'UPDATE NVTX_EVENTS SET end = NULL WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS '
         'WHERE eventType = 59 AND domainId != 0 ORDER BY start, rowid LIMIT 1)',
     ]),
+    'fixture-2022-deep-nvtx': (['--schema', '2022', '--nvtx', '--processes', '1', '--threads', '1',
+                                '--gpus', '1', '-n', '20000', '-s', '3'], DEEP_NVTX_EDITS),
 }
 FIXTURE_NAMES = ['osrtsum', 'openaccsum', 'openmpevtsum', 'umcpupagefaults', 'nvtxsum', 'nvtxppsum',
                  'nvtxsesum', 'nvtxkernsum', 'nvtxgpuproj']
@@ -270,16 +300,20 @@ def fixture_dir(name):
     return os.path.join(FIXTURE_GOLDEN_DIR, name)
 
 
+def base_args(base):
+    return base if isinstance(base, list) else FIXTURES[base]
+
+
 def fixture_args(name):
     base, edits = FIXTURE_EDITS.get(name, (name, []))
-    return FIXTURES[base] + [f'edit: {e}' for e in edits]
+    return base_args(base) + [f'edit: {e}' for e in edits]
 
 
 def make_fixture(fixture, name, out):
     """Write fixture report `name` to out; returns the sha256 of what nsys-fixture wrote (before
     any edit)."""
     base, edits = FIXTURE_EDITS.get(name, (name, []))
-    subprocess.run([fixture, *FIXTURES[base], out], check=True, capture_output=True)
+    subprocess.run([fixture, *base_args(base), out], check=True, capture_output=True)
     with open(out, 'rb') as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     if edits:
@@ -291,10 +325,10 @@ def make_fixture(fixture, name, out):
     return digest
 
 
-def generate_fixture(fixture):
-    """Make each fixture report, run nsys stats on a copy, store its goldens and the report's
-    sha256 (tests/sql_golden/fixture-*/)."""
-    for name in list(FIXTURES) + list(FIXTURE_EDITS):
+def generate_fixture(fixture, names=()):
+    """Make each fixture report (or those named), run nsys stats on a copy, store its goldens and
+    the report's sha256 (tests/sql_golden/fixture-*/)."""
+    for name in names or list(FIXTURES) + list(FIXTURE_EDITS):
         with tempfile.TemporaryDirectory(prefix='nvtxcpu-fx-') as tmp:
             db = os.path.join(tmp, name + '.sqlite')
             digest = make_fixture(fixture, name, db)
@@ -465,6 +499,16 @@ def proj_sum_consistent(label, trace, tp, package):
     return diffs
 
 
+def deep_top_level(name, trace, tp, package):
+    """nsys.extras.iterations on the recursion: its 20 outermost ranges are the repeated top-level
+    ones, not the tops of the converter's further lanes (past 256 levels: 5 per recursion)."""
+    rows = sg.tp_query(trace, 'SELECT name, count FROM nsys_repeated_ranges',
+                       modules=['nsys.extras.iterations'], package=package, tp=tp)
+    got = {r['name']: r['count'] for r in rows}
+    want = {'ExpressionEvaluator::evaluate': 20}
+    return [] if got == want else [f'{name}: nsys_repeated_ranges {got}, want {want}']
+
+
 def check_fixtures(fixture, nsysp, tp, package, work, script=None):
     diffs = []
     compared = collections.Counter()
@@ -498,6 +542,8 @@ def check_fixtures(fixture, nsysp, tp, package, work, script=None):
             if str(exp.get(k)) != str(got.get(k)):
                 dd.append(f'{name}: {k}: ours {got.get(k)!r}, report {exp.get(k)!r}')
         dd += proj_sum_consistent(name, trace, tp, package)
+        if name == 'fixture-2022-deep-nvtx':
+            dd += deep_top_level(name, trace, tp, package)
         if script and name == 'fixture-modern-all':
             pd = pasted_script_same(trace, script, tp, package)
             dd += pd
@@ -511,7 +557,7 @@ def check_fixtures(fixture, nsysp, tp, package, work, script=None):
 
 def main(argv):
     if argv and argv[0] == 'generate-fixture':
-        generate_fixture(argv[1])
+        generate_fixture(argv[1], argv[2:])
         return 0
     opts = {}
     for o in ('--fixture', '--script'):

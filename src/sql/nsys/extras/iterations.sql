@@ -241,11 +241,33 @@ FROM ranked
 GROUP BY domain, utid
 ORDER BY domain, utid;
 
+-- The ranges of each thread that no other range of it contains. A range
+-- without a parent slice may still be nested: past 256 levels the converter
+-- goes on in a further lane of the thread's row, where the range opens at
+-- depth 0 (docs/sql.md). So a root is checked against the roots before it:
+-- one that starts no later and ends no earlier contains it.
+CREATE PERFETTO VIEW _nsys_top_level_ranges(
+  -- Range slice id.
+  id LONG
+) AS
+SELECT id
+FROM (
+  SELECT
+    id,
+    ts + dur AS end_ts,
+    max(ts + dur) OVER (
+      PARTITION BY utid ORDER BY ts, dur DESC, id
+      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS end_before
+  FROM nsys_nvtx_ranges
+  WHERE parent_id IS NULL AND utid IS NOT NULL
+)
+WHERE end_before IS NULL OR end_before < end_ts;
+
 -- The repeated top-level NVTX ranges: one row per (name, domain, thread)
 -- with at least two ranges that are not nested in another range, the
 -- candidates for a loop's iterations, the longest in total first. Names
 -- are nsys_nvtx_ranges.name: the calls of a PyTorch op group by op.
-CREATE PERFETTO TABLE nsys_repeated_ranges(
+CREATE PERFETTO VIEW nsys_repeated_ranges(
   -- Range name.
   name STRING,
   -- Domain.
@@ -279,7 +301,7 @@ SELECT
   max(dur) AS max_ns,
   max(text IS NOT name) AS pytorch_op
 FROM nsys_nvtx_ranges
-WHERE parent_id IS NULL AND utid IS NOT NULL AND name IS NOT NULL
+WHERE id IN (SELECT id FROM _nsys_top_level_ranges) AND name IS NOT NULL
 GROUP BY name, domain, utid
 HAVING count(*) >= 2
 ORDER BY total_ns DESC, count DESC, name, domain, utid;
@@ -289,7 +311,7 @@ ORDER BY total_ns DESC, count DESC, name, domain, utid;
 -- data-parallel job runs its own copy of the loop). Ranges of the program's
 -- own come before the calls of a PyTorch op (pytorch_op), which repeat at
 -- the top level without marking a step.
-CREATE PERFETTO TABLE _nsys_top_iteration_range(
+CREATE PERFETTO VIEW _nsys_top_iteration_range(
   -- Name.
   name STRING,
   -- Domain.
@@ -304,13 +326,13 @@ LIMIT 1;
 -- nsys_iterations() of the default loop (_nsys_top_iteration_range): the
 -- instances of the repeated top-level range that covers the most time, on
 -- every thread that runs it. Empty when no top-level range repeats.
-CREATE PERFETTO TABLE nsys_top_iterations AS
+CREATE PERFETTO VIEW nsys_top_iterations AS
 SELECT i.*
 FROM _nsys_top_iteration_range t
 JOIN nsys_iterations(t.name) i ON i.domain = t.domain;
 
 -- nsys_iteration_summary() of the default loop.
-CREATE PERFETTO TABLE nsys_top_iteration_summary AS
+CREATE PERFETTO VIEW nsys_top_iteration_summary AS
 SELECT s.*
 FROM _nsys_top_iteration_range t
 JOIN nsys_iteration_summary(t.name) s ON s.domain = t.domain;

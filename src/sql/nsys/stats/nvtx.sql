@@ -34,6 +34,7 @@ INCLUDE PERFETTO MODULE nsys.nvtx;
 INCLUDE PERFETTO MODULE nsys.cuda;
 INCLUDE PERFETTO MODULE nsys.stats.common;
 INCLUDE PERFETTO MODULE intervals.intersect;
+INCLUDE PERFETTO MODULE graphs.scan;
 
 -- The name nsys's NVTX reports give a range: 'domain:name' in a named
 -- domain; the name alone in the default domain and in domains without a
@@ -54,6 +55,7 @@ SELECT
 
 -- The last NVTX timestamp of the trace (start of every range and mark, end
 -- of every range that ended): where nsys ends a range still open.
+-- Materialised: one row, read for every open range.
 CREATE PERFETTO TABLE _nsys_nvtx_last_ts(
   -- The timestamp, ns.
   ts LONG
@@ -64,7 +66,8 @@ SELECT max(
   coalesce((SELECT max(ts) FROM nsys_nvtx_marks), 0)
 ) AS ts;
 
--- Every NVTX range as nsys's reports see it.
+-- Every NVTX range as nsys's reports see it. Materialised (one row per
+-- range): every report reads it, and the projections join it by id.
 CREATE PERFETTO TABLE _nsys_nvtx_stats_range(
   -- The range's slice id (nsys_nvtx_ranges.id).
   id LONG,
@@ -336,7 +339,8 @@ SELECT
 -- The ranges the projections and kernel sums use: those that ended on the
 -- thread that started them. Each interval is widened by 1 ns for
 -- _interval_intersect (half-open), which finds the candidate pairs; the
--- exact, closed containment is tested after.
+-- exact, closed containment is tested after. Materialised (one row per
+-- range): the tree below and the projections join it by id.
 CREATE PERFETTO TABLE _nsys_nvtx_proj_range(
   -- Range slice id.
   id LONG,
@@ -370,16 +374,215 @@ CREATE PERFETTO INDEX _nsys_nvtx_proj_range_by_id ON _nsys_nvtx_proj_range(id);
 -- ranges that contain another through an R*Tree index of 32-bit bounds and
 -- compares those bounds too: a range ending a few hundred ns after another
 -- (at 10 s into the report) may not contain it there, and neither here.
+--
+-- Comparing every range with every range that contains it grows with the
+-- ranges times their depth (a recursion 1,000 deep: 1,000 pairs per range),
+-- so a thread whose ranges nest properly is walked as a tree instead: the
+-- ranges that contain one are then its ancestors, the nearest fits
+-- tightest, and a parent is found from depths computed in one sorted sweep.
+-- Only the ranges of a thread whose ranges overlap without nesting (start/end
+-- ranges may) are compared pair by pair.
+
+-- The distinct intervals ('spans') of those ranges per thread: ranges with
+-- the same start and end share one. Spans are numbered per thread by start,
+-- longest first, so that a span comes after every span that contains it.
+-- A view: only _nsys_nvtx_proj_span reads it.
+CREATE PERFETTO VIEW _nsys_nvtx_proj_range_span(
+  -- Range slice id.
+  id LONG,
+  -- Its span.
+  span_id LONG,
+  -- Its rank among the span's ranges by id (1: the lowest).
+  rn LONG
+) AS
+SELECT
+  id,
+  dense_rank() OVER (ORDER BY utid, ts, end_ts DESC) AS span_id,
+  row_number() OVER (PARTITION BY utid, ts, end_ts ORDER BY id) AS rn
+FROM _nsys_nvtx_proj_range;
+
+-- The spans with their place in the thread's tree of spans, when the
+-- thread's spans nest properly (nested = 1): depth (the number of spans
+-- that contain it) and parent_span (the innermost of those). Materialised:
+-- the walk up the tree below joins it by span id at every step, through its
+-- index; it has one row per distinct interval, built in one sort.
+CREATE PERFETTO TABLE _nsys_nvtx_proj_span(
+  -- Span number (per thread in start order, longest first).
+  span_id LONG,
+  -- Thread.
+  utid LONG,
+  -- Start, ns.
+  ts LONG,
+  -- End, ns.
+  end_ts LONG,
+  -- Start as nsys's R*Tree index stores it (see _nsys_nvtx_proj_range).
+  start_down DOUBLE,
+  -- End as the index stores it.
+  end_up DOUBLE,
+  -- Ranges with this interval.
+  n LONG,
+  -- The lowest of their ids.
+  first_id LONG,
+  -- The second lowest (NULL for a span of one range).
+  second_id LONG,
+  -- 1 when every span of the thread nests in the spans that overlap it.
+  nested BOOL,
+  -- Spans that contain it (nested threads).
+  depth LONG,
+  -- The innermost span that contains it (nested threads; NULL at the top).
+  parent_span LONG
+) AS
+WITH
+  spans AS (
+    SELECT
+      rs.span_id,
+      r.utid,
+      r.ts,
+      r.end_ts,
+      min(r.start_down) AS start_down,
+      min(r.end_up) AS end_up,
+      count(*) AS n,
+      min(r.id) AS first_id,
+      min(iif(rs.rn = 2, r.id, NULL)) AS second_id
+    FROM _nsys_nvtx_proj_range r
+    JOIN _nsys_nvtx_proj_range_span rs USING (id)
+    GROUP BY rs.span_id
+  ),
+  -- A span opens at its start and closes at its end. At one instant, the
+  -- spans ending there close innermost first, then spans open outermost
+  -- first; a span of one instant opens and closes before the spans ending
+  -- there (it is inside them), else after the spans starting there.
+  bounds AS (
+    SELECT span_id, utid, ts AS t, ts < end_ts AS wide, 1 AS opens FROM spans
+    UNION ALL
+    SELECT span_id, utid, end_ts AS t, ts < end_ts AS wide, 0 AS opens FROM spans
+  ),
+  marked AS (
+    SELECT
+      *,
+      sum(wide AND NOT opens) OVER (PARTITION BY utid, t) AS wide_ends,
+      sum(wide AND opens) OVER (PARTITION BY utid, t) AS wide_starts
+    FROM bounds
+  ),
+  events AS (
+    SELECT
+      span_id,
+      utid,
+      opens,
+      -- A span of one instant between a span ending and one starting there
+      -- lies in two spans that do not nest.
+      NOT wide AND wide_ends > 0 AND wide_starts > 0 AS tangled,
+      t,
+      CASE WHEN wide THEN iif(opens, 1, 0) WHEN wide_ends > 0 THEN -1 ELSE 2 END AS phase,
+      CASE WHEN wide THEN iif(opens, span_id, -span_id) ELSE 1 - opens END AS sub
+    FROM marked
+  ),
+  swept AS (
+    SELECT
+      span_id,
+      utid,
+      opens,
+      tangled,
+      coalesce(sum(iif(opens, 1, -1)) OVER (
+        PARTITION BY utid ORDER BY t, phase, sub
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS open_before
+    FROM events
+  ),
+  -- Spans nest properly when each closes with exactly the spans open at its
+  -- start still open (else one closed inside it, or it inside another).
+  depths AS (
+    SELECT
+      span_id,
+      utid,
+      max(iif(opens, open_before, NULL)) AS depth,
+      max(iif(opens, open_before, NULL)) + 1 = max(iif(opens, NULL, open_before))
+        AND NOT max(tangled) AS ok
+    FROM swept
+    GROUP BY span_id
+  ),
+  threads AS (SELECT utid, min(ok) AS nested FROM depths GROUP BY utid),
+  -- In a properly nested thread, a span's parent is the last span before it
+  -- one level up.
+  levels AS (
+    SELECT utid, depth AS lvl, span_id, span_id AS candidate FROM depths
+    UNION ALL
+    SELECT utid, depth - 1 AS lvl, span_id, NULL AS candidate FROM depths WHERE depth > 0
+  ),
+  parents AS (
+    SELECT span_id, parent_span
+    FROM (
+      SELECT
+        span_id,
+        candidate,
+        max(candidate) OVER (PARTITION BY utid, lvl ORDER BY span_id ROWS UNBOUNDED PRECEDING)
+          AS parent_span
+      FROM levels
+    )
+    WHERE candidate IS NULL
+  )
+SELECT
+  s.span_id, s.utid, s.ts, s.end_ts, s.start_down, s.end_up, s.n, s.first_id, s.second_id,
+  th.nested,
+  iif(th.nested, d.depth, NULL) AS depth,
+  iif(th.nested, p.parent_span, NULL) AS parent_span
+FROM spans s
+JOIN depths d USING (span_id)
+JOIN threads th USING (utid)
+LEFT JOIN parents p USING (span_id)
+ORDER BY s.span_id;
+
+CREATE PERFETTO INDEX _nsys_nvtx_proj_span_by_id ON _nsys_nvtx_proj_span(span_id);
+
+-- Each range's parent (see above). Materialised: the tree below walks it
+-- from the roots down by parent_id, through its index.
 CREATE PERFETTO TABLE _nsys_nvtx_proj_parent(
   -- Range slice id.
   id LONG,
   -- Parent range slice id.
   parent_id LONG
 ) AS
-WITH
+WITH RECURSIVE
+  -- Nested threads. A range that shares its interval with others fits them
+  -- exactly: its parent is the lowest id among them (not itself). Any other
+  -- span's parent is its nearest ancestor whose 32-bit bounds contain its
+  -- own: up the tree until one does (rarely more than one step).
+  up(span_id, start_down, end_up, cur) AS (
+    SELECT span_id, start_down, end_up, parent_span
+    FROM _nsys_nvtx_proj_span
+    WHERE nested AND n = 1 AND parent_span IS NOT NULL
+    UNION ALL
+    SELECT up.span_id, up.start_down, up.end_up, a.parent_span
+    FROM up JOIN _nsys_nvtx_proj_span a ON a.span_id = up.cur
+    WHERE NOT (a.start_down <= up.start_down AND a.end_up >= up.end_up)
+      AND a.parent_span IS NOT NULL
+  ),
+  span_parent AS (
+    SELECT up.span_id, a.first_id AS parent_id
+    FROM up JOIN _nsys_nvtx_proj_span a ON a.span_id = up.cur
+    WHERE a.start_down <= up.start_down AND a.end_up >= up.end_up
+  ),
+  nested_parent AS (
+    SELECT
+      rs.id,
+      CASE
+        WHEN s.n > 1 THEN iif(rs.id = s.first_id, s.second_id, s.first_id)
+        ELSE sp.parent_id
+      END AS parent_id
+    FROM _nsys_nvtx_proj_range_span rs
+    JOIN _nsys_nvtx_proj_span s USING (span_id)
+    LEFT JOIN span_parent sp USING (span_id)
+    WHERE s.nested
+  ),
+  -- Other threads: every pair of ranges that overlap, the containing ones
+  -- ranked by fit.
+  tangled AS (
+    SELECT r.*
+    FROM _nsys_nvtx_proj_range r
+    WHERE r.utid IN (SELECT utid FROM _nsys_nvtx_proj_span WHERE NOT nested)
+  ),
   pairs AS (
     SELECT ii.id_0 AS child_id, ii.id_1 AS parent_id
-    FROM _interval_intersect!((_nsys_nvtx_proj_range, _nsys_nvtx_proj_range), (utid)) ii
+    FROM _interval_intersect!((tangled, tangled), (utid)) ii
     WHERE ii.id_0 != ii.id_1
   ),
   fits AS (
@@ -396,44 +599,22 @@ WITH
   ranked AS (
     SELECT id, parent_id, row_number() OVER (PARTITION BY id ORDER BY gap, parent_id) AS rn
     FROM fits
+  ),
+  tangled_parent AS (
+    SELECT t.id, k.parent_id
+    FROM tangled t
+    LEFT JOIN ranked k ON k.id = t.id AND k.rn = 1
   )
-SELECT r.id, k.parent_id
-FROM _nsys_nvtx_proj_range r
-LEFT JOIN ranked k ON k.id = r.id AND k.rn = 1
-ORDER BY r.id;
+SELECT id, parent_id FROM nested_parent
+UNION ALL
+SELECT id, parent_id FROM tangled_parent
+ORDER BY id;
 
 CREATE PERFETTO INDEX _nsys_nvtx_proj_parent_by_id ON _nsys_nvtx_proj_parent(id);
-
--- The tree of those ranges: level (0 at a root) and the ids from the root
--- (':1:5:9'), found by walking up the parents. Ranges that are each
--- other's tightest fit (same start and end) never reach a root: nsys
--- leaves their level and stack empty, and so does this table.
-CREATE PERFETTO TABLE _nsys_nvtx_proj_tree(
-  -- Range slice id.
-  id LONG,
-  -- Parent range slice id.
-  parent_id LONG,
-  -- Level, 0 at a root.
-  lvl LONG,
-  -- ':root:...:id'.
-  range_stack STRING
-) AS
-WITH RECURSIVE up(id, cur, lvl, range_stack) AS (
-  SELECT id, parent_id, 0, ':' || id FROM _nsys_nvtx_proj_parent
-  UNION ALL
-  SELECT up.id, p.parent_id, up.lvl + 1, ':' || p.id || up.range_stack
-  FROM up JOIN _nsys_nvtx_proj_parent p ON p.id = up.cur
-  WHERE instr(up.range_stack || ':', ':' || p.id || ':') = 0
-),
-rooted AS (SELECT id, lvl, range_stack FROM up WHERE cur IS NULL)
-SELECT p.id, p.parent_id, r.lvl, r.range_stack
-FROM _nsys_nvtx_proj_parent p
-LEFT JOIN rooted r USING (id)
-ORDER BY p.id;
-
-CREATE PERFETTO INDEX _nsys_nvtx_proj_tree_by_id ON _nsys_nvtx_proj_tree(id);
+CREATE PERFETTO INDEX _nsys_nvtx_proj_parent_by_parent ON _nsys_nvtx_proj_parent(parent_id);
 
 -- CUDA calls with their interval widened by 1 ns (see _nsys_nvtx_proj_range).
+-- Materialised (one row per launching call): joined by id.
 CREATE PERFETTO TABLE _nsys_nvtx_call(
   -- Call slice id.
   id LONG,
@@ -454,8 +635,10 @@ ORDER BY id;
 CREATE PERFETTO INDEX _nsys_nvtx_call_by_id ON _nsys_nvtx_call(id);
 
 -- Each CUDA call that launched GPU work, with every range (of those above)
--- that contains it on its thread.
-CREATE PERFETTO TABLE _nsys_nvtx_call_range(
+-- that contains it on its thread: as many rows per call as ranges around it
+-- (a call at the bottom of a recursion 1,000 deep: 1,000), so a view,
+-- computed when a projection or kernel summary is asked for.
+CREATE PERFETTO VIEW _nsys_nvtx_call_range(
   -- Call slice id.
   call_id LONG,
   -- Range slice id.
@@ -465,17 +648,110 @@ SELECT ii.id_0 AS call_id, ii.id_1 AS range_id
 FROM _interval_intersect!((_nsys_nvtx_call, _nsys_nvtx_proj_range), (utid)) ii
 JOIN _nsys_nvtx_call c ON c.id = ii.id_0
 JOIN _nsys_nvtx_proj_range r ON r.id = ii.id_1
-WHERE r.ts <= c.ts AND r.end_ts >= c.end_ts
-ORDER BY call_id;
+WHERE r.ts <= c.ts AND r.end_ts >= c.end_ts;
 
-CREATE PERFETTO INDEX _nsys_nvtx_call_range_by_call ON _nsys_nvtx_call_range(call_id);
+-- The ranges that contain GPU work, with what nsys_nvtx_gpu_proj_trace
+-- shows of them but their stacks (the projection summaries need no stack).
+-- Its steps are MATERIALIZED: SQLite would otherwise evaluate them again for
+-- every row they are joined to (minutes on 25k ranges).
+CREATE PERFETTO VIEW _nsys_nvtx_gpu_proj(
+  -- See nsys_nvtx_gpu_proj_trace.
+  name STRING,
+  -- See nsys_nvtx_gpu_proj_trace.
+  projected_start_ns LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  projected_duration_ns LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  orig_start_ns LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  orig_duration_ns LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  style STRING,
+  -- See nsys_nvtx_gpu_proj_trace.
+  pid LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  tid LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  numgpuops LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  lvl LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  numchild LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  rangeid LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  parentid LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  op STRING
+) AS
+WITH
+  proj AS MATERIALIZED (
+    SELECT
+      cr.range_id AS id,
+      min(o.ts) AS proj_start,
+      max(o.ts + o.dur) AS proj_end,
+      count(DISTINCT cr.call_id) AS ops
+    FROM _nsys_nvtx_call_range cr
+    JOIN nsys_gpu_ops o ON o.api_call_id = cr.call_id
+    GROUP BY cr.range_id
+  ),
+  children AS MATERIALIZED (
+    SELECT t.parent_id AS id, count(*) AS n
+    FROM proj JOIN _nsys_nvtx_proj_parent t USING (id)
+    WHERE t.parent_id IS NOT NULL
+    GROUP BY t.parent_id
+  ),
+  -- Levels from the roots down, one step per range (graph_scan: a
+  -- recursive CTE over a Perfetto table scans it at every step). The ranges
+  -- of proj hold every ancestor of theirs (a parent contains its child, so
+  -- the child's calls). Ranges that are each other's tightest fit (same
+  -- start and end) never reach a root: nsys leaves their level and stack
+  -- empty, and so does this.
+  edges AS MATERIALIZED (
+    SELECT t.parent_id AS source_node_id, t.id AS dest_node_id
+    FROM proj JOIN _nsys_nvtx_proj_parent t USING (id)
+    WHERE t.parent_id IS NOT NULL
+  ),
+  roots AS MATERIALIZED (
+    SELECT t.id, 0 AS lvl
+    FROM proj JOIN _nsys_nvtx_proj_parent t USING (id)
+    WHERE t.parent_id IS NULL
+  ),
+  tree AS MATERIALIZED (
+    SELECT id, lvl
+    FROM _graph_scan!(edges, roots, (lvl), (SELECT t.id, t.lvl + 1 AS lvl FROM $table t))
+  ),
+  sh AS (SELECT _nsys_time_shift() AS shift)
+SELECT
+  r.tag AS name,
+  p.proj_start - sh.shift AS projected_start_ns,
+  p.proj_end - p.proj_start AS projected_duration_ns,
+  r.ts - sh.shift AS orig_start_ns,
+  r.dur AS orig_duration_ns,
+  r.style,
+  r.pid,
+  r.tid,
+  p.ops AS numgpuops,
+  t.lvl,
+  coalesce(c.n, 0) AS numchild,
+  r.id AS rangeid,
+  pa.parent_id AS parentid,
+  r.op
+FROM proj p
+CROSS JOIN sh
+JOIN _nsys_nvtx_stats_range r USING (id)
+JOIN _nsys_nvtx_proj_parent pa USING (id)
+LEFT JOIN tree t USING (id)
+LEFT JOIN children c USING (id);
 
 -- NVTX Range Projection (nsys stats nvtx_gpu_proj_trace; 2022.4:
 -- nvtxgpuproj): every range that contains GPU work, projected onto the GPU:
 -- from the start of the first kernel, memcpy or memset launched inside it to
 -- the end of the last one, in projected start order. range_id, parent_id
--- and range_stack are the ranges' slice ids (nsys's are its row ids).
-CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_trace(
+-- and range_stack are the ranges' slice ids (nsys's are its row ids). A
+-- range's stack names its every ancestor, as nsys's does: the view grows
+-- with the projected ranges times their depth.
+CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_trace(
   -- Range name ('domain:name' in a named domain).
   name STRING,
   -- Start of the first GPU operation, ns (report time as nsys prints it:
@@ -511,44 +787,34 @@ CREATE PERFETTO TABLE nsys_nvtx_gpu_proj_trace(
   op STRING
 ) AS
 WITH
-  proj AS (
+  projected AS MATERIALIZED (SELECT * FROM _nsys_nvtx_gpu_proj),
+  edges AS MATERIALIZED (
+    SELECT parentid AS source_node_id, rangeid AS dest_node_id
+    FROM projected
+    WHERE parentid IS NOT NULL
+  ),
+  roots AS MATERIALIZED (
+    SELECT rangeid AS id, ':' || rangeid AS range_stack FROM projected WHERE parentid IS NULL
+  ),
+  -- graph_scan passes its step to SQLite as a string: no single quotes.
+  stacks AS MATERIALIZED (
+    SELECT id, range_stack
+    FROM _graph_scan!(
+      edges,
+      roots,
+      (range_stack),
+      (SELECT t.id, t.range_stack || ":" || t.id AS range_stack FROM $table t)
+    )
+  ),
+  stacked AS MATERIALIZED (
     SELECT
-      cr.range_id AS id,
-      min(o.ts) AS proj_start,
-      max(o.ts + o.dur) AS proj_end,
-      count(DISTINCT cr.call_id) AS ops
-    FROM _nsys_nvtx_call_range cr
-    JOIN nsys_gpu_ops o ON o.api_call_id = cr.call_id
-    GROUP BY cr.range_id
-  ),
-  children AS (
-    SELECT t.parent_id AS id, count(*) AS n
-    FROM proj JOIN _nsys_nvtx_proj_tree t USING (id)
-    WHERE t.parent_id IS NOT NULL
-    GROUP BY t.parent_id
-  ),
-  sh AS (SELECT _nsys_time_shift() AS shift)
-SELECT
-  r.tag AS name,
-  p.proj_start - sh.shift AS projected_start_ns,
-  p.proj_end - p.proj_start AS projected_duration_ns,
-  r.ts - sh.shift AS orig_start_ns,
-  r.dur AS orig_duration_ns,
-  r.style,
-  r.pid,
-  r.tid,
-  p.ops AS numgpuops,
-  t.lvl,
-  coalesce(c.n, 0) AS numchild,
-  r.id AS rangeid,
-  t.parent_id AS parentid,
-  t.range_stack AS rangestack,
-  r.op
-FROM proj p
-CROSS JOIN sh
-JOIN _nsys_nvtx_stats_range r USING (id)
-JOIN _nsys_nvtx_proj_tree t USING (id)
-LEFT JOIN children c USING (id)
+      p.name, p.projected_start_ns, p.projected_duration_ns, p.orig_start_ns,
+      p.orig_duration_ns, p.style, p.pid, p.tid, p.numgpuops, p.lvl, p.numchild,
+      p.rangeid, p.parentid, s.range_stack AS rangestack, p.op
+    FROM projected p
+    LEFT JOIN stacks s ON s.id = p.rangeid
+  )
+SELECT * FROM stacked
 ORDER BY projected_start_ns, projected_duration_ns DESC, rangeid;
 
 -- The projections of `src` (columns name, style, projected_duration_ns,
@@ -558,7 +824,9 @@ CREATE PERFETTO MACRO _nsys_nvtx_gpu_proj_summary(src TableOrSubquery)
 RETURNS TableOrSubquery AS
 (
   WITH
-    k AS (
+    -- MATERIALIZED: read twice below; SQLite would otherwise compute the
+    -- projections again for each row.
+    k AS MATERIALIZED (
       SELECT quote(name) || ',' || style AS grp, * FROM $src
     ),
     s AS (SELECT * FROM _nsys_stats_summary_ns!((SELECT grp, projected_duration_ns AS val FROM k))),
@@ -627,7 +895,7 @@ CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_sum(
   -- Mean numchild, 1 decimal.
   avg_num_child DOUBLE
 ) AS
-SELECT * FROM _nsys_nvtx_gpu_proj_summary!(nsys_nvtx_gpu_proj_trace);
+SELECT * FROM _nsys_nvtx_gpu_proj_summary!(_nsys_nvtx_gpu_proj);
 
 -- nsys_nvtx_gpu_proj_sum grouped by op (nsys_nvtx_gpu_proj_trace.op): a
 -- PyTorch op range counts under its op ('aten::to'). Same columns; `range`
@@ -665,13 +933,14 @@ CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_sum_by_op(
 SELECT * FROM _nsys_nvtx_gpu_proj_summary!((
   SELECT
     op AS name, style, projected_duration_ns, orig_duration_ns, numgpuops, lvl, numchild
-  FROM nsys_nvtx_gpu_proj_trace
+  FROM _nsys_nvtx_gpu_proj
 ));
 
 -- Every kernel with each range that contains its launch (one row per
 -- kernel and range; one row with no range for a kernel launched outside
--- every range, or whose call is not in the report).
-CREATE PERFETTO TABLE _nsys_nvtx_kernel_range(
+-- every range, or whose call is not in the report). A view, as
+-- _nsys_nvtx_call_range.
+CREATE PERFETTO VIEW _nsys_nvtx_kernel_range(
   -- Kernel slice id.
   kernel_id LONG,
   -- Duration, ns.
