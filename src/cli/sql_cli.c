@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "nsys_perfetto.h"
+#include "tool/open_view.h"
 
 #define PACKAGE_PREFIX "nsys."
 
@@ -184,12 +185,14 @@ int sql_script(const char *const *names, size_t n, FILE *out, char *err, size_t 
 
 static void usage(FILE *f)
 {
-    fputs("usage: nsys-perfetto sql [--list] [MODULE...]\n"
+    fputs("usage: nsys-perfetto sql [--list | --ui-settings] [MODULE...]\n"
           "Prints the nsys PerfettoSQL modules (all when none is named; 'cuda' or\n"
           "'nsys.cuda'), the modules they include first, as one script to paste into\n"
           "the Perfetto UI's query page. With trace_processor, load the installed\n"
           "package instead: --add-sql-package PREFIX/share/nsys-perfetto/sql/nsys.\n"
           "  -l, --list   list the modules\n"
+          "      --ui-settings  print the Perfetto UI's settings (JSON) for our traces:\n"
+          "               startup commands and \"nsys: ...\" macros (docs/open.md)\n"
           "  -h, --help   show this help\n",
           f);
 }
@@ -198,10 +201,11 @@ int sql_main(int argc, char **argv)
 {
     static const struct option options[] = {
         {"list", no_argument, NULL, 'l'},
+        {"ui-settings", no_argument, NULL, 'u'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
-    bool list = false;
+    bool list = false, ui_settings = false;
     int c;
     opterr = 0;
     optind = 1;
@@ -209,6 +213,9 @@ int sql_main(int argc, char **argv)
         switch (c) {
         case 'l':
             list = true;
+            break;
+        case 'u':
+            ui_settings = true;
             break;
         case 'h':
             usage(stdout);
@@ -223,6 +230,20 @@ int sql_main(int argc, char **argv)
         for (size_t i = 0; i < nsysp_sql_n_modules; i++)
             printf("%s\n", nsysp_sql_modules[i].name);
         return 0;
+    }
+    if (ui_settings) {
+        if (optind < argc || list) {
+            fprintf(stderr, "nsys-perfetto sql: --ui-settings takes no module names\n");
+            return 2;
+        }
+        buf json = {0};
+        open_view_ui_settings(&json);
+        size_t wrote = fwrite(json.data, 1, json.len, stdout);
+        int rc = wrote != json.len || fflush(stdout) != 0 ? 6 : 0;
+        if (rc)
+            fprintf(stderr, "nsys-perfetto sql: cannot write the settings\n");
+        buf_free(&json);
+        return rc;
     }
     char err[512] = "";
     int rc = sql_script((const char *const *)argv + optind, (size_t)(argc - optind), stdout, err,
