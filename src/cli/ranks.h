@@ -37,6 +37,7 @@ typedef struct job_rank {
     double *utilization;         /* n_bins of the job's window */
     size_t last_count;           /* collectives (or steps) it arrived last at */
     int64_t late_total_ns, late_max_ns; /* by how much: its arrival - the others' mean */
+    int64_t late_max_at;         /* its arrival at the late_max_ns one (ns into the window) */
 } job_rank;
 
 typedef struct job {
@@ -64,6 +65,12 @@ void ranks_print(FILE *to, const job *j, ranks_format format);
 /* The overview trace: per rank a group with its GPU utilization (binned),
  * its steps and its collectives. Returns an nsysp_status after one line. */
 int ranks_write_trace(const char *path, const job *j);
+
+/* ranks --trace OUT --open: serves OUT to the Perfetto UI as --open does,
+ * laid out for the job (tool/open_view.h): rank groups expanded, the worst
+ * straggler pinned, notes at its ranks' worst arrivals, a stragglers tab.
+ * Returns an nsysp_status. */
+int ranks_open_trace(const char *path, const job *j, volatile sig_atomic_t *stop);
 
 /* ---- ranks_heatmap.c ---- */
 /* Rank x time GPU utilization, and rank x step step time, as SVG. */

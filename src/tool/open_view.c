@@ -21,7 +21,8 @@
  * or "GPU 0 · NVIDIA H100 ...", each with a "GPU utilization" counter. */
 #define GPU_GROUPS "^GPU [0-9]+( ·|$)"
 #define GPU_UTILIZATION "^GPU utilization$"
-#define RANK_GROUPS "^rank [0-9]+$"
+/* ranks --trace: "job: 4 ranks", in it "rank 0", ... (analysis/overview.c). */
+#define RANK_GROUPS "^(job: [0-9]+ ranks?|rank [0-9]+)$"
 
 /* The module the first tab needs (nsys_kernels comes with it). */
 static const char *const TAB_MODULES[] = {"nsys.stats.cuda"};
@@ -121,7 +122,7 @@ void open_view_ranks(ui_commands *list, const char *slowest, const open_note *no
         /* The group and its utilization row, by path ("rank 3 > GPU
          * utilization"); our rank groups' names hold no regex syntax. */
         char regex[128];
-        snprintf(regex, sizeof regex, "^%.64s( > GPU utilization)?$", slowest);
+        snprintf(regex, sizeof regex, "(^| > )%.64s( > GPU utilization)?$", slowest);
         ui_commands_add(list, "dev.perfetto.PinTracksByRegex", regex, "path", NULL);
     }
     for (size_t i = 0; i < n_notes; i++) {

@@ -39,7 +39,9 @@ UI's own whole fetch ends the serving. One script, three tests (the mode):
            --open-view none a plain link; a file that is not JSON, not the UI's shape,
            names a command the UI blocks, or makes the link too long is refused before
            converting (exit 2, one line naming it); `sql --ui-settings` is JSON whose
-           startup commands and macros are of that shape and allowlisted.
+           startup commands and macros are of that shape and allowlisted; `ranks
+           --trace OUT --open` pins the worst straggler, notes its worst arrival (at
+           one of its collectives) and tabs the stragglers.
 
 Every other mode ends with the UI's fetch: the whole trace, then exit 0.
   check_open.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR"""
@@ -526,6 +528,64 @@ def refused(extra, what, needle):
                   f"trace {'written' if os.path.exists(TRACE) else 'not written'}")
 
 
+def ranks_view():
+    """ranks --trace OUT --open: the overview laid out for the job; the worst
+    straggler (rank 2 of the fixture's job) pinned, a note at its worst
+    arrival, the stragglers' tab."""
+    job = os.path.join(WORK, "job")
+    subprocess.run([FIXTURE, "--job", "4", "--straggler", "2", job], check=True,
+                   capture_output=True)
+    overview = os.path.join(WORK, "job.perfetto-trace")
+    p = subprocess.Popen([BIN, "ranks", "--no-convert", "--trace", overview, "--open", job],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    link = ""
+    for line in p.stdout:
+        if line.startswith(UI + "/#!/?url="):
+            link = line.strip()
+            break
+    commands = link_commands(link) if link else None
+    if checks.expect(commands is not None, f"ranks --open: no link ({p.poll()})") and \
+            ui_shaped(commands, "ranks --open"):
+        by_id = {}
+        for c in commands:
+            by_id.setdefault(c["id"].rsplit(".", 1)[1], []).append(c["args"])
+        pins = by_id.get("PinTracksByRegex", [[""]])
+        checks.expect(re.search(pins[0][0], "job: 4 ranks > rank 2") and
+                      re.search(pins[0][0], "job: 4 ranks > rank 2 > GPU utilization") and
+                      not re.search(pins[0][0], "job: 4 ranks > rank 1") and pins[0][1] == "path",
+                      f"ranks --open: the worst straggler pinned: {pins}")
+        notes = by_id.get("AddNoteAtTimestamp", [])
+        checks.expect(len(notes) == 1 and notes[0][1].startswith("rank 2:") and
+                      0 < int(notes[0][0]) < 2_000_000_000, f"ranks --open: notes {notes}")
+        tab = by_id.get("RunQueryAndShowTab", [[""]])[0]
+        checks.expect("(2, " in tab[0] and tab[1] == "nsys: stragglers",
+                      f"ranks --open: the stragglers' tab {tab}")
+        if notes and ENGINE and os.path.exists(ENGINE):
+            # The note is at rank 2's arrival: one of its collectives starts there.
+            query = os.path.join(WORK, "note.sql")
+            with open(query, "w") as f:
+                f.write(tab[0] + ";\nSELECT count(*) FROM slice s JOIN track t ON s.track_id = t.id"
+                        " JOIN track g ON t.parent_id = g.id WHERE g.name = 'rank 2' AND "
+                        f"t.name GLOB 'collectives*' AND s.ts = {int(notes[0][0])};\n")
+            r = subprocess.run([ENGINE, "-q", query, overview], capture_output=True, text=True,
+                               timeout=60)
+            rows = r.stdout.strip().splitlines()
+            checks.expect(r.returncode == 0 and rows and rows[-1] == "1",
+                          f"ranks --open: rank 2's collective at the note: {r.stdout[-200:]!r}"
+                          f" {r.stderr[-300:]!r}")
+    port = int(link.split("127.0.0.1:")[1].split("/")[0]) if link else 0
+    if port:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        c.request("GET", "/job.perfetto-trace", headers={"Origin": UI})
+        c.getresponse().read()
+        c.close()
+    r = ended(p, "ranks --open after the UI's fetch")
+    checks.expect(r and r[0] == 0, f"ranks --open: exit {r and r[0]}, {r and r[2][-300:]!r}")
+    r = subprocess.run([BIN, "ranks", "--open", job], capture_output=True, text=True, timeout=60)
+    checks.expect(r.returncode == 2 and "--trace" in r.stderr,
+                  f"ranks --open without --trace: exit {r.returncode}, {r.stderr!r}")
+
+
 def mode_view():
     """The link's startup commands: ours, a file's, none; bad files refused."""
     srv = Opened([])
@@ -608,6 +668,8 @@ def mode_view():
                        capture_output=True, text=True, timeout=60)
     checks.expect(r.returncode == 2 and "--open" in r.stderr,
                   f"--open-view without --open: exit {r.returncode}, {r.stderr!r}")
+
+    ranks_view()
 
     r = subprocess.run([BIN, "sql", "--ui-settings"], capture_output=True, text=True, timeout=60)
     try:
