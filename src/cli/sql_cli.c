@@ -226,14 +226,9 @@ int sql_main(int argc, char **argv)
             return 2;
         }
     }
-    if (list) {
-        for (size_t i = 0; i < nsysp_sql_n_modules; i++)
-            printf("%s\n", nsysp_sql_modules[i].name);
-        return 0;
-    }
     if (ui_settings) {
         if (optind < argc || list) {
-            fprintf(stderr, "nsys-perfetto sql: --ui-settings takes no module names\n");
+            fprintf(stderr, "nsys-perfetto sql: --ui-settings takes no module names, nor --list\n");
             return 2;
         }
         buf json = {0};
@@ -244,6 +239,11 @@ int sql_main(int argc, char **argv)
             fprintf(stderr, "nsys-perfetto sql: cannot write the settings\n");
         buf_free(&json);
         return rc;
+    }
+    if (list) {
+        for (size_t i = 0; i < nsysp_sql_n_modules; i++)
+            printf("%s\n", nsysp_sql_modules[i].name);
+        return 0;
     }
     char err[512] = "";
     int rc = sql_script((const char *const *)argv + optind, (size_t)(argc - optind), stdout, err,

@@ -626,6 +626,8 @@ def mode_view():
                               f"the tab's query: exit {r.returncode}, {r.stderr[-300:]!r}")
     srv.ui_fetch()
     srv.stop()
+    kept = os.path.join(WORK, "view.perfetto-trace")  # the refusals below remove TRACE
+    os.path.exists(TRACE) and os.replace(TRACE, kept)
 
     mine = [{"id": "dev.perfetto.PinTracksByRegex", "args": ["^GPU 1", "name"]},
             {"id": "dev.perfetto.AddNoteAtTimestamp", "args": ["1000", "here \u00b7 \"there\""]}]
@@ -687,7 +689,24 @@ def mode_view():
                   "nsys: kernel summary" in names and "nsys: GPU gaps as a debug track" in names
                   and "nsys: NVTX on the GPU" in names, f"--ui-settings macros: {names}")
     for m in macros:
-        ui_shaped(m.get("run"), f"--ui-settings macro {m.get('name')}")
+        if not ui_shaped(m.get("run"), f"--ui-settings macro {m.get('name')}"):
+            continue
+        if not (ENGINE and os.path.exists(ENGINE)):
+            continue
+        # Each macro's SQL runs on our trace: its modules, then its query.
+        script = [c["args"][0] for c in m["run"] if c["id"].endswith(".RunQuery")]
+        queries = [c["args"][0] for c in m["run"] if not c["id"].endswith(".RunQuery")]
+        query = os.path.join(WORK, "macro.sql")
+        with open(query, "w") as f:
+            f.write(";\n".join(script + [f"SELECT count(*) FROM ({q})" for q in queries]) + ";\n")
+        r = subprocess.run([ENGINE, "-q", query, kept], capture_output=True, text=True, timeout=120)
+        checks.expect(r.returncode == 0 and len(script) == 1,
+                      f"--ui-settings macro {m.get('name')} in trace_processor_shell: exit "
+                      f"{r.returncode}, {r.stderr[-300:]!r}")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([BIN, "sql", "--ui-settings"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+    checks.expect(r.returncode == 6, f"sql --ui-settings on a full disk: exit {r.returncode}")
     return None
 
 
