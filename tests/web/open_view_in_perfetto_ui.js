@@ -6,7 +6,8 @@
 // --open-limit: trace_processor_shell --httpd --add-sql-package) and the
 // browser's link (the package's script in the link), the latter run on a
 // plain trace_processor_shell, as the UI build here has no WebAssembly
-// engine (RPC mode). Skipped (77) without node's playwright-core, chromium,
+// engine (RPC mode). And `ranks --trace OUT --open`: the straggler's note,
+// its group pinned, the stragglers' tab. Skipped (77) without node's playwright-core, chromium,
 // the UI build (../shared/tools/build-perfetto-ui) or trace_processor_shell.
 //   node open_view_in_perfetto_ui.js NSYS_PERFETTO NSYS_FIXTURE TRACE_PROCESSOR WORKDIR
 // Leaves WORKDIR/open-view.png, the screenshot of docs/open.md.
@@ -177,6 +178,40 @@ async function main() {
     while (!await portOpen(9001)) await sleep(200);
     await checkOpened(browser, uiUrl + '#!/?startupCommands=' + commands, 'browser link (its script)',
                       null);
+
+    // ranks --trace OUT --open: the overview, the straggler noted and pinned.
+    await stopped(plain);
+    plain = null;
+    const job = path.join(work, 'job');
+    const overview = path.join(work, 'job.perfetto-trace');
+    execFileSync(fixture, ['--job', '4', '--straggler', '2', job], {stdio: 'ignore'});
+    const ranks = spawn(bin, ['ranks', '--no-convert', '--trace', overview, '--open', job],
+                        {stdio: ['ignore', 'pipe', 'ignore']});
+    const ranksLink = await new Promise(resolve => {
+      const lines = readline.createInterface({input: ranks.stdout});
+      lines.on('line', l => { if (l.startsWith('https://ui.perfetto.dev/#!/?url=')) resolve(l); });
+      ranks.once('exit', () => resolve(null));
+    });
+    await stopped(ranks);
+    const ranksCommands = ranksLink && ranksLink.split('&startupCommands=')[1];
+    if (!expect(ranksCommands, 'ranks --open: link ' + ranksLink)) return 1;
+    plain = spawn(engine, ['--httpd', '--http-additional-cors-origins', uiUrl.replace(/\/$/, ''),
+                           overview], {stdio: 'ignore'});
+    while (!await portOpen(9001)) await sleep(200);
+    const page = await (await browser.newContext({viewport: {width: 1600, height: 1000}})).newPage();
+    await page.goto(uiUrl + '#!/?startupCommands=' + ranksCommands, {waitUntil: 'load'});
+    await page.getByRole('button', {name: 'YES, use loaded trace'}).click({timeout: 60000});
+    const rows = await returnedRows(page, 120000);
+    expect(rows === 'Returned 1 rows' || /^Returned 1 rows?/.test(rows || ''),
+           'ranks --open: the stragglers tab: ' + rows);
+    const ranksState = await page.evaluate(() => ({
+      notes: [...window.app.trace.notes.notes.values()].map(n => n.text),
+      pinned: window.app.trace.currentWorkspace.pinnedTracks.map(t => t.name)}));
+    expect(ranksState.notes.length === 1 && ranksState.notes[0].startsWith('rank 2:'),
+           'ranks --open: notes ' + JSON.stringify(ranksState.notes));
+    expect(ranksState.pinned.join() === 'rank 2,GPU utilization',
+           'ranks --open: pinned ' + JSON.stringify(ranksState.pinned));
+    await page.context().close();
   } finally {
     await browser.close();
     if (open) await stopped(open);
