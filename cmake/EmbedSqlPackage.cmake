@@ -1,9 +1,9 @@
 # Writes a C file holding every module of a PerfettoSQL package directory,
-# for `nsys-perfetto sql` (src/cli/sql_cli.c):
+# for `nsys-perfetto sql` and --open (src/tool/sql_package.c):
 #   const nsysp_sql_module nsysp_sql_modules[]; const size_t nsysp_sql_n_modules;
 # each {"nsys.cuda", text, length}, sorted by module name. A module is
 # DIR/a/b.sql -> PACKAGE.a.b.
-#   cmake -DDIR=src/sql/nsys -DPACKAGE=nsys -DOUTPUT=sql_package.c -P EmbedSqlPackage.cmake
+#   cmake -DDIR=src/sql/nsys -DPACKAGE=nsys -DOUTPUT=sql_modules.c -P EmbedSqlPackage.cmake
 file(GLOB_RECURSE files RELATIVE "${DIR}" "${DIR}/*.sql")
 list(SORT files)
 set(body "")
@@ -23,7 +23,7 @@ foreach(f IN LISTS files)
 endforeach()
 file(WRITE "${OUTPUT}.tmp"
   "/* Generated from ${DIR} by cmake/EmbedSqlPackage.cmake; do not edit. */\n"
-  "#include \"cli/sql_cli.h\"\n"
+  "#include \"tool/sql_package.h\"\n"
   "${body}"
   "const nsysp_sql_module nsysp_sql_modules[] = {\n${table}    {0, 0, 0}};\n"
   "const size_t nsysp_sql_n_modules = ${i};\n")

@@ -17,6 +17,7 @@
 #include "diff.h"
 #include "tool/nsys_export.h"
 #include "tool/open_big.h"
+#include "tool/open_view.h"
 #include "tool/options.h"
 #include "ranks.h"
 #include "tool/report_dir.h"
@@ -99,6 +100,10 @@ static void usage(FILE *to)
           "      --trace-processor PATH  that program (default: on PATH)\n"
           "      --perfetto-ui URL    the Perfetto UI --open links to (default\n"
           "                           https://ui.perfetto.dev; a team's own copy)\n"
+          "      --open-view FILE     the UI's startup commands (JSON, as its settings take\n"
+          "                           them) instead of ours (GPUs expanded, utilization\n"
+          "                           pinned, the nsys SQL package loaded, a kernel tab);\n"
+          "                           'none' opens plain\n"
           "  -q, --quiet              print nothing but errors\n"
           "  -h, --help               show this help\n"
           "      --version            show the version\n"
@@ -299,14 +304,20 @@ static int convert_directory(const char *dir, const nsysp_options *opt, int quie
 }
 
 /* --open: the browser fetches the trace, or, past what it holds, Perfetto's
- * native trace processor serves it (open_big.h). */
+ * native trace processor serves it (open_big.h); the link lays it out:
+ * ours, or the --open-view given (*view, read already; ours false). */
 static int open_trace(const nsysp_result *res, const char *input, const char *ui,
-                      const char *engine, unsigned long long limit, unsigned timeout_s, int quiet)
+                      const char *engine, unsigned long long limit, unsigned timeout_s,
+                      bool ours, ui_commands *view, int quiet)
 {
     uint64_t need = open_estimated_bytes(res);
-    if (need <= limit)
-        return web_open_trace(res->output_path, ui, timeout_s, &interrupted, quiet);
-    int status = open_with_engine(res->output_path, engine, ui, timeout_s, &interrupted, quiet);
+    open_engine kind = need <= limit ? OPEN_ENGINE_BROWSER : OPEN_ENGINE_NATIVE;
+    if (ours)
+        open_view_ours(kind, ui, view);
+    if (kind == OPEN_ENGINE_BROWSER)
+        return web_open_trace(res->output_path, ui, view, timeout_s, &interrupted, quiet);
+    int status = open_with_engine(res->output_path, engine, ui, view, timeout_s, &interrupted,
+                                  quiet);
     if (status >= 0)
         return status;
     nsysp_measures m;
@@ -351,7 +362,8 @@ int main(int argc, char **argv)
     enum { OPT_VERSION = 256, OPT_KERNEL_NAMES, OPT_LEVEL, OPT_NO_COMPRESS, OPT_STATS,
            OPT_MIN_STREAM_ACTIVITY, OPT_NVTX_DOMAIN, OPT_NVTX_FILTER, OPT_TIME_RANGE, OPT_GPU,
            OPT_PID, OPT_SOURCES, OPT_OPEN, OPT_ALIGN, OPT_PERFETTO_UI, OPT_THREADS,
-           OPT_OPEN_TIMEOUT, OPT_RAW_NAMES, OPT_TRACE_PROCESSOR, OPT_OPEN_LIMIT, OPT_FORMAT };
+           OPT_OPEN_TIMEOUT, OPT_RAW_NAMES, OPT_TRACE_PROCESSOR, OPT_OPEN_LIMIT, OPT_FORMAT,
+           OPT_OPEN_VIEW };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -377,6 +389,7 @@ int main(int argc, char **argv)
         {"open-limit", required_argument, NULL, OPT_OPEN_LIMIT},
         {"align", required_argument, NULL, OPT_ALIGN},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"open-view", required_argument, NULL, OPT_OPEN_VIEW},
         {NULL, 0, NULL, 0},
     };
 
@@ -390,7 +403,7 @@ int main(int argc, char **argv)
     unsigned open_timeout = 0;
     const char *trace_processor = NULL;
     unsigned long long open_limit = OPEN_DEFAULT_LIMIT;
-    const char *perfetto_ui = "https://ui.perfetto.dev";
+    const char *perfetto_ui = "https://ui.perfetto.dev", *open_view = NULL;
     while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
         switch (c) {
         case 'o':
@@ -495,6 +508,9 @@ int main(int argc, char **argv)
         case OPT_OPEN:
             open_ui = 1;
             break;
+        case OPT_OPEN_VIEW:
+            open_view = optarg;
+            break;
         case OPT_OPEN_TIMEOUT: {
             char *end;
             long seconds = strtol(optarg, &end, 10);
@@ -580,6 +596,19 @@ int main(int argc, char **argv)
 
     /* The same report twice would be two ranks of one job. */
     n_inputs = keep_each_report_once("nsys-perfetto", argv + optind, n_inputs);
+    if (open_view && !open_ui) {
+        fprintf(stderr, "nsys-perfetto: --open-view applies with --open\n");
+        return NSYSP_ERR_USAGE;
+    }
+    /* A view the UI would refuse is refused before converting. */
+    ui_commands view = {0};
+    if (open_view_choose(open_view, &view) != NSYSP_OK)
+        return NSYSP_ERR_USAGE;
+    if (open_view && open_view_check(perfetto_ui, &view, open_view) != NSYSP_OK) {
+        ui_commands_free(&view);
+        return NSYSP_ERR_USAGE;
+    }
+
     if (n_inputs == 1 && is_directory(argv[optind]))
         return convert_directory(argv[optind], &opt, quiet, stats);
     const char *inputs[MAX_INPUTS];
@@ -588,7 +617,8 @@ int main(int argc, char **argv)
     nsysp_result res;
     int rc = convert_inputs(inputs, n_inputs, &opt, quiet, stats, &res);
     if (rc == NSYSP_OK && open_ui)
-        return open_trace(&res, inputs[0], perfetto_ui, trace_processor, open_limit,
-                          open_timeout, quiet);
+        rc = open_trace(&res, inputs[0], perfetto_ui, trace_processor, open_limit, open_timeout,
+                        open_view == NULL, &view, quiet);
+    ui_commands_free(&view);
     return rc;
 }

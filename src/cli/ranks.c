@@ -54,6 +54,8 @@ static void ranks_usage(FILE *to)
           "                        (binned), steps and collectives; and each report's\n"
           "                        full trace beside it\n"
           "      --no-convert      with --trace: the overview only\n"
+          "      --open            with --trace: serve the overview to the Perfetto UI as\n"
+          "                        --open does, stragglers noted and pinned\n"
           "      --threads N       reports read at once (default: the CPUs)\n"
           "For reports on many machines (tools/ranks_dask.py drives these):\n"
           "      --window-of REPORT   print the report's survey: its window START END (UTC\n"
@@ -408,7 +410,10 @@ static void blame_latest(job *j, const arrivals *a, const uint64_t *keys)
                  * not a wrapped number, whatever the reports hold. */
                 jr->late_total_ns = late > INT64_MAX - jr->late_total_ns ? INT64_MAX
                                                                            : jr->late_total_ns + late;
-                jr->late_max_ns = late > jr->late_max_ns ? late : jr->late_max_ns;
+                if (late > jr->late_max_ns) {
+                    jr->late_max_ns = late;
+                    jr->late_max_at = e->latest;
+                }
                 break;
             }
     }
@@ -597,6 +602,7 @@ typedef struct ranks_args {
     const char *step, *heatmaps, *trace;
     bool no_convert;             /* --no-convert */
     char list_end;               /* after each path of --list-reports: '\n', or '\0' (--null) */
+    bool open;                   /* --open: the overview in the Perfetto UI */
     ranks_format format;
     long bins, threads;
     int64_t window_start, window_end; /* --window (partials) */
@@ -662,6 +668,8 @@ static int parse_args(int argc, char **argv, ranks_args *a)
             a->mode = MODE_PLAN;
         } else if (strcmp(opt, "--no-convert") == 0) {
             a->no_convert = true;
+        } else if (strcmp(opt, "--open") == 0) {
+            a->open = true;
         } else if (i + 1 >= argc) {
             return usage_error("option needs a value", opt);
         } else {
@@ -714,6 +722,8 @@ static int parse_args(int argc, char **argv, ranks_args *a)
     }
     if (!a->n_inputs)
         return usage_error("no reports given (a directory, or reports)", NULL);
+    if (a->open && (!a->trace || a->mode == MODE_WINDOW_OF || a->mode == MODE_PARTIAL))
+        return usage_error("--open needs --trace OUT", NULL);
     if ((a->mode == MODE_WINDOW_OF || a->mode == MODE_PARTIAL) && a->n_inputs != 1)
         return usage_error("--window-of and --partial take one report", NULL);
     if (a->mode == MODE_PARTIAL && !has_window)
@@ -869,6 +879,8 @@ static int report_job(reader *r, const ranks_args *a)
     }
     if (a->trace && status == NSYSP_OK)
         status = ranks_write_trace(a->trace, &j);
+    if (a->open && status == NSYSP_OK)
+        status = ranks_open_trace(a->trace, &j, r->cancel);
     free_job(&j);
     return status;
 }

@@ -29,6 +29,7 @@ typedef struct job_rank {
     double *utilization;         /* n_bins of the job's window */
     size_t last_count;           /* collectives (or steps) it arrived last at */
     int64_t late_total_ns, late_max_ns; /* by how much: its arrival - the others' mean */
+    int64_t late_max_at;         /* its arrival at the late_max_ns one (ns into the window) */
 } job_rank;
 
 typedef struct job {

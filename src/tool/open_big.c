@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cancel.h"
+#include "open_view.h"
 #include "subprocess.h"
 #include "text_out.h"
 #include "url_origin.h"
@@ -159,17 +160,19 @@ static bool serve_until_stopped(run_handle *h, double deadline, volatile sig_ato
     return false;
 }
 
-static void print_link(const char *ui)
+/* The view was checked for the link's length (open_view_for_trace). */
+static void print_link(const char *ui, const ui_commands *view)
 {
-    size_t base = strlen(ui);
-    while (base && ui[base - 1] == '/')
-        base--;
-    printf("%.*s/#!/\n", (int)base, ui);
+    buf link = {0};
+    open_view_link(ui, NULL, view, &link);
+    printf("%s\n", (const char *)link.data);
     fflush(stdout);
+    buf_free(&link);
 }
 
 int open_with_engine(const char *trace, const char *engine_path, const char *ui,
-                     unsigned timeout_s, volatile sig_atomic_t *stop, int quiet)
+                     const struct ui_commands *view, unsigned timeout_s, volatile sig_atomic_t *stop,
+                     int quiet)
 {
     char engine[4096];
     if (!find_engine(engine_path, engine, sizeof engine))
@@ -190,9 +193,14 @@ int open_with_engine(const char *trace, const char *engine_path, const char *ui,
     bool known = false;
     for (size_t i = 0; i < sizeof ENGINE_ORIGINS / sizeof ENGINE_ORIGINS[0]; i++)
         known = known || strcmp(origin, ENGINE_ORIGINS[i]) == 0;
-    char trace_arg[PATH_MAX + sizeof "./"], log[PATH_MAX];
+    char trace_arg[PATH_MAX + sizeof "./"], log[PATH_MAX], package[PATH_MAX];
     engine_trace_arg(trace, trace_arg, sizeof trace_arg);
-    const char *engine_argv[] = {engine, "--httpd", trace_arg,
+    if (open_view_write_package(package) != 0) {
+        fprintf(stderr, "nsys-perfetto: --open: cannot write the SQL package for %s: %s\n",
+                engine, strerror(errno));
+        return NSYSP_ERR_INTERNAL;
+    }
+    const char *engine_argv[] = {engine, "--httpd", "--add-sql-package", package, trace_arg,
                                  known ? NULL : "--http-additional-cors-origins", origin, NULL};
     engine_log_path(log, sizeof log);
     /* In a session of its own under a keeper (subprocess.h): whatever the
@@ -203,6 +211,7 @@ int open_with_engine(const char *trace, const char *engine_path, const char *ui,
     if (run_start(&h, engine_argv, log, NULL, NULL) != 0) {
         fprintf(stderr, "nsys-perfetto: --open: cannot start %s: %s\n", engine, strerror(errno));
         remove(log);
+        open_view_remove_package(package);
         return NSYSP_ERR_INTERNAL;
     }
     /* --open-timeout bounds all of it, the engine's loading too. */
@@ -210,7 +219,7 @@ int open_with_engine(const char *trace, const char *engine_path, const char *ui,
     int rc = 0, status = NSYSP_OK;
     switch (wait_for_engine(&h, deadline ? deadline : started + READY_TIMEOUT_S, stop, &rc)) {
     case ENGINE_SERVING:
-        print_link(ui);
+        print_link(ui, view);
         if (!quiet)
             text_printf(stderr, "nsys-perfetto: %s is open in %s on 127.0.0.1:%d: in the UI, "
                                 "choose \"YES, use loaded trace\" (Ctrl-C to stop)\n", trace,
@@ -240,5 +249,6 @@ int open_with_engine(const char *trace, const char *engine_path, const char *ui,
     }
     run_stop(&h, cancel_requested(stop) ? RUN_CANCELLED : RUN_TIMED_OUT);
     remove(log);
+    open_view_remove_package(package);
     return status;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "tool/open_view.h"
 #include "web_reports.h"
 
 /* The page, embedded at build time from src/web/page.html. */
@@ -59,6 +60,15 @@ enum MHD_Result web_api_config(web_server *srv, struct MHD_Connection *c)
     fprintf(out, ",\"max_upload\":%llu,\"open_limit\":%llu,\"version\":",
             (unsigned long long)srv->max_upload, (unsigned long long)srv->open_limit);
     json_string(out, nsysp_version());
+    /* The Open button's view (tool/open_view.h): the browser's engine. */
+    ui_commands view = {0};
+    buf commands = {0};
+    open_view_ours(OPEN_ENGINE_BROWSER, srv->perfetto_ui, &view);
+    ui_commands_json(&view, &commands);
+    fputs(",\"startup_commands\":", out);
+    json_string(out, buf_cstr(&commands));
+    ui_commands_free(&view);
+    buf_free(&commands);
     fputs(",\"sources\":[", out);
     const char *name;
     for (size_t i = 0, n = 0; (name = nsysp_source_name(i)) != NULL; i++) {

@@ -21,6 +21,7 @@
 #include "nsys_perfetto.h"
 #include "common/cancel.h"
 #include "web_guard.h"
+#include "tool/open_view.h"
 #include "tool/url_origin.h"
 #include "web_http.h"
 
@@ -234,24 +235,6 @@ static int listen_loopback(int *port)
     return -1;
 }
 
-/* name with every byte but A-Z a-z 0-9 . _ ~ - as %XX, for the link. */
-static void url_escape(const char *name, char *out, size_t size)
-{
-    static const char HEX[] = "0123456789ABCDEF";
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p && n + 4 < size; p++) {
-        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-            strchr("._~-", *p)) {
-            out[n++] = (char)*p;
-        } else {
-            out[n++] = '%';
-            out[n++] = HEX[*p >> 4];
-            out[n++] = HEX[*p & 15];
-        }
-    }
-    out[n] = '\0';
-}
-
 /* Opens url in the desktop's browser, when there is a desktop. Called
  * before the server's thread starts: the child forks from one thread. */
 static void open_browser(const char *url)
@@ -275,8 +258,8 @@ static double seconds_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-int web_open_trace(const char *path, const char *ui, unsigned timeout_s,
-                   volatile sig_atomic_t *stop, int quiet)
+int web_open_trace(const char *path, const char *ui, const struct ui_commands *view,
+                   unsigned timeout_s, volatile sig_atomic_t *stop, int quiet)
 {
     open_server srv = {.path = path};
     const char *slash = strrchr(path, '/');
@@ -291,19 +274,19 @@ int web_open_trace(const char *path, const char *ui, unsigned timeout_s,
                 WEB_OPEN_FIRST_PORT, WEB_OPEN_FIRST_PORT + WEB_OPEN_PORTS_TRIED - 1);
         return NSYSP_ERR_INTERNAL;
     }
-    char url[4096], escaped[3 * 256 + 1];
-    url_escape(srv.name, escaped, sizeof escaped);
-    size_t base = strlen(ui);
-    while (base && ui[base - 1] == '/')
-        base--;
-    snprintf(url, sizeof url, "%.*s/#!/?url=http://127.0.0.1:%d/%s", (int)base, ui, port,
-             escaped);
-    printf("%s\n", url);
+    buf trace_url = {0}, link = {0};
+    buf_printf(&trace_url, "http://127.0.0.1:%d/", port);
+    url_encode(srv.name, strlen(srv.name), &trace_url);
+    /* The view was checked for the longest URL (open_view_for_trace). */
+    open_view_link(ui, buf_cstr(&trace_url), view, &link);
+    buf_free(&trace_url);
+    printf("%s\n", (const char *)link.data);
     fflush(stdout);
     if (!quiet)
         fprintf(stderr, "nsys-perfetto: serving %s on 127.0.0.1:%d until the UI has fetched it "
                         "(Ctrl-C to stop)\n", path, port);
-    open_browser(url); /* the socket already listens: an early fetch waits for the server */
+    open_browser((const char *)link.data); /* the socket listens: an early fetch waits */
+    buf_free(&link);
 
     /* poll, not epoll: see web_server.c. */
     struct MHD_Daemon *daemon = MHD_start_daemon(

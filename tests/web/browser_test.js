@@ -167,7 +167,14 @@ async function main() {
              'fileName ' + got.params.fileName);
       expect(got.params.origin === url.replace(/\/$/, ''), 'sent from the page: ' + got.params.origin);
     }
-    expect(popup.url() === uiUrl, 'opened --perfetto-ui: ' + popup.url());
+    // The tab opens --perfetto-ui with our startup commands (docs/open.md).
+    const [opened, commands] = popup.url().split('#!/?startupCommands=');
+    expect(opened === uiUrl, 'opened --perfetto-ui: ' + popup.url().slice(0, 200));
+    let view = [];
+    try { view = JSON.parse(decodeURIComponent(commands || '')); } catch (e) { /* checked below */ }
+    expect(Array.isArray(view) && view.map(c => c.id.replace('dev.perfetto.', '')).join() ===
+           'ExpandTracksByRegex,PinTracksByRegex,RunQuery,RunQueryAndShowTab',
+           'the tab\'s startup commands: ' + String(commands).slice(0, 200));
 
     // Compare: the same report uploaded again, both ticked, Compare: nsys-perfetto
     // diff's verdict for identical reports (pass, nothing changed).

@@ -30,10 +30,25 @@ UI's own whole fetch ends the serving. One script, three tests (the mode):
            directory is refused before converting (exit 2, naming it); a trace
            named -dev... reaches the engine as ./-dev..., never as an option.
 
+  view     the link lays the trace out (issue 46): its startupCommands are JSON of the
+           UI's shape, only ids on the UI's startup allowlist, within the 128 KiB a
+           program is given as one argument; they expand the GPU groups, pin the
+           utilization rows, load the nsys package (its script, which run in
+           trace_processor_shell answers the kernel summary, when ENGINE is given) and
+           open the busiest GPU's kernels; --open-view FILE gives the file's commands,
+           --open-view none a plain link; a file that is not JSON, not the UI's shape,
+           names a command the UI blocks, or makes the link too long is refused before
+           converting (exit 2, one line naming it); `sql --ui-settings` is JSON whose
+           startup commands and macros are of that shape and allowlisted; `ranks
+           --trace OUT --open` pins the worst straggler, notes its worst arrival (at
+           one of its collectives) and tabs the stragglers.
+
 Every other mode ends with the UI's fetch: the whole trace, then exit 0.
   check_open.py MODE NSYS_PERFETTO NSYS_FIXTURE WORKDIR"""
 import http.client
+import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -63,7 +78,7 @@ def tcp_send_buffer_max():
 # The trace must outgrow what the kernel buffers for a client that stops
 # reading, or a dropped fetch would look complete to any server: uncompressed,
 # about 85 bytes an event. (Mode big needs no big trace: --open-limit 1K.)
-EVENTS = 2000 if MODE in ("big", "engine") else max(200_000, 3 * tcp_send_buffer_max() // 85)
+EVENTS = 2000 if MODE in ("big", "engine", "view") else max(200_000, 3 * tcp_send_buffer_max() // 85)
 REPORT = make_fixture(FIXTURE, os.path.join(WORK, "report.sqlite"), seed=3, events=EVENTS)
 TRACE = os.path.join(WORK, "open.perfetto-trace")
 SMALL = REPORT
@@ -76,7 +91,8 @@ class Opened:
         self.proc = subprocess.Popen([BIN, "-q", "--no-compress", "--open", *extra, "-o", TRACE,
                                       report], stdout=subprocess.PIPE,
                                      stderr=open(os.path.join(WORK, "err"), "wb"))
-        line = self.proc.stdout.readline().decode().strip()
+        self.link = self.proc.stdout.readline().decode().strip()
+        line = self.link.split("&startupCommands=")[0]  # the view: mode view checks it
         self.serving_since = time.monotonic()
         prefix = ui.rstrip("/") + "/#!/?url=http://127.0.0.1:"
         self.ok = checks.expect(line.startswith(prefix) and
@@ -302,7 +318,7 @@ def mode_big():
         p = subprocess.Popen([BIN, "-q", "--no-compress", "--open", "--open-limit", "1K",
                               "--trace-processor", engine, *extra, "-o", TRACE, SMALL],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = p.stdout.readline().strip()
+        line = p.stdout.readline().strip().split("?startupCommands=")[0]
         link = ui.rstrip("/") + "/#!/"
         checks.expect(line == link, f"{how}: link {line!r}, expected {link}")
         status, body = engine_status()
@@ -413,7 +429,7 @@ def mode_engine():
     for how in ("SIGTERM", "SIGINT", "timeout", "SIGKILL"):
         os.path.exists(wrapper + ".pid") and os.remove(wrapper + ".pid")
         p = open_through(wrapper, ["--open-timeout", "3"] if how == "timeout" else [])
-        line = p.stdout.readline().strip()
+        line = p.stdout.readline().strip().split("?startupCommands=")[0]
         checks.expect(line == UI + "/#!/", f"wrapper, {how}: link {line!r}")
         if how != "timeout":
             p.send_signal(getattr(signal, how))
@@ -448,8 +464,9 @@ def mode_engine():
                           not os.path.exists(TRACE),
                           f"--trace-processor {bad}: exit {r[0]}, stderr {r[2]!r}, trace "
                           f"{'written' if os.path.exists(TRACE) else 'not written'}")
-    # A trace named like an option reaches the engine as a path.
-    recorder = fake_engine("recorder", "exec " + LISTEN + "\n")
+    # A trace named like an option reaches the engine as a path; the nsys SQL
+    # package comes with --add-sql-package, a copy that is gone afterwards.
+    recorder = fake_engine("recorder", "ls \"$3\" \"$3/stats\" > $ARGS.package\nexec " + LISTEN + "\n")
     r = ended(open_through(recorder, ["--open-timeout", "1"], trace="-dev.perfetto-trace",
                            cwd=WORK), "a trace named -dev.perfetto-trace")
     try:
@@ -457,13 +474,244 @@ def mode_engine():
             args = f.read().splitlines()
     except OSError:
         args = None
-    checks.expect(r and r[0] == 0 and args == ["--httpd", "./-dev.perfetto-trace"],
+    package = args[2] if args and len(args) == 4 else ""
+    checks.expect(r and r[0] == 0 and args and args[:2] == ["--httpd", "--add-sql-package"] and
+                  package.endswith("/nsys") and args[3] == "./-dev.perfetto-trace",
                   f"a trace named -dev.perfetto-trace: exit {r and r[0]}, engine argv {args}")
+    try:
+        with open(recorder + ".args.package") as f:
+            listed = f.read().split()
+    except OSError:
+        listed = []
+    checks.expect("cuda.sql" in listed and "gpus.sql" in listed and "common.sql" in listed,
+                  f"the engine's --add-sql-package holds the package's modules: {listed}")
+    checks.expect(package and not os.path.exists(os.path.dirname(package)),
+                  f"the package's copy is removed after: {package}")
+    return None
+
+
+# ui/src/core/startup_command_allowlist.ts at Perfetto v58.2.
+ALLOWLIST = {"dev.perfetto." + c for c in (
+    "PinTracksByRegex", "ExpandTracksByRegex", "CollapseTracksByRegex", "AddDebugSliceTrack",
+    "AddDebugSliceTrackWithPivot", "AddDebugCounterTrack", "AddDebugCounterTrackWithPivot",
+    "CreateWorkspace", "SwitchWorkspace", "CopyTracksToWorkspaceByRegex",
+    "CopyTracksToWorkspaceByRegexWithAncestors", "RunQuery", "RunQueryAndShowTab",
+    "AddNoteAtTimestamp")}
+ARG_MAX_STRLEN = 128 * 1024 - 1  # Linux's MAX_ARG_STRLEN less the NUL: xdg-open's argument
+
+
+def ui_shaped(commands, what):
+    """The UI's schema: a list of {"id": str, "args": [str]}, ids allowlisted."""
+    ok = isinstance(commands, list) and all(
+        isinstance(c, dict) and isinstance(c.get("id"), str) and isinstance(c.get("args"), list)
+        and all(isinstance(a, str) for a in c["args"]) for c in commands)
+    checks.expect(ok, f"{what}: not the UI's shape: {str(commands)[:200]}")
+    blocked = [c.get("id") for c in commands if ok and c["id"] not in ALLOWLIST]
+    checks.expect(not blocked, f"{what}: commands the UI blocks: {blocked}")
+    return ok
+
+
+def link_commands(link):
+    """The startupCommands of a link, parsed (None: none)."""
+    from urllib.parse import parse_qs
+    args = parse_qs(link.split("#!/?", 1)[1]) if "#!/?" in link else {}
+    return json.loads(args["startupCommands"][0]) if "startupCommands" in args else None
+
+
+def refused(extra, what, needle):
+    os.path.exists(TRACE) and os.remove(TRACE)
+    r = subprocess.run([BIN, "-q", "--no-compress", "--open", *extra, "-o", TRACE, SMALL],
+                       capture_output=True, text=True, timeout=60)
+    checks.expect(r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1 and
+                  needle in r.stderr and not os.path.exists(TRACE),
+                  f"{what}: exit {r.returncode}, stdout {r.stdout[:80]!r}, stderr {r.stderr!r}, "
+                  f"trace {'written' if os.path.exists(TRACE) else 'not written'}")
+
+
+def ranks_view():
+    """ranks --trace OUT --open: the overview laid out for the job; the worst
+    straggler (rank 2 of the fixture's job) pinned, a note at its worst
+    arrival, the stragglers' tab."""
+    job = os.path.join(WORK, "job")
+    subprocess.run([FIXTURE, "--job", "4", "--straggler", "2", job], check=True,
+                   capture_output=True)
+    overview = os.path.join(WORK, "job.perfetto-trace")
+    p = subprocess.Popen([BIN, "ranks", "--no-convert", "--trace", overview, "--open", job],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    link = ""
+    for line in p.stdout:
+        if line.startswith(UI + "/#!/?url="):
+            link = line.strip()
+            break
+    commands = link_commands(link) if link else None
+    if checks.expect(commands is not None, f"ranks --open: no link ({p.poll()})") and \
+            ui_shaped(commands, "ranks --open"):
+        by_id = {}
+        for c in commands:
+            by_id.setdefault(c["id"].rsplit(".", 1)[1], []).append(c["args"])
+        pins = by_id.get("PinTracksByRegex", [[""]])
+        checks.expect(re.search(pins[0][0], "job: 4 ranks > rank 2") and
+                      re.search(pins[0][0], "job: 4 ranks > rank 2 > GPU utilization") and
+                      not re.search(pins[0][0], "job: 4 ranks > rank 1") and pins[0][1] == "path",
+                      f"ranks --open: the worst straggler pinned: {pins}")
+        notes = by_id.get("AddNoteAtTimestamp", [])
+        checks.expect(len(notes) == 1 and notes[0][1].startswith("rank 2:") and
+                      0 < int(notes[0][0]) < 2_000_000_000, f"ranks --open: notes {notes}")
+        tab = by_id.get("RunQueryAndShowTab", [[""]])[0]
+        checks.expect("(2, " in tab[0] and tab[1] == "nsys: stragglers",
+                      f"ranks --open: the stragglers' tab {tab}")
+        if notes and ENGINE and os.path.exists(ENGINE):
+            # The note is at rank 2's arrival: one of its collectives starts there.
+            query = os.path.join(WORK, "note.sql")
+            with open(query, "w") as f:
+                f.write(tab[0] + ";\nSELECT count(*) FROM slice s JOIN track t ON s.track_id = t.id"
+                        " JOIN track g ON t.parent_id = g.id WHERE g.name = 'rank 2' AND "
+                        f"t.name GLOB 'collectives*' AND s.ts = {int(notes[0][0])};\n")
+            r = subprocess.run([ENGINE, "-q", query, overview], capture_output=True, text=True,
+                               timeout=60)
+            rows = r.stdout.strip().splitlines()
+            checks.expect(r.returncode == 0 and rows and rows[-1] == "1",
+                          f"ranks --open: rank 2's collective at the note: {r.stdout[-200:]!r}"
+                          f" {r.stderr[-300:]!r}")
+    port = int(link.split("127.0.0.1:")[1].split("/")[0]) if link else 0
+    if port:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        c.request("GET", "/job.perfetto-trace", headers={"Origin": UI})
+        c.getresponse().read()
+        c.close()
+    r = ended(p, "ranks --open after the UI's fetch")
+    checks.expect(r and r[0] == 0, f"ranks --open: exit {r and r[0]}, {r and r[2][-300:]!r}")
+    r = subprocess.run([BIN, "ranks", "--open", job], capture_output=True, text=True, timeout=60)
+    checks.expect(r.returncode == 2 and "--trace" in r.stderr,
+                  f"ranks --open without --trace: exit {r.returncode}, {r.stderr!r}")
+
+
+def mode_view():
+    """The link's startup commands: ours, a file's, none; bad files refused."""
+    srv = Opened([])
+    commands = link_commands(srv.link) if srv.ok else None
+    checks.expect(len(srv.link) <= ARG_MAX_STRLEN,
+                  f"the link is {len(srv.link)} bytes, past {ARG_MAX_STRLEN}")
+    if commands is not None and ui_shaped(commands, "the link"):
+        ids = [c["id"].rsplit(".", 1)[1] for c in commands]
+        checks.expect(ids == ["ExpandTracksByRegex", "PinTracksByRegex", "RunQuery",
+                              "RunQueryAndShowTab"], f"the link's commands: {ids}")
+        if len(ids) == 4:
+            expand, pin, package, tab = commands
+            gpus = re.compile(expand["args"][0])
+            checks.expect(gpus.search("GPU 0 · NVIDIA H100 80GB HBM3 (0000:1b:00.0)") and
+                          gpus.search("GPU 12") and not gpus.search("GPU utilization") and
+                          expand["args"][1] == "name", f"the GPU groups' regex: {expand}")
+            checks.expect(re.search(pin["args"][0], "GPU utilization") and pin["args"][1] == "name",
+                          f"the pinned rows' regex: {pin}")
+            script = package["args"][0]
+            checks.expect("nsys_cuda_gpu_kern_sum" in script and "nsys_kernels" in script and
+                          "\n" not in script and "-- " not in script,
+                          "the package's script: the CUDA tables, without comments or lines")
+            if ENGINE and os.path.exists(ENGINE):
+                query = os.path.join(WORK, "link.sql")
+                with open(query, "w") as f:
+                    f.write(script + ";\nSELECT count(*) AS n FROM nsys_cuda_gpu_kern_sum;\n")
+                r = subprocess.run([ENGINE, "-q", query, TRACE], capture_output=True, text=True,
+                                   timeout=120)
+                rows = r.stdout.strip().splitlines()
+                checks.expect(r.returncode == 0 and rows[-1].isdigit() and int(rows[-1]) > 0,
+                              f"the link's package in trace_processor_shell: exit {r.returncode},"
+                              f" {r.stdout[-200:]!r} {r.stderr[-300:]!r}")
+                with open(query, "w") as f:
+                    f.write(script + ";\n" + tab["args"][0] + ";\n")
+                r = subprocess.run([ENGINE, "-q", query, TRACE], capture_output=True, text=True,
+                                   timeout=120)
+                checks.expect(r.returncode == 0 and len(r.stdout.strip().splitlines()) > 1,
+                              f"the tab's query: exit {r.returncode}, {r.stderr[-300:]!r}")
+    srv.ui_fetch()
+    srv.stop()
+    kept = os.path.join(WORK, "view.perfetto-trace")  # the refusals below remove TRACE
+    os.path.exists(TRACE) and os.replace(TRACE, kept)
+
+    mine = [{"id": "dev.perfetto.PinTracksByRegex", "args": ["^GPU 1", "name"]},
+            {"id": "dev.perfetto.AddNoteAtTimestamp", "args": ["1000", "here \u00b7 \"there\""]}]
+    view = os.path.join(WORK, "view.json")
+    with open(view, "w") as f:
+        json.dump(mine, f, indent=2)
+    srv = Opened(["--open-view", view])
+    checks.expect(srv.ok and link_commands(srv.link) == mine,
+                  f"--open-view FILE: the link's commands {srv.ok and link_commands(srv.link)}")
+    srv.ui_fetch()
+    srv.stop()
+    srv = Opened(["--open-view", "none"])
+    checks.expect(srv.ok and "startupCommands" not in srv.link,
+                  f"--open-view none: a plain link: {srv.link[:200]!r}")
+    srv.ui_fetch()
+    srv.stop()
+
+    def bad(name, text):
+        path = os.path.join(WORK, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+    for name, text, needle in (
+            ("not-json.json", "{expand: GPU 0}", "not"),
+            ("cut.json", '[{"id": "dev.perfetto.RunQuery", "args": ["select 1"]', "not JSON"),
+            ("object.json", '{"id": "dev.perfetto.RunQuery", "args": []}', "array"),
+            ("no-args.json", '[{"id": "dev.perfetto.RunQuery"}]', "args"),
+            ("number-arg.json", '[{"id": "dev.perfetto.AddNoteAtTimestamp", "args": [1, "x"]}]',
+             "args"),
+            ("blocked.json", '[{"id": "dev.perfetto.RunQuery", "args": ["select 1"]},'
+                             ' {"id": "dev.perfetto.OpenCommandPalette", "args": []}]',
+             "dev.perfetto.OpenCommandPalette"),
+            ("too-long.json", json.dumps([{"id": "dev.perfetto.RunQuery",
+                                           "args": ["select 1 -- " + "x" * 140000]}]),
+             "too-long.json: the link would be")):
+        refused(["--open-view", bad(name, text)], f"--open-view {name}", needle)
+    refused(["--open-view", os.path.join(WORK, "missing.json")], "--open-view missing.json",
+            "missing.json")
+    r = subprocess.run([BIN, "-q", "--open-view", "none", "-o", TRACE, SMALL],
+                       capture_output=True, text=True, timeout=60)
+    checks.expect(r.returncode == 2 and "--open" in r.stderr,
+                  f"--open-view without --open: exit {r.returncode}, {r.stderr!r}")
+
+    ranks_view()
+
+    r = subprocess.run([BIN, "sql", "--ui-settings"], capture_output=True, text=True, timeout=60)
+    try:
+        settings = json.loads(r.stdout)
+    except ValueError as e:
+        settings = {}
+        checks.expect(False, f"sql --ui-settings: not JSON ({e}): {r.stdout[:200]!r}")
+    checks.expect(r.returncode == 0 and set(settings) == {"startupCommands",
+                                                          "perfetto.CoreCommands#Macros"},
+                  f"sql --ui-settings: exit {r.returncode}, keys {list(settings)}")
+    ui_shaped(settings.get("startupCommands", []), "--ui-settings startupCommands")
+    macros = settings.get("perfetto.CoreCommands#Macros", [])
+    names = [m.get("name") for m in macros]
+    checks.expect(len(macros) >= 4 and all(isinstance(m.get("id"), str) for m in macros) and
+                  "nsys: kernel summary" in names and "nsys: GPU gaps as a debug track" in names
+                  and "nsys: NVTX on the GPU" in names, f"--ui-settings macros: {names}")
+    for m in macros:
+        if not ui_shaped(m.get("run"), f"--ui-settings macro {m.get('name')}"):
+            continue
+        if not (ENGINE and os.path.exists(ENGINE)):
+            continue
+        # Each macro's SQL runs on our trace: its modules, then its query.
+        script = [c["args"][0] for c in m["run"] if c["id"].endswith(".RunQuery")]
+        queries = [c["args"][0] for c in m["run"] if not c["id"].endswith(".RunQuery")]
+        query = os.path.join(WORK, "macro.sql")
+        with open(query, "w") as f:
+            f.write(";\n".join(script + [f"SELECT count(*) FROM ({q})" for q in queries]) + ";\n")
+        r = subprocess.run([ENGINE, "-q", query, kept], capture_output=True, text=True, timeout=120)
+        checks.expect(r.returncode == 0 and len(script) == 1,
+                      f"--ui-settings macro {m.get('name')} in trace_processor_shell: exit "
+                      f"{r.returncode}, {r.stderr[-300:]!r}")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([BIN, "sql", "--ui-settings"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+    checks.expect(r.returncode == 6, f"sql --ui-settings on a full disk: exit {r.returncode}")
     return None
 
 
 srv = {"host": mode_host, "fetches": mode_fetches, "end": mode_end, "big": mode_big,
-       "engine": mode_engine}[MODE]()
+       "engine": mode_engine, "view": mode_view}[MODE]()
 if srv is None:
     checks.finish()
 try:
