@@ -83,8 +83,8 @@ Library API (import with sys.path.insert(0, <tests dir>); import sql_golden as s
                                           name (the report), table or sql, modules, key,
                                           columns (optional header -> our column map),
                                           version ('2022.4', the default, or '2023.4': the
-                                          goldens compared with), ignore (digest columns
-                                          not compared), align
+                                          goldens compared with), golden_dir (instead),
+                                          ignore (digest columns not compared), align
   sg.main_check(specs, argv)           -> exit code for a ctest script:
                                           argv = NSYS_PERFETTO TRACE_PROCESSOR PACKAGE WORKDIR
                                           [STEM|REPORT.sqlite[.gz] ...]; 77 (skip) without
@@ -697,8 +697,9 @@ VERSION_DIRS = {'2022.4': GOLDEN_DIR, '2023.4': GOLDEN_DIR_2023}
 
 
 def spec_golden(stem, spec):
-    """The golden a check spec compares with (its 'version', default 2022.4), or None."""
-    return golden(stem, spec['name'], VERSION_DIRS[spec.get('version', '2022.4')])
+    """The golden a check spec compares with (its 'golden_dir', else its 'version''s, default
+    2022.4), or None."""
+    return golden(stem, spec['name'], spec.get('golden_dir') or VERSION_DIRS[spec.get('version', '2022.4')])
 
 
 def spec_label(spec):
