@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""analyze_golden.py: the `nsys analyze` 2022.4 goldens of the nsys.analyze modules.
+"""analyze_golden.py: the `nsys analyze` 2022.4 and 2023.4 goldens of the nsys.analyze modules.
 
 The package's rule tables (src/sql/nsys/analyze, docs/sql.md) are compared with what
-`nsys analyze` 2022.4 finds on the corpus. nsys runs once, here, and its output is committed:
+`nsys analyze` 2022.4 and 2023.4 find on the corpus. nsys runs once, here, and its output is
+committed (2023.4's in tests/analyze_golden_2023, the same layout; its rules run under their
+2023.4 names, cuda_api_sync, ..., gpu_gaps, gpu_time_util, the variants keep the 2022.4 names
+below; an export made before green contexts, which 2023.4's memory rules refuse, is read from
+a copy with a NULL greenContextId column, the json's 'note' says so):
 
     tests/analyze_golden/<report-stem>.json   per variant run on the report: the rule, its
                                               nsys options, and nsys's CSV rows (`-f
@@ -22,7 +26,7 @@ finds the same row in the trace to learn the shift the converter applied to the 
 timestamps (docs/timeline.md, "Exact data"). Reports named <corpus stem>+<change> are derived from a
 corpus report (CHANGES, below), made by the test too.
 
-    python3 tests/analyze_golden.py generate [--reports STEM ...] [--nsys nsys]
+    python3 tests/analyze_golden.py generate [--version 2023.4] [--reports STEM ...] [--nsys nsys]
         (default: every corpus report, and the derived reports below)
     python3 tests/analyze_golden.py list
 """
@@ -44,9 +48,15 @@ sys.path.insert(0, HERE)
 import sql_golden as sg  # noqa: E402
 
 GOLDEN_DIR = os.environ.get('NSYSP_ANALYZE_GOLDEN_DIR', os.path.join(HERE, 'analyze_golden'))
+GOLDEN_DIR_2023 = os.environ.get('NSYSP_ANALYZE_GOLDEN_DIR_2023', os.path.join(HERE, 'analyze_golden_2023'))
 
 RULES = ['cuda-sync-api', 'cuda-async-memcpy', 'cuda-sync-memcpy', 'cuda-sync-memset',
          'gpu-starv', 'gpu-low-util']
+
+# The rules' names in nsys 2023.4.
+NAME_2023 = {'cuda-sync-api': 'cuda_api_sync', 'cuda-async-memcpy': 'cuda_memcpy_async',
+             'cuda-sync-memcpy': 'cuda_memcpy_sync', 'cuda-sync-memset': 'cuda_memset_sync',
+             'gpu-starv': 'gpu_gaps', 'gpu-low-util': 'gpu_time_util'}
 
 # Variants every report gets: name -> options (nsys syntax, ':'-joined).
 FIXED_VARIANTS = [
@@ -261,27 +271,32 @@ def _csv_line(fields):
     return b.getvalue()
 
 
-def generate(stems, nsys='nsys', golden_dir=None, log=print):
-    golden_dir = golden_dir or GOLDEN_DIR
+def generate(stems, nsys='nsys', golden_dir=None, log=print, version='2022.4'):
+    new = version == '2023.4'
+    golden_dir = golden_dir or (GOLDEN_DIR_2023 if new else GOLDEN_DIR)
+    script = (lambda r: NAME_2023[r]) if new else (lambda r: r)
     os.makedirs(golden_dir, exist_ok=True)
     for arg in stems:
         stem = sg.stem_of(arg)
         with tempfile.TemporaryDirectory(prefix='anagold-') as tmp:
             db_path = os.path.join(tmp, 'report.sqlite')
             materialize(arg, db_path)
+            note = sg._patch(db_path, 'greenContextId') if new else None
             db = sqlite3.connect(f'file:{db_path}?mode=ro', uri=True)
             variants = variants_of(db)
-            out = {'report': stem, 'nsys': 'nsys analyze 2022.4, -f csv:mem=B', 'anchor': anchor(db),
+            out = {'report': stem, 'nsys': f'nsys analyze {version}, -f csv:mem=B', 'anchor': anchor(db),
                    'variants': {}}
+            if note:
+                out['note'] = note
             db.close()
             # One nsys call per report, every variant at once, in this order.
             cmd = [nsys, 'analyze', '--force-overwrite', 'true', '-f', 'csv:mem=B', '-o', os.path.join(tmp, 'out')]
             for v, r, o in variants:
-                cmd += ['-r', r + (':' + o if o else '')]
+                cmd += ['-r', script(r) + (':' + o if o else '')]
             p = subprocess.run(cmd + [db_path], capture_output=True, text=True)
             log_text = p.stdout + '\n' + p.stderr
             runs = [(m.group(1), m.group(2), (m.group(3) or '').strip()) for m in _PROC.finditer(log_text)]
-            if [r for r, _, _ in runs] != [r for _, r, _ in variants]:
+            if [r for r, _, _ in runs] != [script(r) for _, r, _ in variants]:
                 raise RuntimeError(f'{stem}: unexpected nsys output (exit {p.returncode}):\n{log_text[-3000:]}')
             summary = []
             for (v, r, o), (_, path, status) in zip(variants, runs):
@@ -291,6 +306,8 @@ def generate(stems, nsys='nsys', golden_dir=None, log=print):
                     with open(path, newline='') as f:
                         text = f.read()
                 e = {'rule': r, 'options': o, **_entry(text, status, db_path, stem)}
+                if new and e['kind'] == 'none' and sg._SCHEMA_REFUSAL.search(e['message']):
+                    e['kind'] = 'error'  # 2023.4 cannot read the export: not "found nothing"
                 out['variants'][v] = e
                 summary.append(f"{v}:{e['kind'] if e['kind'] in ('none', 'error') else e.get('rows', len(e.get('csv', [])))}")
         with open(os.path.join(golden_dir, stem + '.json'), 'w') as f:
@@ -349,10 +366,12 @@ def _cli():
     g.add_argument('--reports', nargs='*', help='corpus stems or report paths (.sqlite, .sqlite.gz; '
                    'default: every corpus report and the derived ones)')
     g.add_argument('--nsys', default='nsys')
+    g.add_argument('--version', choices=['2022.4', '2023.4'], default='2022.4',
+                   help='the nsys the goldens are made with (2023.4: into tests/analyze_golden_2023)')
     sub.add_parser('list', help='print the index')
     a = ap.parse_args()
     if a.cmd == 'generate':
-        generate(a.reports or sg.corpus_reports() + DERIVED, a.nsys)
+        generate(a.reports or sg.corpus_reports() + DERIVED, a.nsys, version=a.version)
     else:
         with open(os.path.join(GOLDEN_DIR, 'index.tsv')) as f:
             sys.stdout.write(f.read())

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """check_sql_analyze.py NSYS_PERFETTO TRACE_PROCESSOR PACKAGE WORKDIR [--script CMD] [REPORT ...]
 
-The nsys.analyze modules (src/sql/nsys/analyze, docs/sql.md) against `nsys analyze` 2022.4, on
-every corpus report: for each report, the goldens of tests/analyze_golden (made by
-tests/analyze_golden.py with nsys itself) hold what nsys found for each rule, with its default
+The nsys.analyze modules (src/sql/nsys/analyze, docs/sql.md) against `nsys analyze` 2022.4 and
+2023.4, on every corpus report: for each report, the goldens of tests/analyze_golden (2022.4)
+and tests/analyze_golden_2023 (2023.4, its rule names: cuda_api_sync, ..., gpu_gaps,
+gpu_time_util; the memory rules print a Green Context ID; 2022.4's gpu-low-util is read through
+nsys_gpu_time_util_2022) (made by tests/analyze_golden.py with
+nsys itself; each line of output names the version) hold what nsys found for each rule, with its default
 options and with others (rows=, gap=, threshold=, chunks=, start=/end=, nvtx=). The report is
 converted (tests/sql_golden.py caches it in WORKDIR), every variant is run through
 trace_processor_shell and the package in one run, and each must equal nsys's rows: the same
@@ -50,15 +53,15 @@ RULES = {
                       ['Start (ns)', 'PID', 'TID']),
     'cuda-async-memcpy': ('nsys_cuda_memcpy_async', [],
                           'duration_ns, {start} AS start_ns, src_kind, dst_kind, bytes, pid, device_id, '
-                          'context_id, stream_id, api_name',
+                          'context_id, green_context_id, stream_id, api_name',
                           ['Start (ns)', 'PID', 'Device ID', 'Stream ID']),
     'cuda-sync-memcpy': ('nsys_cuda_memcpy_sync', [],
                          'duration_ns, {start} AS start_ns, src_kind, dst_kind, bytes, pid, device_id, '
-                         'context_id, stream_id, api_name',
+                         'context_id, green_context_id, stream_id, api_name',
                          ['Start (ns)', 'PID', 'Device ID', 'Stream ID']),
     'cuda-sync-memset': ('nsys_cuda_memset_sync', [],
                          'duration_ns, {start} AS start_ns, memory_kind, bytes, pid, device_id, context_id, '
-                         'stream_id, api_name',
+                         'green_context_id, stream_id, api_name',
                          ['Start (ns)', 'PID', 'Device ID', 'Stream ID']),
     'gpu-starv': ('nsys_gpu_gaps', [('gap', 500)],
                   'row_num, duration_ns, {start} AS start_ns, pid, device_id, context_id',
@@ -68,6 +71,8 @@ RULES = {
                      ['Start (ns)', 'PID', 'Device ID']),
 }
 COLUMNS = {'Bytes (B)': 'bytes', 'Row#': 'row_num'}
+# Rules whose 2022.4 form is a function of its own (docs/sql.md): read through it for 2022.4.
+FUNCTION_2022 = {'gpu-low-util': 'nsys_gpu_time_util_2022'}
 
 
 def sql_str(s):
@@ -88,11 +93,13 @@ def offset_sql(anchor):
             'SELECT off, (SELECT count(*) FROM nsys_gpus) AS gpus FROM _nsysp_analyze_offset')
 
 
-def variant_sql(variant, rule, options):
+def variant_sql(variant, rule, options, version='2023.4'):
     fn, rule_opts, cols, _ = RULES[rule]
     cols = cols.format(start='start_ns')
     opts = ag.parse_options(options)
-    if not options:
+    if version == '2022.4' and rule in FUNCTION_2022:
+        fn = FUNCTION_2022[rule]  # no _default view: the defaults as arguments
+    elif not options:
         return f'SELECT {cols} FROM {fn}_default'
     args = [str(int(opts.get(k, d))) for k, d in rule_opts]
     args.append(str(int(opts.get('rows', 50))))
@@ -102,18 +109,24 @@ def variant_sql(variant, rule, options):
     return f"SELECT {cols} FROM {fn}({', '.join(args)})"
 
 
+VERSIONS = (('2022.4', ag.GOLDEN_DIR), ('2023.4', ag.GOLDEN_DIR_2023))
+
+
 def check_report(source, nsysp, work, tp, pkg, script=None, log=print):
-    """Differences (text) for one report (a corpus stem, a derived one, or a report's path);
-    also the number of variants compared per rule."""
+    """Differences (text) for one report (a corpus stem, a derived one, or a report's path),
+    against each version's goldens; also the number of variants compared per rule and version."""
     stem = sg.stem_of(source)
-    d = ag.load(stem)
-    if d is None:
+    loaded = [(ver, ag.load(stem, gd)) for ver, gd in VERSIONS]
+    loaded = [(ver, d) for ver, d in loaded if d is not None]
+    if not loaded:
         return [f'{stem}: no goldens in {ag.GOLDEN_DIR}'], {}
-    todo = [(v, e) for v, e in d['variants'].items() if e['golden'].kind in ('rows', 'digest', 'none')]
+    d = loaded[0][1]
+    todo = [(ver, v, e) for ver, dv in loaded for v, e in dv['variants'].items()
+            if e['golden'].kind in ('rows', 'digest', 'none')]
     if not todo:
         return [], {}
     trace = sg.converted_trace(ag.report_sqlite(source, work), nsysp, work)
-    sqls = [offset_sql(d['anchor'])] + [variant_sql(v, e['rule'], e['options']) for v, e in todo]
+    sqls = [offset_sql(d['anchor'])] + [variant_sql(v, e['rule'], e['options'], ver) for ver, v, e in todo]
     if script is None:
         results = sg.tp_queries(trace, sqls, MODULES, pkg, tp)
     else:
@@ -125,14 +138,15 @@ def check_report(source, nsysp, work, tp, pkg, script=None, log=print):
         log(f'note: {stem}: report times differ from nsys\'s by {off} ns: no GPU group records the shift')
     elif off:
         diffs.append(f'{stem}: report times differ from nsys\'s by {off} ns (the shift is not undone)')
-    for (v, e), rows in zip(todo, results[1:]):
+    for (ver, v, e), rows in zip(todo, results[1:]):
         g = e['golden']
-        diff = sg.compare(g, rows, RULES[e['rule']][3], COLUMNS, f'{stem}/{v}')
+        label = f'{v} (nsys {ver})'
+        diff = sg.compare(g, rows, RULES[e['rule']][3], COLUMNS, f'{stem}/{label}')
         diffs += diff
-        counts[v] = counts.get(v, 0) + 1
+        counts[label] = counts.get(label, 0) + 1
         if g.kind != 'none' or diff:
-            parts.append(f"{v} {'ok' if not diff else str(len(diff)) + ' diff'} ({g.count})")
-    n_none = sum(1 for v, e in todo if e['golden'].kind == 'none')
+            parts.append(f"{label} {'ok' if not diff else str(len(diff)) + ' diff'} ({g.count})")
+    n_none = sum(1 for _, v, e in todo if e['golden'].kind == 'none')
     log(f'{stem}: residual shift {off} ns; ' + (', '.join(parts) or 'no findings') + f'; {n_none} empty as nsys')
     return diffs, counts
 
@@ -211,6 +225,9 @@ def main(argv):
             diffs.append(f'pasted script: {e}')
     for d in diffs:
         print('FAIL ' + d)
+    for ver, _ in VERSIONS:
+        n = sum(c for v, c in per_variant.items() if v.endswith(f'(nsys {ver})'))
+        print(f'nsys {ver}: {n} rule runs compared')
     print(f'{reports} reports, {sum(per_variant.values())} rule runs compared in {time.time() - t0:.0f} s')
     print('ok' if not diffs else f'{len(diffs)} differences')
     return 1 if diffs else 0

@@ -2,24 +2,34 @@
 """check_sql_stats_cuda.py NSYS_PERFETTO TRACE_PROCESSOR_SHELL SQL_PACKAGE_DIR WORKDIR [REPORT ...]
 
 The CUDA `nsys stats` tables of the nsys PerfettoSQL package (module
-nsys.stats.cuda, docs/sql.md) against nsys stats 2022.4 itself, on every corpus
-report that nsys has the data for (the goldens in tests/sql_golden, made by
-`python3 tests/sql_golden.py generate`; REPORT ... limits the run to those
-stems). Rows are matched by nsys's key columns; integers must be exact, and
-every number nsys prints with decimals must equal it at that precision.
-A report for which nsys prints nothing (no CUDA data) must give empty tables.
+nsys.stats.cuda, docs/sql.md) against nsys stats itself, 2023.4 and 2022.4, on
+every corpus report that nsys has the data for (the goldens in
+tests/sql_golden_2023 and tests/sql_golden, made by `python3 tests/sql_golden.py
+generate [--version 2023.4]`; REPORT ... limits the run to those stems). Each
+line of output names the nsys version compared with. Rows are matched by
+nsys's key columns; integers must be exact, and every number nsys prints with
+decimals must equal it at that precision. A report for which nsys prints
+nothing (no CUDA data) must give empty tables.
 
-  nsys_cuda_api_sum          = cudaapisum      key: Name
-  nsys_cuda_api_gpu_sum      = apigpusum       key: Operation
-  nsys_cuda_gpu_kern_sum     = gpukernsum      key: Name, GridXYZ, BlockXYZ
-  nsys_cuda_gpu_mem_time_sum = gpumemtimesum   key: Operation
-  nsys_cuda_gpu_mem_size_sum = gpumemsizesum   key: Operation
-  nsys_cuda_gpu_sum          = gpusum          key: Operation
-  nsys_cuda_gpu_trace        = gputrace        count + sha256 of every row (start times in
-                                               report time: a shifted trace's shift undone)
-  nsys_cuda_kern_exec_sum    = kernexecsum     key: PID, TID, DevId, API Name, Kernel Name
-  nsys_cuda_{gpu_kern,gpu,api_gpu,kern_exec}_sum_by_name('base')
-                             = gpukernsum:base, gpusum:base, apigpusum:base, kernexecsum:base
+nsys 2023.4 (the package's own form):
+  nsys_cuda_api_sum          = cuda_api_sum            key: Name
+  nsys_cuda_api_gpu_sum      = cuda_api_gpu_sum        key: Operation
+  nsys_cuda_gpu_kern_sum     = cuda_gpu_kern_sum       key: Name
+  nsys_cuda_gpu_kern_gb_sum  = cuda_gpu_kern_gb_sum    key: Name, GridXYZ, BlockXYZ
+  nsys_cuda_gpu_mem_time_sum = cuda_gpu_mem_time_sum   key: Operation ('[CUDA memcpy Host-to-Device]')
+  nsys_cuda_gpu_mem_size_sum = cuda_gpu_mem_size_sum   key: Operation
+  nsys_cuda_gpu_sum          = cuda_gpu_sum            key: Operation
+  nsys_cuda_gpu_trace        = cuda_gpu_trace          count + sha256 of every row
+  nsys_cuda_kern_exec_sum    = cuda_kern_exec_sum      key: PID, TID, DevId, API Name, Kernel Name
+  nsys_cuda_kern_exec_trace  = cuda_kern_exec_trace    count + sha256 of every row
+  nsys_cuda_api_trace        = cuda_api_trace          count + sha256 of each column but T-Pri
+                                                       (thread priorities: not in the trace) and
+                                                       Thread Name (unnamed threads: the trace's
+                                                       name), Start aligned on nsys's first
+  and the *_by_name('base') functions = the :base variants.
+nsys 2022.4 (its names; what changed read back the way docs/sql.md says):
+  the same tables, gpukernsum = nsys_cuda_gpu_kern_gb_sum, memcpy names through
+  nsys_cuda_memcpy_name_2022 ('[CUDA memcpy HtoD]').
 
 Exits 77 without trace_processor_shell, the corpus or the goldens.
 """
@@ -30,26 +40,68 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sql_golden  # noqa: E402
 
 MODULES = ['nsys.stats.cuda']
-SPECS = [
-    dict(name='cudaapisum', table='nsys_cuda_api_sum', key=['Name']),
-    dict(name='apigpusum', table='nsys_cuda_api_gpu_sum', key=['Operation']),
-    dict(name='gpukernsum', table='nsys_cuda_gpu_kern_sum', key=['Name', 'GridXYZ', 'BlockXYZ']),
-    dict(name='gpumemtimesum', table='nsys_cuda_gpu_mem_time_sum', key=['Operation']),
-    dict(name='gpumemsizesum', table='nsys_cuda_gpu_mem_size_sum', key=['Operation']),
-    dict(name='gpusum', table='nsys_cuda_gpu_sum', key=['Operation']),
-    dict(name='gputrace', table='nsys_cuda_gpu_trace'),
-    dict(name='kernexecsum', table='nsys_cuda_kern_exec_sum',
-         key=['PID', 'TID', 'DevId', 'API Name', 'Kernel Name']),
-]
-# nsys's :base option (short kernel names): the *_by_name('base') table functions.
-SPECS += [
-    dict(name='gpukernsum:base', sql="SELECT * FROM nsys_cuda_gpu_kern_sum_by_name('base')",
+KERN_EXEC_KEY = ['PID', 'TID', 'DevId', 'API Name', 'Kernel Name']
+OLD_MEMCPY = 'nsys_cuda_memcpy_name_2022'
+
+
+def _old_names(table, column):
+    """A 2023.4 table read with 2022.4's memcpy names."""
+    return f'SELECT *, {OLD_MEMCPY}({column}) AS old_{column} FROM {table}'
+
+
+SPECS_2023 = [
+    dict(name='cuda_api_sum', table='nsys_cuda_api_sum', key=['Name']),
+    dict(name='cuda_api_gpu_sum', table='nsys_cuda_api_gpu_sum', key=['Operation']),
+    dict(name='cuda_gpu_kern_sum', table='nsys_cuda_gpu_kern_sum', key=['Name']),
+    dict(name='cuda_gpu_kern_gb_sum', table='nsys_cuda_gpu_kern_gb_sum', key=['Name', 'GridXYZ', 'BlockXYZ']),
+    dict(name='cuda_gpu_mem_time_sum', table='nsys_cuda_gpu_mem_time_sum', key=['Operation']),
+    dict(name='cuda_gpu_mem_size_sum', table='nsys_cuda_gpu_mem_size_sum', key=['Operation']),
+    dict(name='cuda_gpu_sum', table='nsys_cuda_gpu_sum', key=['Operation']),
+    dict(name='cuda_gpu_trace', table='nsys_cuda_gpu_trace'),
+    dict(name='cuda_kern_exec_sum', table='nsys_cuda_kern_exec_sum', key=KERN_EXEC_KEY),
+    dict(name='cuda_kern_exec_trace', table='nsys_cuda_kern_exec_trace'),
+    # Thread priorities are not in the trace; a thread nsys leaves unnamed has the name the
+    # trace gives it (its process's, from its scheduling rows). Reports without GPU rows do
+    # not say their time shift: start times aligned on nsys's first.
+    dict(name='cuda_api_trace', table='nsys_cuda_api_trace', ignore=['T-Pri', 'Thread Name'],
+         align=['Start (ns)']),
+    dict(name='cuda_gpu_kern_sum:base', sql="SELECT * FROM nsys_cuda_gpu_kern_sum_by_name('base')", key=['Name']),
+    dict(name='cuda_gpu_kern_gb_sum:base', sql="SELECT * FROM nsys_cuda_gpu_kern_gb_sum_by_name('base')",
          key=['Name', 'GridXYZ', 'BlockXYZ']),
-    dict(name='gpusum:base', sql="SELECT * FROM nsys_cuda_gpu_sum_by_name('base')", key=['Operation']),
-    dict(name='apigpusum:base', sql="SELECT * FROM nsys_cuda_api_gpu_sum_by_name('base')", key=['Operation']),
-    dict(name='kernexecsum:base', sql="SELECT * FROM nsys_cuda_kern_exec_sum_by_name('base')",
-         key=['PID', 'TID', 'DevId', 'API Name', 'Kernel Name']),
+    dict(name='cuda_gpu_sum:base', sql="SELECT * FROM nsys_cuda_gpu_sum_by_name('base')", key=['Operation']),
+    dict(name='cuda_api_gpu_sum:base', sql="SELECT * FROM nsys_cuda_api_gpu_sum_by_name('base')",
+         key=['Operation']),
+    dict(name='cuda_kern_exec_sum:base', sql="SELECT * FROM nsys_cuda_kern_exec_sum_by_name('base')",
+         key=KERN_EXEC_KEY),
 ]
+for spec in SPECS_2023:
+    spec['version'] = '2023.4'
+
+OLD_OPERATION = {'Operation': 'old_operation'}
+SPECS_2022 = [
+    dict(name='cudaapisum', table='nsys_cuda_api_sum', key=['Name']),
+    dict(name='apigpusum', sql=_old_names('nsys_cuda_api_gpu_sum', 'operation'), key=['Operation'],
+         columns=OLD_OPERATION),
+    dict(name='gpukernsum', table='nsys_cuda_gpu_kern_gb_sum', key=['Name', 'GridXYZ', 'BlockXYZ']),
+    dict(name='gpumemtimesum', sql=_old_names('nsys_cuda_gpu_mem_time_sum', 'operation'), key=['Operation'],
+         columns=OLD_OPERATION),
+    dict(name='gpumemsizesum', sql=_old_names('nsys_cuda_gpu_mem_size_sum', 'operation'), key=['Operation'],
+         columns=OLD_OPERATION),
+    dict(name='gpusum', sql=_old_names('nsys_cuda_gpu_sum', 'operation'), key=['Operation'],
+         columns=OLD_OPERATION),
+    dict(name='gputrace', sql=_old_names('nsys_cuda_gpu_trace', 'name'),
+         columns={'Name': 'old_name', 'Throughput (MBps)': 'throughput_mb_s'}),
+    dict(name='kernexecsum', table='nsys_cuda_kern_exec_sum', key=KERN_EXEC_KEY),
+    dict(name='gpukernsum:base', sql="SELECT * FROM nsys_cuda_gpu_kern_gb_sum_by_name('base')",
+         key=['Name', 'GridXYZ', 'BlockXYZ']),
+    dict(name='gpusum:base', sql=_old_names("nsys_cuda_gpu_sum_by_name('base')", 'operation'),
+         key=['Operation'], columns=OLD_OPERATION),
+    dict(name='apigpusum:base', sql=_old_names("nsys_cuda_api_gpu_sum_by_name('base')", 'operation'),
+         key=['Operation'], columns=OLD_OPERATION),
+    dict(name='kernexecsum:base', sql="SELECT * FROM nsys_cuda_kern_exec_sum_by_name('base')",
+         key=KERN_EXEC_KEY),
+]
+SPECS = SPECS_2023 + SPECS_2022
 for spec in SPECS:
     spec['modules'] = MODULES
 

@@ -7,7 +7,10 @@ grid/block rows, cuda-api totals equal cudaapisum, and nvtx-gpu equals
 nvtxgpuproj's projected ranges (count, total, min, max per name), with
 --raw-names, as nsys groups PyTorch op ranges by their whole text; without,
 nvtx-gpu equals nvtxgpuproj regrouped by op (a PyTorch report is among them). nsys
-stats runs on a copy (it may write into the file). Exits 77 (skipped)
+stats runs on a copy (it may write into the file). The same kernel and
+cuda-api totals against nsys 2023.4 where its goldens have rows
+(tests/sql_golden_2023: cuda_gpu_kern_sum:base, per name alone, and
+cuda_api_sum); each problem names the version. Exits 77 (skipped)
 without nsys or the corpus.
 
 nsys's own projection (nvtxgpuproj) of the biggest report takes it most of
@@ -28,6 +31,13 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_names import torch_op  # noqa: E402
+import sql_golden as sg  # noqa: E402
+
+# nsys 2023.4's reports the summary equals, read from the committed goldens.
+CHECKS_2023 = [
+    ('cuda_gpu_kern_sum:base', 'kernel', dict(name='Name', count='Instances')),
+    ('cuda_api_sum', 'cuda-api', dict(name='Name', count='Num Calls')),
+]
 
 
 def unpack(gz, workdir):
@@ -127,13 +137,24 @@ def main():
             got = ours.get(category, {})
             if got != want:
                 diff = sorted(set(got.items()) ^ set(want.items()))[:4]
-                problems.append(f'{os.path.basename(report)}: {category} != {report_name}: '
+                problems.append(f'{os.path.basename(report)}: {category} != {report_name} (nsys 2022.4): '
                                 f'differs at {diff}')
             compared[category] += len(want)
             if category == 'nvtx-gpu' and by_op.get(category, {}) != regrouped_by_op(want):
                 problems.append(f'{os.path.basename(report)}: nvtx-gpu by op != {report_name} '
                                 'regrouped by op')
         os.remove(copy)
+        for report_name, category, how in CHECKS_2023:
+            g = sg.golden(sg.stem_of(gz), report_name, sg.GOLDEN_DIR_2023)
+            if g is None or g.kind != 'rows':
+                continue
+            want = totals(g.rows, **how)
+            got = ours.get(category, {})
+            if got != want:
+                diff = sorted(set(got.items()) ^ set(want.items()))[:4]
+                problems.append(f'{os.path.basename(report)}: {category} != {report_name} (nsys 2023.4): '
+                                f'differs at {diff}')
+            compared[f'{category} (nsys 2023.4)'] += len(want)
     if problems:
         print('\n'.join(problems))
         return 1

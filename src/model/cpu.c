@@ -93,11 +93,28 @@ static int add_switch(model *m, int64_t cpu, int64_t ts, int64_t prev, int64_t p
     return c->n_pending == BUNDLE ? flush_cpu(m, (size_t)cpu) : 0;
 }
 
+/* The idle task's own rows (thread id 0, whatever the process field: Grace
+ * Hopper captures give it one). Where the CPU is idle already they say what
+ * its gap shows (kept, nothing to write). A sched-in takes the CPU from whoever
+ * ran there: that thread was waiting (idle runs only when nothing else can),
+ * so it leaves sleeping. A sched-out while a thread runs is inconsistent. */
+static int idle_sched(model *m, int64_t cpu, int64_t ts, bool sched_in)
+{
+    cpu_state *c = cpu_of(m, cpu);
+    if (!c->running)
+        return 0;
+    if (!sched_in)
+        return MODEL_SCHED_INCONSISTENT;
+    return add_switch(m, cpu, ts, c->running, 1, 0);
+}
+
 int model_sched(model *m, int64_t cpu, int64_t ts, int64_t global_tid, bool sched_in,
                 int64_t prev_state)
 {
-    if (cpu < 0 || cpu >= CPU_MAX || global_tid <= 0 || nsys_tid_of(global_tid) == 0)
+    if (cpu < 0 || cpu >= CPU_MAX || global_tid < 0)
         return MODEL_SCHED_INCONSISTENT;
+    if (nsys_tid_of(global_tid) == 0)
+        return idle_sched(m, cpu, ts, sched_in);
     cpu_state *c = cpu_of(m, cpu);
     if (sched_in) {
         if (c->running == global_tid)

@@ -175,7 +175,8 @@ track *model_global_track(model *m, const char *name);
 #define MODEL_SCHED_INCONSISTENT 2  /* out of a thread that is not running, bad CPU */
 
 /* A thread scheduled in or out of a CPU. prev_state is ftrace's for a
- * sched-out (0 R, 1 S, 2 D, 16 X). */
+ * sched-out (0 R, 1 S, 2 D, 16 X). A thread id of 0, under any process
+ * field, is the CPU's idle task (swapper). */
 int model_sched(model *m, int64_t cpu, int64_t ts, int64_t global_tid, bool sched_in,
                 int64_t prev_state);
 

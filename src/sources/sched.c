@@ -1,5 +1,6 @@
 /* SCHED_EVENTS: threads scheduled in and out of CPUs, as ftrace
- * sched_switch events per CPU; gaps are the idle task. The state a thread
+ * sched_switch events per CPU; gaps are the idle task (whose own rows, thread
+ * id 0, some captures have too). The state a thread
  * leaves in comes from threadState where the schema has it (2024.6 on). */
 #include "source.h"
 

@@ -1,5 +1,5 @@
--- nsys.analyze.cuda_api_sync: `nsys analyze` rule cuda-sync-api (nsys
--- 2022.4), "Synchronous APIs": the CUDA calls that block the host until the
+-- nsys.analyze.cuda_api_sync: `nsys analyze` rule cuda_api_sync (nsys
+-- 2023.4; 2022.4: cuda-sync-api), "Synchronous APIs": the CUDA calls that block the host until the
 -- work issued before them is done (cudaDeviceSynchronize*,
 -- cudaStreamSynchronize*), longest first. See docs/sql.md.
 

@@ -1,5 +1,5 @@
--- nsys.analyze.cuda_memcpy_async: `nsys analyze` rule cuda-async-memcpy
--- (nsys 2022.4), "Async Memcpy with Pageable Memory": copies launched by
+-- nsys.analyze.cuda_memcpy_async: `nsys analyze` rule cuda_memcpy_async
+-- (nsys 2023.4; 2022.4: cuda-async-memcpy), "Async Memcpy with Pageable Memory": copies launched by
 -- cudaMemcpy*Async calls from or to pageable memory, which make the call
 -- synchronous; longest first. See docs/sql.md.
 
@@ -38,6 +38,9 @@ RETURNS TABLE(
   device_id LONG,
   -- Context ID.
   context_id LONG,
+  -- Green Context ID (nsys 2023.4; NULL: the converter does not carry green
+  -- contexts yet, and nsys prints none for 0, the only value in the corpus).
+  green_context_id LONG,
   -- Stream ID.
   stream_id LONG,
   -- API Name: the call's full versioned name ('cudaMemcpyAsync_v3020').

@@ -1,5 +1,5 @@
--- nsys.analyze.cuda_memcpy_sync: `nsys analyze` rule cuda-sync-memcpy
--- (nsys 2022.4), "Synchronous Memcpy": copies launched by synchronous
+-- nsys.analyze.cuda_memcpy_sync: `nsys analyze` rule cuda_memcpy_sync
+-- (nsys 2023.4; 2022.4: cuda-sync-memcpy), "Synchronous Memcpy": copies launched by synchronous
 -- cudaMemcpy* calls (no Async in the name) that block the host, leaving out
 -- host-to-device copies of 64,000 bytes or less and copies within one device;
 -- longest first. See docs/sql.md.
@@ -39,6 +39,9 @@ RETURNS TABLE(
   device_id LONG,
   -- Context ID.
   context_id LONG,
+  -- Green Context ID (nsys 2023.4; NULL: the converter does not carry green
+  -- contexts yet, and nsys prints none for 0, the only value in the corpus).
+  green_context_id LONG,
   -- Stream ID.
   stream_id LONG,
   -- API Name: the call's full versioned name ('cudaMemcpy_v3020').

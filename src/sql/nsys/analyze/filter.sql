@@ -139,6 +139,7 @@ RETURNS TableOrSubquery AS
     m.pid,
     m.device AS device_id,
     m.context AS context_id,
+    NULL AS green_context_id,
     m.stream AS stream_id,
     c.full_name AS api_name,
     m.bytes,

@@ -1,5 +1,6 @@
--- nsys.analyze.gpu_gaps: `nsys analyze` rule gpu-starv (nsys 2022.4), "GPU
--- Starvation": the times a GPU sits idle for longer than gap= milliseconds.
+-- nsys.analyze.gpu_gaps: `nsys analyze` rule gpu_gaps (nsys 2023.4;
+-- 2022.4: gpu-starv), "GPU Starvation": the times a GPU sits idle for
+-- longer than gap= milliseconds.
 -- For each process and device, the span from its first GPU operation's start
 -- to its last one's end is searched for gaps between kernels, memcpys and
 -- memsets. See docs/sql.md.

@@ -1,7 +1,7 @@
--- nsys.analyze.gpu_time_util: `nsys analyze` rule gpu-low-util (nsys
--- 2022.4), "GPU Low Utilization": for each process and device, the span from
--- its first GPU operation's start to its last one's end is cut into chunks=
--- equal chunks, and the chunks where kernels, memcpys and memsets keep the
+-- nsys.analyze.gpu_time_util: `nsys analyze` rule gpu_time_util (nsys
+-- 2023.4; 2022.4: gpu-low-util), "GPU Time Utilization": for each process
+-- and device, the span from its first GPU operation's start to its last
+-- one's end is cut into chunks= equal chunks, and the chunks where kernels, memcpys and memsets keep the
 -- GPU busy less than threshold= percent of the time are shown, consecutive
 -- ones merged (weighted average). Time utilization, not resource
 -- utilization: concurrent operations add up (and may pass 100%). See
@@ -11,25 +11,9 @@ INCLUDE PERFETTO MODULE nsys.cuda;
 INCLUDE PERFETTO MODULE nsys.analyze.filter;
 INCLUDE PERFETTO MODULE nsys.stats.common;
 
--- The rule with its options: threshold= (percent; nsys default 50),
--- chunks= (1 to 1000; nsys default 30), rows= (negative: all), start=, end=
--- (report time, ns) and nvtx= ('text' or 'text@domain'), each NULL when not
--- given.
---
--- Chunks last ceil(span / chunks) ns, so the last one may be shorter (or
--- chunks be fewer). As nsys 2022.4 does:
---  - rows= keeps the first regions in (run, device, pid) order, a run being
---    the consecutive low chunks of one process and device, and those are
---    then numbered and ordered by in-use percentage, then duration;
---  - chunks that no operation touches (0% in use) are merged across processes
---    and devices by chunk number: of the empty chunks numbered k, only the
---    first process's and device's (by device, then pid) is kept, so an idle
---    stretch of one device may end a low region of another device early.
---    With one process and one device nothing is lost;
---  - the context is the largest context id of the process's work on the
---    device (nsys takes one of them);
---  - In-Use (%) is rounded to one decimal as nsys's SQLite 3.40 rounds.
-CREATE PERFETTO FUNCTION nsys_gpu_time_util(
+-- nsys_gpu_time_util and nsys_gpu_time_util_2022 (below): the rule as nsys
+-- 2023.4 finds it, and with merge_idle_chunks as 2022.4 does.
+CREATE PERFETTO FUNCTION _nsys_gpu_time_util(
   -- threshold= (percent; nsys default 50).
   threshold LONG,
   -- chunks= (nsys default 30; 1 to 1000, else no rows).
@@ -41,7 +25,9 @@ CREATE PERFETTO FUNCTION nsys_gpu_time_util(
   -- end= in report time (ns), or NULL.
   end_ns LONG,
   -- nvtx=, or NULL.
-  nvtx STRING
+  nvtx STRING,
+  -- Keep only the first process's and device's empty chunk of each number.
+  merge_idle_chunks BOOL
 )
 RETURNS TABLE(
   -- Row#: 1 for the least used region.
@@ -143,7 +129,7 @@ WITH RECURSIVE
     UNION ALL
     SELECT range_id, pid, device, context, c_start, c_end, size, pct
     FROM idle
-    WHERE k = 1 AND pct < $threshold
+    WHERE (k = 1 OR NOT $merge_idle_chunks) AND pct < $threshold
   ),
   runs AS (
     SELECT
@@ -176,6 +162,90 @@ SELECT
 FROM merged
 ORDER BY row_num
 LIMIT $rows;
+
+-- The rule with its options: threshold= (percent; nsys default 50),
+-- chunks= (1 to 1000; nsys default 30), rows= (negative: all), start=, end=
+-- (report time, ns) and nvtx= ('text' or 'text@domain'), each NULL when not
+-- given.
+--
+-- Chunks last ceil(span / chunks) ns, so the last one may be shorter (or
+-- chunks be fewer). As nsys does:
+--  - rows= keeps the first regions in (run, device, pid) order, a run being
+--    the consecutive low chunks of one process and device, and those are
+--    then numbered and ordered by in-use percentage, then duration;
+--  - the context is the largest context id of the process's work on the
+--    device (nsys takes one of them);
+--  - In-Use (%) is rounded to one decimal as nsys's SQLite 3.40 rounds.
+-- nsys 2022.4 differs in one way: nsys_gpu_time_util_2022.
+CREATE PERFETTO FUNCTION nsys_gpu_time_util(
+  -- threshold= (percent; nsys default 50).
+  threshold LONG,
+  -- chunks= (nsys default 30; 1 to 1000, else no rows).
+  chunks LONG,
+  -- rows= (nsys default 50; negative: no limit).
+  rows LONG,
+  -- start= in report time (ns), or NULL.
+  start_ns LONG,
+  -- end= in report time (ns), or NULL.
+  end_ns LONG,
+  -- nvtx=, or NULL.
+  nvtx STRING
+)
+RETURNS TABLE(
+  -- Row#: 1 for the least used region.
+  row_num LONG,
+  -- In-Use (%): time the GPU was in use, percent, rounded to 0.1.
+  in_use_pct DOUBLE,
+  -- Duration (ns) of the region (one chunk or several consecutive ones).
+  duration_ns LONG,
+  -- Start (ns) of the region (report time).
+  start_ns LONG,
+  -- PID.
+  pid LONG,
+  -- Device ID.
+  device_id LONG,
+  -- Context ID.
+  context_id LONG
+) AS
+SELECT * FROM _nsys_gpu_time_util($threshold, $chunks, $rows, $start_ns, $end_ns, $nvtx, FALSE);
+
+-- The rule as nsys 2022.4's gpu-low-util finds it (same arguments and
+-- columns): chunks that no operation touches (0% in use) are merged across
+-- processes and devices by chunk number: of the empty chunks numbered k, only
+-- the first process's and device's (by device, then pid) is kept, so an idle
+-- stretch of one device may end a low region of another device early (2023.4
+-- keeps each). With one process and one device the two agree.
+CREATE PERFETTO FUNCTION nsys_gpu_time_util_2022(
+  -- threshold= (percent; nsys default 50).
+  threshold LONG,
+  -- chunks= (nsys default 30; 1 to 1000, else no rows).
+  chunks LONG,
+  -- rows= (nsys default 50; negative: no limit).
+  rows LONG,
+  -- start= in report time (ns), or NULL.
+  start_ns LONG,
+  -- end= in report time (ns), or NULL.
+  end_ns LONG,
+  -- nvtx=, or NULL.
+  nvtx STRING
+)
+RETURNS TABLE(
+  -- Row#: 1 for the least used region.
+  row_num LONG,
+  -- In-Use (%): time the GPU was in use, percent, rounded to 0.1.
+  in_use_pct DOUBLE,
+  -- Duration (ns) of the region (one chunk or several consecutive ones).
+  duration_ns LONG,
+  -- Start (ns) of the region (report time).
+  start_ns LONG,
+  -- PID.
+  pid LONG,
+  -- Device ID.
+  device_id LONG,
+  -- Context ID.
+  context_id LONG
+) AS
+SELECT * FROM _nsys_gpu_time_util($threshold, $chunks, $rows, $start_ns, $end_ns, $nvtx, TRUE);
 
 -- The rule with nsys's defaults (threshold=50, chunks=30, rows=50, no
 -- start=, end= or nvtx=).

@@ -8,14 +8,16 @@
 --   nsys_um_cpu_page_faults_sum (umcpupagefaults)  unified-memory CPU page faults
 --                                                  per faulting instruction
 --   nsys_mpi_event_sum          (2023.4+ only)     MPI calls per table and name
+--   nsys_mpi_event_trace        (2023.4+ only)     every MPI call
 --
 -- Columns are in nsys's order, named after its CSV header in snake case;
 -- averages, medians, percentages and standard deviations are rounded to one
--- decimal as nsys 2022.4 rounds them (_nsys_stats_round); the median of an
+-- decimal as nsys rounds them (_nsys_stats_round); the median of an
 -- even count is the mean of the two middle values; the standard deviation is
 -- the sample one (n - 1), 0 for a single value. See docs/sql.md.
 
 INCLUDE PERFETTO MODULE nsys.cpu;
+INCLUDE PERFETTO MODULE nsys.gpus;
 INCLUDE PERFETTO MODULE nsys.stats.common;
 
 -- The summary columns of nsys's CPU reports over `src` (columns grp, name,
@@ -171,3 +173,56 @@ SELECT
   s.stddev_ns, g.source, g.name
 FROM g LEFT JOIN s USING (grp)
 ORDER BY s.total_time_ns DESC, g.grp;
+
+-- MPI Event Trace (nsys 2023.4+ mpi_event_trace): every MPI call in start
+-- order. A call unfinished at the end of the report has no end or duration,
+-- as in nsys. Sizes are MB (bytes / 1e6), unrounded: nsys prints 3 decimals.
+CREATE PERFETTO VIEW nsys_mpi_event_trace(
+  -- Start, ns, report time (trace time less nsys_gpus.time_shift_ns).
+  start_ns LONG,
+  -- End, ns, report time; NULL for an unfinished call.
+  end_ns LONG,
+  -- Duration, ns; NULL for an unfinished call.
+  duration_ns LONG,
+  -- MPI function.
+  event STRING,
+  -- Process id.
+  pid LONG,
+  -- Thread id.
+  tid LONG,
+  -- Tag (point-to-point).
+  tag LONG,
+  -- The caller's rank.
+  rank LONG,
+  -- Peer rank (point-to-point).
+  peerrank LONG,
+  -- Root rank (rooted collectives).
+  rootrank LONG,
+  -- Message size, MB (point-to-point).
+  size_mb DOUBLE,
+  -- Bytes sent, MB (collectives).
+  collsendsize_mb DOUBLE,
+  -- Bytes received, MB (collectives).
+  collrecvsize_mb DOUBLE,
+  -- The call's slice (nsys_mpi_calls.id); not in nsys.
+  id LONG
+) AS
+WITH sh AS (SELECT _nsys_time_shift() AS shift)
+SELECT
+  c.ts - sh.shift AS start_ns,
+  iif(c.unterminated, NULL, c.ts + c.dur - sh.shift) AS end_ns,
+  iif(c.unterminated, NULL, c.dur) AS duration_ns,
+  c.name AS event,
+  c.pid,
+  c.tid,
+  c.tag,
+  c.rank,
+  c.remote_rank AS peerrank,
+  c.root_rank AS rootrank,
+  iif(c.source = 'p2p', c.size / 1e6, NULL) AS size_mb,
+  iif(c.source = 'collectives', c.size / 1e6, NULL) AS collsendsize_mb,
+  iif(c.source = 'collectives', c.recv_size / 1e6, NULL) AS collrecvsize_mb,
+  c.id
+FROM nsys_mpi_calls c
+CROSS JOIN sh
+ORDER BY c.ts, c.id;

@@ -1,26 +1,30 @@
 -- nsys.stats.cuda: the CUDA reports of `nsys stats`, report for report, over
 -- the typed tables of nsys.cuda. Each table is named nsys_ + the report's nsys
--- 2023+ name (2022.4 name in brackets) and holds the same rows and numbers:
+-- 2023.4 name (2022.4 name in brackets) and holds the same rows and numbers:
 --
 --   nsys_cuda_api_sum          (cudaapisum)     CUDA API calls per name
 --   nsys_cuda_api_gpu_sum      (apigpusum)      CUDA API calls, kernels and memory operations
---   nsys_cuda_gpu_kern_sum     (gpukernsum)     kernels per name, grid and block
+--   nsys_cuda_gpu_kern_sum     (none)           kernels per name
+--   nsys_cuda_gpu_kern_gb_sum  (gpukernsum)     kernels per name, grid and block
 --   nsys_cuda_gpu_mem_time_sum (gpumemtimesum)  memory operations per kind, by time
 --   nsys_cuda_gpu_mem_size_sum (gpumemsizesum)  memory operations per kind, by size (MB)
 --   nsys_cuda_gpu_sum          (gpusum)         kernels and memory operations
 --   nsys_cuda_gpu_trace        (gputrace)       every kernel, memcpy and memset
 --   nsys_cuda_kern_exec_sum    (kernexecsum)    launch, queue and kernel time per
 --                                               thread, device, call and kernel
+--   nsys_cuda_kern_exec_trace  (kernexectrace)  every kernel with its launching call
+--   nsys_cuda_api_trace        (cudaapitrace)   every CUDA API call
 --
 -- Columns are in nsys's order, named after its CSV header in snake case
 -- ('Time (%)' -> time_pct, 'Total Time (ns)' -> total_time_ns, ...). As in
 -- nsys: percentages, averages, medians and standard deviations are rounded to
--- one decimal as nsys 2022.4 rounds them (_nsys_stats_round); the median of an
--- even count is the mean of the two middle values; the standard deviation is
--- the sample one (n - 1), 0 for a single value. Sizes in MB are bytes / 1e6,
--- not rounded: nsys prints them with 3 decimals. Kernel names are the
--- demangled names; the *_by_name table functions take 'base' for the short
--- names (nsys's :base option). See docs/sql.md.
+-- one decimal as nsys rounds them (_nsys_stats_round); the median of an even
+-- count is the mean of the two middle values; the standard deviation is the
+-- sample one (n - 1), 0 for a single value. Sizes in MB are bytes / 1e6, not
+-- rounded: nsys prints them with 3 decimals. Kernel names are the demangled
+-- names; the *_by_name table functions take 'base' for the short names (nsys's
+-- :base option). Memcpys are named as 2023.4 names them ('[CUDA memcpy
+-- Host-to-Device]'); nsys_cuda_memcpy_name_2022 gives 2022.4's. See docs/sql.md.
 
 INCLUDE PERFETTO MODULE nsys.cuda;
 INCLUDE PERFETTO MODULE nsys.stats.common;
@@ -31,25 +35,37 @@ CREATE PERFETTO FUNCTION _nsys_cuda_api_name(full_name STRING)
 RETURNS STRING AS
 SELECT iif(substr($full_name, -6, 2) = '_v', substr($full_name, 1, length($full_name) - 6), $full_name);
 
--- nsys's name of a memcpy ('[CUDA memcpy HtoD]') from its copy kind label.
+-- nsys's name of a memcpy from its copy kind label, as nsys 2023.4 prints it:
+-- '[CUDA memcpy Host-to-Device]' ('[CUDA memcpy ' || the ENUM_CUDA_MEMCPY_OPER
+-- label || ']').
 CREATE PERFETTO FUNCTION _nsys_cuda_memcpy_op(copy_kind STRING)
 RETURNS STRING AS
-SELECT CASE $copy_kind
-  WHEN 'Unknown' THEN '[CUDA memcpy Unknown]'
-  WHEN 'Host-to-Device' THEN '[CUDA memcpy HtoD]'
-  WHEN 'Device-to-Host' THEN '[CUDA memcpy DtoH]'
-  WHEN 'Host-to-Array' THEN '[CUDA memcpy HtoA]'
-  WHEN 'Array-to-Host' THEN '[CUDA memcpy AtoH]'
-  WHEN 'Array-to-Array' THEN '[CUDA memcpy AtoA]'
-  WHEN 'Array-to-Device' THEN '[CUDA memcpy AtoD]'
-  WHEN 'Device-to-Array' THEN '[CUDA memcpy DtoA]'
-  WHEN 'Device-to-Device' THEN '[CUDA memcpy DtoD]'
-  WHEN 'Host-to-Host' THEN '[CUDA memcpy HtoH]'
-  WHEN 'Peer-to-Peer' THEN '[CUDA memcpy PtoP]'
-  WHEN 'Unified Host-to-Device' THEN '[CUDA Unified Memory memcpy HtoD]'
-  WHEN 'Unified Device-to-Host' THEN '[CUDA Unified Memory memcpy DtoH]'
-  WHEN 'Unified Device-to-Device' THEN '[CUDA Unified Memory memcpy DtoD]'
-  ELSE NULL
+SELECT '[CUDA memcpy ' || $copy_kind || ']';
+
+-- nsys 2022.4's name of a memory operation ('[CUDA memcpy HtoD]') from the
+-- name the reports give it ('[CUDA memcpy Host-to-Device]'); any other name
+-- (kernels, '[CUDA memset]', calls) as it is. For comparing with 2022.4's
+-- output: SELECT nsys_cuda_memcpy_name_2022(operation), ... (docs/sql.md).
+CREATE PERFETTO FUNCTION nsys_cuda_memcpy_name_2022(
+  -- A row's operation or name.
+  name STRING
+)
+RETURNS STRING AS
+SELECT CASE $name
+  WHEN '[CUDA memcpy Host-to-Device]' THEN '[CUDA memcpy HtoD]'
+  WHEN '[CUDA memcpy Device-to-Host]' THEN '[CUDA memcpy DtoH]'
+  WHEN '[CUDA memcpy Host-to-Array]' THEN '[CUDA memcpy HtoA]'
+  WHEN '[CUDA memcpy Array-to-Host]' THEN '[CUDA memcpy AtoH]'
+  WHEN '[CUDA memcpy Array-to-Array]' THEN '[CUDA memcpy AtoA]'
+  WHEN '[CUDA memcpy Array-to-Device]' THEN '[CUDA memcpy AtoD]'
+  WHEN '[CUDA memcpy Device-to-Array]' THEN '[CUDA memcpy DtoA]'
+  WHEN '[CUDA memcpy Device-to-Device]' THEN '[CUDA memcpy DtoD]'
+  WHEN '[CUDA memcpy Host-to-Host]' THEN '[CUDA memcpy HtoH]'
+  WHEN '[CUDA memcpy Peer-to-Peer]' THEN '[CUDA memcpy PtoP]'
+  WHEN '[CUDA memcpy Unified Host-to-Device]' THEN '[CUDA Unified Memory memcpy HtoD]'
+  WHEN '[CUDA memcpy Unified Device-to-Host]' THEN '[CUDA Unified Memory memcpy DtoH]'
+  WHEN '[CUDA memcpy Unified Device-to-Device]' THEN '[CUDA Unified Memory memcpy DtoD]'
+  ELSE $name
 END;
 
 -- A kernel's name for the reports: 'base' gives the short name, anything else
@@ -68,7 +84,7 @@ SELECT iif($name_kind = 'base', $short_name, coalesce($demangled_name, $short_na
 -- Memory operations as nsys's memory reports see them: every memcpy of a
 -- known copy kind and every memset.
 CREATE PERFETTO TABLE _nsys_cuda_memops(
-  -- '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
+  -- '[CUDA memcpy Host-to-Device]', ..., '[CUDA memset]'.
   operation STRING,
   -- Duration, ns.
   dur LONG,
@@ -111,9 +127,59 @@ FROM _nsys_stats_summary_ns!((SELECT full_name AS grp, dur AS val FROM nsys_cuda
 ORDER BY total_time_ns DESC, grp;
 
 -- CUDA GPU Kernel Summary with a choice of kernel names (nsys stats
--- cuda_gpu_kern_sum[:base]; 2022.4: gpukernsum): kernels per name, grid and
--- block, longest total first.
+-- cuda_gpu_kern_sum[:base]): kernels per name, longest total first (then
+-- fewest instances, then name, as nsys orders them). nsys 2022.4's gpukernsum
+-- grouped by grid and block too: that is nsys_cuda_gpu_kern_gb_sum.
 CREATE PERFETTO FUNCTION nsys_cuda_gpu_kern_sum_by_name(
+  -- 'demangled' (nsys's default) or 'base' (short names).
+  name_kind STRING
+)
+RETURNS TABLE(
+  -- Share of the summed time of all kernels, %, 1 decimal.
+  time_pct DOUBLE,
+  -- Summed duration, ns.
+  total_time_ns LONG,
+  -- Number of kernels.
+  instances LONG,
+  -- Mean duration, ns, 1 decimal.
+  avg_ns DOUBLE,
+  -- Median duration, ns, 1 decimal.
+  med_ns DOUBLE,
+  -- Shortest, ns.
+  min_ns LONG,
+  -- Longest, ns.
+  max_ns LONG,
+  -- Sample standard deviation, ns, 1 decimal.
+  stddev_ns DOUBLE,
+  -- Kernel name.
+  name STRING
+) AS
+WITH
+  k AS (SELECT _nsys_cuda_kernel_name($name_kind, short_name, demangled_name) AS kname, dur FROM nsys_kernels),
+  grps AS (
+    SELECT row_number() OVER (ORDER BY kname) AS grp, kname
+    FROM (SELECT DISTINCT kname FROM k)
+  ),
+  s AS (
+    SELECT * FROM _nsys_stats_summary_ns!((
+      SELECT g.grp, k.dur AS val FROM k JOIN grps g ON g.kname IS k.kname
+    ))
+  )
+SELECT
+  s.time_pct, s.total_time_ns, s.num AS instances, s.avg_ns, s.med_ns, s.min_ns, s.max_ns,
+  s.stddev_ns, g.kname AS name
+FROM s JOIN grps g USING (grp)
+ORDER BY s.total_time_ns DESC, s.num, g.grp;
+
+-- CUDA GPU Kernel Summary (nsys stats cuda_gpu_kern_sum): kernels per
+-- demangled name, longest total first.
+CREATE PERFETTO VIEW nsys_cuda_gpu_kern_sum AS
+SELECT * FROM nsys_cuda_gpu_kern_sum_by_name('demangled');
+
+-- CUDA GPU Kernel/Grid/Block Summary with a choice of kernel names (nsys
+-- stats cuda_gpu_kern_gb_sum[:base]; 2022.4: gpukernsum): kernels per name,
+-- grid and block, longest total first.
+CREATE PERFETTO FUNCTION nsys_cuda_gpu_kern_gb_sum_by_name(
   -- 'demangled' (nsys's default) or 'base' (short names).
   name_kind STRING
 )
@@ -164,12 +230,12 @@ SELECT
   s.time_pct, s.total_time_ns, s.num AS instances, s.avg_ns, s.med_ns, s.min_ns, s.max_ns,
   s.stddev_ns, g.grid AS gridxyz, g.block AS blockxyz, g.kname AS name
 FROM s JOIN grps g USING (grp)
-ORDER BY s.total_time_ns DESC, g.grp;
+ORDER BY s.total_time_ns DESC, s.num, g.grp;
 
--- CUDA GPU Kernel Summary (nsys stats cuda_gpu_kern_sum; 2022.4: gpukernsum):
--- kernels per demangled name, grid and block, longest total first.
-CREATE PERFETTO VIEW nsys_cuda_gpu_kern_sum AS
-SELECT * FROM nsys_cuda_gpu_kern_sum_by_name('demangled');
+-- CUDA GPU Kernel/Grid/Block Summary (nsys stats cuda_gpu_kern_gb_sum;
+-- 2022.4: gpukernsum): kernels per demangled name, grid and block.
+CREATE PERFETTO VIEW nsys_cuda_gpu_kern_gb_sum AS
+SELECT * FROM nsys_cuda_gpu_kern_gb_sum_by_name('demangled');
 
 -- GPU Memory Operations Summary by time (nsys stats cuda_gpu_mem_time_sum;
 -- 2022.4: gpumemtimesum): memcpys per copy kind and memsets, longest first.
@@ -190,7 +256,7 @@ CREATE PERFETTO VIEW nsys_cuda_gpu_mem_time_sum(
   max_ns LONG,
   -- Sample standard deviation, ns, 1 decimal.
   stddev_ns DOUBLE,
-  -- '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
+  -- '[CUDA memcpy Host-to-Device]', ..., '[CUDA memset]'.
   operation STRING
 ) AS
 SELECT time_pct, total_time_ns, num AS count, avg_ns, med_ns, min_ns, max_ns, stddev_ns,
@@ -216,7 +282,7 @@ CREATE PERFETTO VIEW nsys_cuda_gpu_mem_size_sum(
   max_mb DOUBLE,
   -- Sample standard deviation, MB.
   stddev_mb DOUBLE,
-  -- '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
+  -- '[CUDA memcpy Host-to-Device]', ..., '[CUDA memset]'.
   operation STRING
 ) AS
 WITH s AS (SELECT * FROM _nsys_stats_summary!((SELECT operation AS grp, bytes AS val FROM _nsys_cuda_memops)))
@@ -354,8 +420,8 @@ CREATE PERFETTO VIEW nsys_cuda_api_gpu_sum AS
 SELECT * FROM nsys_cuda_api_gpu_sum_by_name('demangled');
 
 -- CUDA GPU Trace (nsys stats cuda_gpu_trace; 2022.4: gputrace): every kernel,
--- memcpy and memset in start order. Columns that do not apply are NULL
--- (nsys prints None or nothing).
+-- memcpy and memset in start order, in nsys 2023.4's columns (2022.4 had no
+-- greenctx). Columns that do not apply are NULL (nsys prints None or nothing).
 CREATE PERFETTO VIEW nsys_cuda_gpu_trace(
   -- Start, ns, report time as nsys prints it (trace time less
   -- nsys_gpus.time_shift_ns).
@@ -385,7 +451,7 @@ CREATE PERFETTO VIEW nsys_cuda_gpu_trace(
   -- Bytes copied or set, MB (memcpys, memsets).
   bytes_mb DOUBLE,
   -- Throughput, MB/s: bytes * (1e9 / duration, integer division) / 1e6, as nsys.
-  throughput_mbps DOUBLE,
+  throughput_mb_s DOUBLE,
   -- Source memory kind (memcpys), memory kind (memsets).
   srcmemkd STRING,
   -- Destination memory kind (memcpys).
@@ -394,9 +460,12 @@ CREATE PERFETTO VIEW nsys_cuda_gpu_trace(
   device STRING,
   -- Context id.
   ctx LONG,
+  -- Green context id; NULL: the converter does not carry green contexts yet
+  -- (nsys prints none for 0, the only value in the corpus's exports).
+  greenctx LONG,
   -- Stream id.
   strm LONG,
-  -- Demangled kernel name, '[CUDA memcpy HtoD]', ..., '[CUDA memset]'.
+  -- Demangled kernel name, '[CUDA memcpy Host-to-Device]', ..., '[CUDA memset]'.
   name STRING,
   -- The slice (nsys_kernels.id, nsys_memcpys.id or nsys_memsets.id); not in nsys.
   id LONG
@@ -436,11 +505,12 @@ SELECT
   o.ssm AS stcsmem_mb,
   o.dsm AS dymsmem_mb,
   o.bytes / 1e6 AS bytes_mb,
-  (o.bytes * (1000000000 / o.dur)) / 1e6 AS throughput_mbps,
+  (o.bytes * (1000000000 / o.dur)) / 1e6 AS throughput_mb_s,
   o.src AS srcmemkd,
   o.dst AS dstmemkd,
   printf('%s (%d)', coalesce(gpu.name, ''), o.device) AS device,
   o.context AS ctx,
+  NULL AS greenctx,
   o.stream AS strm,
   o.name,
   o.id
@@ -609,3 +679,101 @@ ORDER BY st.mean DESC, g.grp;
 -- highest mean total first.
 CREATE PERFETTO VIEW nsys_cuda_kern_exec_sum AS
 SELECT * FROM nsys_cuda_kern_exec_sum_by_name('demangled');
+
+-- CUDA API Trace (nsys stats cuda_api_trace; 2022.4: cudaapitrace): every
+-- CUDA runtime and driver call in start order.
+CREATE PERFETTO VIEW nsys_cuda_api_trace(
+  -- Start, ns, report time (trace time less nsys_gpus.time_shift_ns).
+  start_ns LONG,
+  -- Duration, ns.
+  duration_ns LONG,
+  -- Name, less a '_vNNNN' version suffix.
+  name STRING,
+  -- Return value (0: success).
+  result LONG,
+  -- Correlation id.
+  corrid LONG,
+  -- Process id.
+  pid LONG,
+  -- Thread id.
+  tid LONG,
+  -- Thread priority: NULL, the converter does not carry it (nsys prints
+  -- ThreadNames.priority).
+  t_pri LONG,
+  -- Thread name.
+  thread_name STRING,
+  -- The call's slice (nsys_cuda_api_calls.id); not in nsys.
+  id LONG
+) AS
+SELECT
+  c.ts - _nsys_time_shift() AS start_ns,
+  c.dur AS duration_ns,
+  _nsys_cuda_api_name(c.full_name) AS name,
+  c.return_value AS result,
+  c.correlation_id AS corrid,
+  c.pid,
+  c.tid,
+  NULL AS t_pri,
+  t.name AS thread_name,
+  c.id
+FROM nsys_cuda_api_calls c
+LEFT JOIN thread t USING (utid)
+ORDER BY c.ts, c.id;
+
+-- CUDA Kernel Launch & Exec Time Trace (nsys stats cuda_kern_exec_trace;
+-- 2022.4: kernexectrace): each kernel with its launching call, in call
+-- start order: the call (API), the queue time from the call's end to the
+-- kernel's start (when positive), the kernel and the total.
+CREATE PERFETTO VIEW nsys_cuda_kern_exec_trace(
+  -- Call start, ns, report time.
+  api_start_ns LONG,
+  -- Call duration, ns.
+  api_dur_ns LONG,
+  -- Call end, when the kernel starts after it; else NULL.
+  queue_start_ns LONG,
+  -- Call end to kernel start, ns, when positive; else NULL.
+  queue_dur_ns LONG,
+  -- Kernel start, ns, report time.
+  kernel_start_ns LONG,
+  -- Kernel duration, ns.
+  kernel_dur_ns LONG,
+  -- Call start to the later of call end and kernel end, ns.
+  total_dur_ns LONG,
+  -- Process id.
+  pid LONG,
+  -- Thread id of the launching call.
+  tid LONG,
+  -- Device.
+  devid LONG,
+  -- Launching call, less a '_vNNNN' version suffix.
+  api_function STRING,
+  -- Grid dimensions, printf('%4d %4d %4d').
+  gridxyz STRING,
+  -- Block dimensions.
+  blockxyz STRING,
+  -- Demangled kernel name.
+  kernel_name STRING,
+  -- The kernel's slice (nsys_kernels.id); not in nsys.
+  id LONG
+) AS
+WITH sh AS (SELECT _nsys_time_shift() AS shift)
+SELECT
+  c.ts - sh.shift AS api_start_ns,
+  c.dur AS api_dur_ns,
+  iif(k.ts >= c.ts + c.dur, c.ts + c.dur - sh.shift, NULL) AS queue_start_ns,
+  iif(k.ts >= c.ts + c.dur, k.ts - (c.ts + c.dur), NULL) AS queue_dur_ns,
+  k.ts - sh.shift AS kernel_start_ns,
+  k.dur AS kernel_dur_ns,
+  max(c.ts + c.dur, k.ts + k.dur) - c.ts AS total_dur_ns,
+  k.pid,
+  c.tid,
+  k.device AS devid,
+  _nsys_cuda_api_name(c.full_name) AS api_function,
+  printf('%4d %4d %4d', k.grid_x, k.grid_y, k.grid_z) AS gridxyz,
+  printf('%4d %4d %4d', k.block_x, k.block_y, k.block_z) AS blockxyz,
+  coalesce(k.demangled_name, k.short_name) AS kernel_name,
+  k.id
+FROM nsys_kernels k
+JOIN nsys_cuda_api_calls c ON c.id = k.api_call_id
+CROSS JOIN sh
+ORDER BY c.ts, k.id;
