@@ -92,6 +92,7 @@ SPECS_2023 = [
     {'name': 'nvtx_kern_sum:base', 'sql': "SELECT * FROM nsys_nvtx_kern_sum_by_name('base')", 'modules': NVTX,
      'key': ['NVTX Range', 'Style', 'PID', 'TID', 'Kernel Name']},
     {'name': 'nvtx_gpu_proj_trace', 'table': 'nsys_nvtx_gpu_proj_trace', 'modules': NVTX},
+    {'name': 'nvtx_pushpop_trace', 'table': 'nsys_nvtx_pushpop_trace', 'modules': NVTX},
     {'name': 'nvtx_gpu_proj_sum', 'table': 'nsys_nvtx_gpu_proj_sum', 'modules': NVTX, 'key': ['Range', 'Style']},
 ]
 for spec in SPECS_2023:
@@ -100,7 +101,7 @@ SPECS_2022 = SPECS
 SPECS = SPECS_2023 + SPECS_2022
 NAMES = [sp['name'] for sp in SPECS]
 # The projection traces, whose range ids are mapped to nsys's.
-PROJ_TRACES = ('nvtxgpuproj', 'nvtx_gpu_proj_trace')
+PROJ_TRACES = ('nvtxgpuproj', 'nvtx_gpu_proj_trace', 'nvtx_pushpop_trace')
 
 # Every NVTX range as the projection sees it, to map our range ids to nsys's.
 RANGES_SQL = """
@@ -164,35 +165,44 @@ def log(*a):
 
 # ---------------------------------------------------------------- nvtxgpuproj
 
-def nsys_range_ids(db):
+def nsys_range_ids(db, pushpop=False):
     """(start, end, pid, tid) -> [NVTX_EVENTS rowid, ...] for the ranges nsys's projection uses
     (push/pop and start/end ranges ended on their own thread; open ones end at the last NVTX
-    timestamp), and the smallest start."""
+    timestamp), and the smallest start. pushpop: the ranges of nvtx_pushpop_trace (push/pop
+    ranges; open ones end at the last push/pop timestamp)."""
     cols = {r[1] for r in db.execute('PRAGMA table_info(NVTX_EVENTS)')}
-    m = db.execute('SELECT max(max(start), max(end)) FROM NVTX_EVENTS').fetchone()[0]
-    egt = 'AND endGlobalTid IS NULL' if 'endGlobalTid' in cols else ''
+    types = '(59, 70)' if pushpop else '(59, 60, 70, 71)'
+    m = db.execute('SELECT max(max(start), max(end)) FROM NVTX_EVENTS'
+                   + (f' WHERE eventType IN {types}' if pushpop else '')).fetchone()[0]
+    egt = 'AND endGlobalTid IS NULL' if 'endGlobalTid' in cols and not pushpop else ''
     out = collections.defaultdict(list)
     mn = None
     for rowid, start, end, gtid in db.execute(
             f'SELECT rowid, start, coalesce(end, ?), globalTid FROM NVTX_EVENTS '
-            f'WHERE eventType IN (59, 60, 70, 71) {egt} ORDER BY rowid', (m,)):
+            f'WHERE eventType IN {types} {egt} ORDER BY rowid', (m,)):
         out[(start, end, (gtid >> 24) & 0xFFFFFF, gtid & 0xFFFFFF)].append(rowid)
         mn = start if mn is None else min(mn, start)
     return out, mn
 
 
-def map_projection(rows, ranges, db):
-    """Our nvtxgpuproj rows with range ids (slice ids) replaced by nsys's row ids, matched on
-    start, end, pid and tid (ranges sharing all four in id order; ours in report time, the
-    trace's shift undone). Returns (rows, problems)."""
-    nsys_ids, nsys_min = nsys_range_ids(db)
+def map_projection(rows, ranges, db, pushpop=False):
+    """Our nvtxgpuproj rows (pushpop: nvtx_pushpop_trace's) with range ids (slice ids) replaced
+    by nsys's row ids, matched on start, end, pid and tid (ranges sharing all four in id order;
+    ours in report time, the trace's shift undone). pushpop: times shifted by one constant (a
+    trace without GPUs records no shift: docs/sql.md) are matched shifted back. Returns (rows,
+    problems)."""
+    nsys_ids, nsys_min = nsys_range_ids(db, pushpop)
+    shift = 0
+    if ranges and nsys_min is not None and min(r['ts'] for r in ranges) != nsys_min:
+        shift = min(r['ts'] for r in ranges) - nsys_min
     ours = collections.defaultdict(list)
     for r in sorted(ranges, key=lambda r: r['id']):
-        ours[(r['ts'], r['end_ts'], r['pid'], r['tid'])].append(r['id'])
+        ours[(r['ts'] - (shift if pushpop else 0), r['end_ts'] - (shift if pushpop else 0), r['pid'],
+              r['tid'])].append(r['id'])
     idmap = {}
     problems = []
-    if ranges and nsys_min is not None and min(r['ts'] for r in ranges) != nsys_min:
-        problems.append(f"report times differ from nsys's by {min(r['ts'] for r in ranges) - nsys_min} ns")
+    if shift and not pushpop:
+        problems.append(f"report times differ from nsys's by {shift} ns")
     for k, ids in ours.items():
         theirs = nsys_ids.get(k, [])
         if len(theirs) != len(ids):
@@ -234,7 +244,7 @@ def compare_report(label, trace, db_path, goldens, tp, package, specs=SPECS):
             if m not in modules:
                 modules.append(m)
     sqls = [sp.get('sql') or f"SELECT * FROM {sp['table']}" for sp, _ in todo]
-    need_ranges = any(sp['name'] in PROJ_TRACES and g.kind == 'digest' for sp, g in todo)
+    need_ranges = any(sp['name'] in PROJ_TRACES[:2] and g.kind == 'digest' for sp, g in todo)
     if need_ranges:
         sqls.append(RANGES_SQL)
     results = sg.tp_queries(trace, sqls, modules, package, tp)
@@ -247,9 +257,17 @@ def compare_report(label, trace, db_path, goldens, tp, package, specs=SPECS):
         known = False
         if name in PROJ_TRACES and g.kind == 'digest':
             db = sqlite3.connect(f'file:{db_path}?immutable=1', uri=True)
-            rows, problems = map_projection(rows, results[-1], db)
+            if name == 'nvtx_pushpop_trace':  # its rows hold the ranges
+                ranges = [{'id': r['rangeid'], 'ts': r['start_ns'], 'end_ts': r['end_ns'], 'pid': r['pid'],
+                           'tid': r['tid']} for r in rows]
+                rows, problems = map_projection(rows, ranges, db, pushpop=True)
+            else:
+                rows, problems = map_projection(rows, results[-1], db)
             db.close()
-            d = sg.compare(g, rows, label=lab)
+            notes_ = []
+            d = sg.compare(g, rows, label=lab, notes=notes_,
+                           align=('Start (ns)', 'End (ns)') if name == 'nvtx_pushpop_trace' else ())
+            notes += notes_
             if not d:
                 # no tolerance left for a shifted trace: its report times must be nsys's
                 d = [f'{lab}: {p}' for p in problems if p.startswith('report times')]
@@ -441,6 +459,7 @@ SELECT 'mpi ' || source || ' ' || name, instances || ' ' || total_time_ns FROM n
 # Every table of the two modules, for the pasted-script check.
 ALL_TABLES = ['nsys_nvtx_sum', 'nsys_nvtx_pushpop_sum', 'nsys_nvtx_startend_sum', 'nsys_nvtx_kern_sum',
               "nsys_nvtx_kern_sum_by_name('base')", 'nsys_nvtx_gpu_proj_trace', 'nsys_nvtx_gpu_proj_sum',
+              'nsys_nvtx_gpu_proj_trace_2022', 'nsys_nvtx_pushpop_trace',
               'nsys_nvtx_sum_by_op', 'nsys_nvtx_pushpop_sum_by_op', 'nsys_nvtx_startend_sum_by_op',
               'nsys_nvtx_gpu_proj_sum_by_op', 'nsys_nvtx_kern_sum_by_op',
               "nsys_nvtx_kern_sum_by_op_by_name('base')",

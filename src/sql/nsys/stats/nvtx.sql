@@ -8,6 +8,7 @@
 --   nsys_nvtx_gpu_proj_trace  (nvtxgpuproj)  every range projected onto the GPU
 --                                            (2022.4's: nsys_nvtx_gpu_proj_trace_2022)
 --   nsys_nvtx_gpu_proj_sum    (2023+ only)   the projections per name and style
+--   nsys_nvtx_pushpop_trace   (2023+ only)   every push/pop range in its tree
 --   nsys_nvtx_kern_sum        (nvtxkernsum)  kernels per enclosing range, thread
 --                                            and kernel name
 --
@@ -389,6 +390,17 @@ CREATE PERFETTO INDEX _nsys_nvtx_proj_range_by_id ON _nsys_nvtx_proj_range(id);
 -- Only the ranges of a thread whose ranges overlap without nesting (start/end
 -- ranges may) are compared pair by pair.
 
+-- The spans of `ranges` (columns id, ts, end_ts, utid): see below.
+CREATE PERFETTO MACRO _nsys_nvtx_range_spans(ranges TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  SELECT
+    id,
+    dense_rank() OVER (ORDER BY utid, ts, end_ts DESC) AS span_id,
+    row_number() OVER (PARTITION BY utid, ts, end_ts ORDER BY id) AS rn
+  FROM $ranges
+);
+
 -- The distinct intervals ('spans') of those ranges per thread: ranges with
 -- the same start and end share one. Spans are numbered per thread by start,
 -- longest first, so that a span comes after every span that contains it.
@@ -401,11 +413,116 @@ CREATE PERFETTO VIEW _nsys_nvtx_proj_range_span(
   -- Its rank among the span's ranges by id (1: the lowest).
   rn LONG
 ) AS
-SELECT
-  id,
-  dense_rank() OVER (ORDER BY utid, ts, end_ts DESC) AS span_id,
-  row_number() OVER (PARTITION BY utid, ts, end_ts ORDER BY id) AS rn
-FROM _nsys_nvtx_proj_range;
+SELECT * FROM _nsys_nvtx_range_spans!(_nsys_nvtx_proj_range);
+
+-- The spans of `ranges` (columns id, ts, end_ts, utid, start_down, end_up)
+-- with their place in the thread's tree of spans; `range_spans` is
+-- _nsys_nvtx_range_spans!(ranges). Columns: see _nsys_nvtx_proj_span.
+CREATE PERFETTO MACRO _nsys_nvtx_span_tree(
+  ranges TableOrSubquery,
+  range_spans TableOrSubquery
+)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    spans AS (
+      SELECT
+        rs.span_id,
+        r.utid,
+        r.ts,
+        r.end_ts,
+        min(r.start_down) AS start_down,
+        min(r.end_up) AS end_up,
+        count(*) AS n,
+        min(r.id) AS first_id,
+        min(iif(rs.rn = 2, r.id, NULL)) AS second_id
+      FROM $ranges r
+      JOIN $range_spans rs USING (id)
+      GROUP BY rs.span_id
+    ),
+    -- A span opens at its start and closes at its end. At one instant, the
+    -- spans ending there close innermost first, then spans open outermost
+    -- first; a span of one instant opens and closes before the spans ending
+    -- there (it is inside them), else after the spans starting there.
+    bounds AS (
+      SELECT span_id, utid, ts AS t, ts < end_ts AS wide, 1 AS opens FROM spans
+      UNION ALL
+      SELECT span_id, utid, end_ts AS t, ts < end_ts AS wide, 0 AS opens FROM spans
+    ),
+    marked AS (
+      SELECT
+        *,
+        sum(wide AND NOT opens) OVER (PARTITION BY utid, t) AS wide_ends,
+        sum(wide AND opens) OVER (PARTITION BY utid, t) AS wide_starts
+      FROM bounds
+    ),
+    events AS (
+      SELECT
+        span_id,
+        utid,
+        opens,
+        -- A span of one instant between a span ending and one starting there
+        -- lies in two spans that do not nest.
+        NOT wide AND wide_ends > 0 AND wide_starts > 0 AS tangled,
+        t,
+        CASE WHEN wide THEN iif(opens, 1, 0) WHEN wide_ends > 0 THEN -1 ELSE 2 END AS phase,
+        CASE WHEN wide THEN iif(opens, span_id, -span_id) ELSE 1 - opens END AS sub
+      FROM marked
+    ),
+    swept AS (
+      SELECT
+        span_id,
+        utid,
+        opens,
+        tangled,
+        coalesce(sum(iif(opens, 1, -1)) OVER (
+          PARTITION BY utid ORDER BY t, phase, sub
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS open_before
+      FROM events
+    ),
+    -- Spans nest properly when each closes with exactly the spans open at its
+    -- start still open (else one closed inside it, or it inside another).
+    depths AS (
+      SELECT
+        span_id,
+        utid,
+        max(iif(opens, open_before, NULL)) AS depth,
+        max(iif(opens, open_before, NULL)) + 1 = max(iif(opens, NULL, open_before))
+          AND NOT max(tangled) AS ok
+      FROM swept
+      GROUP BY span_id
+    ),
+    threads AS (SELECT utid, min(ok) AS nested FROM depths GROUP BY utid),
+    -- In a properly nested thread, a span's parent is the last span before it
+    -- one level up.
+    levels AS (
+      SELECT utid, depth AS lvl, span_id, span_id AS candidate FROM depths
+      UNION ALL
+      SELECT utid, depth - 1 AS lvl, span_id, NULL AS candidate FROM depths WHERE depth > 0
+    ),
+    parents AS (
+      SELECT span_id, parent_span
+      FROM (
+        SELECT
+          span_id,
+          candidate,
+          max(candidate) OVER (PARTITION BY utid, lvl ORDER BY span_id ROWS UNBOUNDED PRECEDING)
+            AS parent_span
+        FROM levels
+      )
+      WHERE candidate IS NULL
+    )
+  SELECT
+    s.span_id, s.utid, s.ts, s.end_ts, s.start_down, s.end_up, s.n, s.first_id, s.second_id,
+    th.nested,
+    iif(th.nested, d.depth, NULL) AS depth,
+    iif(th.nested, p.parent_span, NULL) AS parent_span
+  FROM spans s
+  JOIN depths d USING (span_id)
+  JOIN threads th USING (utid)
+  LEFT JOIN parents p USING (span_id)
+  ORDER BY s.span_id
+);
 
 -- The spans with their place in the thread's tree of spans, when the
 -- thread's spans nest properly (nested = 1): depth (the number of spans
@@ -438,106 +555,36 @@ CREATE PERFETTO TABLE _nsys_nvtx_proj_span(
   -- The innermost span that contains it (nested threads; NULL at the top).
   parent_span LONG
 ) AS
-WITH
-  spans AS (
-    SELECT
-      rs.span_id,
-      r.utid,
-      r.ts,
-      r.end_ts,
-      min(r.start_down) AS start_down,
-      min(r.end_up) AS end_up,
-      count(*) AS n,
-      min(r.id) AS first_id,
-      min(iif(rs.rn = 2, r.id, NULL)) AS second_id
-    FROM _nsys_nvtx_proj_range r
-    JOIN _nsys_nvtx_proj_range_span rs USING (id)
-    GROUP BY rs.span_id
-  ),
-  -- A span opens at its start and closes at its end. At one instant, the
-  -- spans ending there close innermost first, then spans open outermost
-  -- first; a span of one instant opens and closes before the spans ending
-  -- there (it is inside them), else after the spans starting there.
-  bounds AS (
-    SELECT span_id, utid, ts AS t, ts < end_ts AS wide, 1 AS opens FROM spans
-    UNION ALL
-    SELECT span_id, utid, end_ts AS t, ts < end_ts AS wide, 0 AS opens FROM spans
-  ),
-  marked AS (
-    SELECT
-      *,
-      sum(wide AND NOT opens) OVER (PARTITION BY utid, t) AS wide_ends,
-      sum(wide AND opens) OVER (PARTITION BY utid, t) AS wide_starts
-    FROM bounds
-  ),
-  events AS (
-    SELECT
-      span_id,
-      utid,
-      opens,
-      -- A span of one instant between a span ending and one starting there
-      -- lies in two spans that do not nest.
-      NOT wide AND wide_ends > 0 AND wide_starts > 0 AS tangled,
-      t,
-      CASE WHEN wide THEN iif(opens, 1, 0) WHEN wide_ends > 0 THEN -1 ELSE 2 END AS phase,
-      CASE WHEN wide THEN iif(opens, span_id, -span_id) ELSE 1 - opens END AS sub
-    FROM marked
-  ),
-  swept AS (
-    SELECT
-      span_id,
-      utid,
-      opens,
-      tangled,
-      coalesce(sum(iif(opens, 1, -1)) OVER (
-        PARTITION BY utid ORDER BY t, phase, sub
-        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS open_before
-    FROM events
-  ),
-  -- Spans nest properly when each closes with exactly the spans open at its
-  -- start still open (else one closed inside it, or it inside another).
-  depths AS (
-    SELECT
-      span_id,
-      utid,
-      max(iif(opens, open_before, NULL)) AS depth,
-      max(iif(opens, open_before, NULL)) + 1 = max(iif(opens, NULL, open_before))
-        AND NOT max(tangled) AS ok
-    FROM swept
-    GROUP BY span_id
-  ),
-  threads AS (SELECT utid, min(ok) AS nested FROM depths GROUP BY utid),
-  -- In a properly nested thread, a span's parent is the last span before it
-  -- one level up.
-  levels AS (
-    SELECT utid, depth AS lvl, span_id, span_id AS candidate FROM depths
-    UNION ALL
-    SELECT utid, depth - 1 AS lvl, span_id, NULL AS candidate FROM depths WHERE depth > 0
-  ),
-  parents AS (
-    SELECT span_id, parent_span
-    FROM (
-      SELECT
-        span_id,
-        candidate,
-        max(candidate) OVER (PARTITION BY utid, lvl ORDER BY span_id ROWS UNBOUNDED PRECEDING)
-          AS parent_span
-      FROM levels
-    )
-    WHERE candidate IS NULL
-  )
-SELECT
-  s.span_id, s.utid, s.ts, s.end_ts, s.start_down, s.end_up, s.n, s.first_id, s.second_id,
-  th.nested,
-  iif(th.nested, d.depth, NULL) AS depth,
-  iif(th.nested, p.parent_span, NULL) AS parent_span
-FROM spans s
-JOIN depths d USING (span_id)
-JOIN threads th USING (utid)
-LEFT JOIN parents p USING (span_id)
-ORDER BY s.span_id;
+SELECT * FROM _nsys_nvtx_span_tree!(_nsys_nvtx_proj_range, _nsys_nvtx_proj_range_span)
+ORDER BY span_id;
 
 CREATE PERFETTO INDEX _nsys_nvtx_proj_span_by_id ON _nsys_nvtx_proj_span(span_id);
+
+-- Every pair of ranges of `ranges` (columns id, ts, dur: end_ts - ts + 1,
+-- end_ts, utid, start_down, end_up) where one contains the other (id: the
+-- contained one), with the fit (gap: start gap + end gap) and whether the
+-- 32-bit bounds contain it too. Grows with the pairs: for the ranges of
+-- threads whose ranges do not nest.
+CREATE PERFETTO MACRO _nsys_nvtx_containing(ranges TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    r AS MATERIALIZED (SELECT * FROM $ranges),
+    pairs AS (
+      SELECT ii.id_0 AS child_id, ii.id_1 AS parent_id
+      FROM _interval_intersect!((r, r), (utid)) ii
+      WHERE ii.id_0 != ii.id_1
+    )
+  SELECT
+    p.child_id AS id,
+    p.parent_id,
+    (c.ts - pr.ts) + (pr.end_ts - c.end_ts) AS gap,
+    pr.start_down <= c.start_down AND pr.end_up >= c.end_up AS fits_32bit
+  FROM pairs p
+  JOIN r c ON c.id = p.child_id
+  JOIN r pr ON pr.id = p.parent_id
+  WHERE pr.ts <= c.ts AND pr.end_ts >= c.end_ts
+);
 
 -- Each range's parent (see above). Materialised: the tree below walks it
 -- from the roots down by parent_id, through its index.
@@ -594,22 +641,7 @@ WITH RECURSIVE
     FROM _nsys_nvtx_proj_range r
     WHERE r.utid IN (SELECT utid FROM _nsys_nvtx_proj_span WHERE NOT nested)
   ),
-  pairs AS (
-    SELECT ii.id_0 AS child_id, ii.id_1 AS parent_id
-    FROM _interval_intersect!((tangled, tangled), (utid)) ii
-    WHERE ii.id_0 != ii.id_1
-  ),
-  fits AS (
-    SELECT
-      p.child_id AS id,
-      p.parent_id,
-      (c.ts - pr.ts) + (pr.end_ts - c.end_ts) AS gap,
-      pr.start_down <= c.start_down AND pr.end_up >= c.end_up AS fits_32bit
-    FROM pairs p
-    JOIN _nsys_nvtx_proj_range c ON c.id = p.child_id
-    JOIN _nsys_nvtx_proj_range pr ON pr.id = p.parent_id
-    WHERE pr.ts <= c.ts AND pr.end_ts >= c.end_ts
-  ),
+  fits AS (SELECT * FROM _nsys_nvtx_containing!(tangled)),
   ranked AS (
     SELECT
       id,
@@ -964,6 +996,148 @@ CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_trace_2022(
 ) AS
 SELECT * FROM _nsys_nvtx_gpu_proj_stacked!(_nsys_nvtx_gpu_proj_2022)
 ORDER BY projected_start_ns, projected_duration_ns DESC, rangeid;
+
+-- NVTX Push/Pop Range Trace (nsys 2023+ nvtx_pushpop_trace; no 2022.4
+-- report): every push/pop range with its place in its thread's tree of
+-- push/pop ranges, in start order (shortest first). A range's parent is
+-- the push/pop range of its thread that contains it most tightly, as in
+-- the projection but among push/pop ranges only, and a range still open
+-- ends at the last push/pop timestamp (not the last NVTX one). Ranges with
+-- identical bounds are each other's parent, reach no root, and are left
+-- out with every range inside them, as nsys does. The stack is computed as
+-- the projection's (linear in the ranges but for the stacks themselves).
+CREATE PERFETTO VIEW nsys_nvtx_pushpop_trace(
+  -- Start, ns (report time).
+  start_ns LONG,
+  -- End, ns.
+  end_ns LONG,
+  -- Duration, ns.
+  duration_ns LONG,
+  -- Summed duration of its children, ns.
+  durchild_ns LONG,
+  -- duration_ns less durchild_ns.
+  durnonchild_ns LONG,
+  -- Range name ('domain:name' in a named domain).
+  name STRING,
+  -- Process id.
+  pid LONG,
+  -- Thread id.
+  tid LONG,
+  -- Level in the thread's tree (0: outermost).
+  lvl LONG,
+  -- Ranges whose parent it is.
+  numchild LONG,
+  -- The range's slice id.
+  rangeid LONG,
+  -- The parent's slice id (NULL at the top).
+  parentid LONG,
+  -- The slice ids from the top range down to it: ':12:40:41'.
+  rangestack STRING,
+  -- The name after two dashes per level.
+  nametree STRING
+) AS
+WITH
+  last AS MATERIALIZED (
+    SELECT max(max(ts), max(iif(unterminated, NULL, ts + dur))) AS ts
+    FROM nsys_nvtx_ranges
+    WHERE kind = 'push/pop'
+  ),
+  ranges AS MATERIALIZED (
+    SELECT
+      r.id,
+      r.ts,
+      iif(r.unterminated, l.ts, r.ts + r.dur) - r.ts + 1 AS dur,
+      iif(r.unterminated, l.ts, r.ts + r.dur) AS end_ts,
+      r.utid,
+      NULL AS start_down,
+      NULL AS end_up
+    FROM nsys_nvtx_ranges r
+    CROSS JOIN last l
+    WHERE r.kind = 'push/pop'
+  ),
+  range_spans AS MATERIALIZED (SELECT * FROM _nsys_nvtx_range_spans!(ranges)),
+  spans AS MATERIALIZED (SELECT * FROM _nsys_nvtx_span_tree!(ranges, range_spans)),
+  tangled AS MATERIALIZED (
+    SELECT * FROM ranges WHERE utid IN (SELECT utid FROM spans WHERE NOT nested)
+  ),
+  ranked AS MATERIALIZED (
+    SELECT id, parent_id, row_number() OVER (PARTITION BY id ORDER BY gap, parent_id) AS rn
+    FROM _nsys_nvtx_containing!(tangled)
+  ),
+  parents AS MATERIALIZED (
+    SELECT
+      rs.id,
+      CASE
+        WHEN s.n > 1 THEN iif(rs.id = s.first_id, s.second_id, s.first_id)
+        ELSE ps.first_id
+      END AS parent_id,
+      s.ts,
+      s.end_ts
+    FROM range_spans rs
+    JOIN spans s USING (span_id)
+    LEFT JOIN spans ps ON ps.span_id = s.parent_span
+    WHERE s.nested
+    UNION ALL
+    SELECT t.id, k.parent_id, t.ts, t.end_ts
+    FROM tangled t
+    LEFT JOIN ranked k ON k.id = t.id AND k.rn = 1
+  ),
+  -- Each range with its children's count and time, in one grouping.
+  info AS MATERIALIZED (
+    SELECT
+      id,
+      max(parent_id) AS parent_id,
+      max(ts) AS ts,
+      max(end_ts) AS end_ts,
+      sum(child) AS numchild,
+      sum(child_dur) AS durchild
+    FROM (
+      SELECT id, parent_id, ts, end_ts, 0 AS child, 0 AS child_dur FROM parents
+      UNION ALL
+      SELECT parent_id AS id, NULL, NULL, NULL, 1, end_ts - ts FROM parents WHERE parent_id IS NOT NULL
+    )
+    GROUP BY id
+  ),
+  edges AS MATERIALIZED (
+    SELECT parent_id AS source_node_id, id AS dest_node_id FROM parents WHERE parent_id IS NOT NULL
+  ),
+  roots AS MATERIALIZED (
+    SELECT id, 0 AS lvl, ':' || id AS range_stack FROM parents WHERE parent_id IS NULL
+  ),
+  -- graph_scan passes its step to SQLite as a string: no single quotes.
+  tree AS MATERIALIZED (
+    SELECT id, lvl, range_stack
+    FROM _graph_scan!(
+      edges,
+      roots,
+      (lvl, range_stack),
+      (SELECT t.id, t.lvl + 1 AS lvl, t.range_stack || ":" || t.id AS range_stack FROM $table t)
+    )
+  ),
+  sh AS (SELECT _nsys_time_shift() AS shift)
+SELECT
+  i.ts - sh.shift AS start_ns,
+  i.end_ts - sh.shift AS end_ns,
+  i.end_ts - i.ts AS duration_ns,
+  i.durchild AS durchild_ns,
+  i.end_ts - i.ts - i.durchild AS durnonchild_ns,
+  n.tag AS name,
+  n.pid,
+  n.tid,
+  t.lvl,
+  i.numchild,
+  i.id AS rangeid,
+  i.parent_id AS parentid,
+  t.range_stack AS rangestack,
+  iif(t.lvl = 0, '', printf('%.*c', 2 * t.lvl, '-')) || n.tag AS nametree
+-- info drives, tree is looked up: the other way round SQLite scans info for
+-- every row of tree (seconds per thousand ranges on a deep recursion).
+FROM info i
+JOIN _nsys_nvtx_stats_range n USING (id)
+LEFT JOIN tree t USING (id)
+CROSS JOIN sh
+WHERE t.id IS NOT NULL
+ORDER BY start_ns, duration_ns, rangeid;
 
 -- The projections of `src` (columns name, style, projected_duration_ns,
 -- orig_duration_ns, numgpuops, lvl, numchild) per name and style: the
