@@ -4,15 +4,19 @@
 
 The NVTX and CPU-side `nsys stats` tables of the nsys PerfettoSQL package
 (src/sql/nsys/stats/nvtx.sql, src/sql/nsys/stats/cpu.sql, over the typed
-tables of nsys.nvtx, nsys.cuda and nsys.cpu) against nsys stats 2022.4's own
-output, stored in tests/sql_golden (tests/sql_golden.py):
+tables of nsys.nvtx, nsys.cuda and nsys.cpu) against nsys stats' own output,
+2023.4's in tests/sql_golden_2023 and 2022.4's in tests/sql_golden
+(tests/sql_golden.py); each line of output names the version. nsys 2023.4
+(the package's own form): nvtx_sum, nvtx_pushpop_sum, nvtx_startend_sum,
+nvtx_kern_sum (and :base), nvtx_gpu_proj_sum, nvtx_gpu_proj_trace (compared
+as nvtxgpuproj below), by the same keys as their 2022.4 reports. nsys 2022.4:
 
   nsys_nvtx_sum            nvtxsum          rows by (Range, Style)
   nsys_nvtx_pushpop_sum    nvtxppsum        rows by Range
   nsys_nvtx_startend_sum   nvtxsesum        rows by Range
   nsys_nvtx_kern_sum       nvtxkernsum      rows by (NVTX Range, Style, PID, TID, Kernel Name)
   nsys_nvtx_kern_sum_by_name('base')  nvtxkernsum:base  the same
-  nsys_nvtx_gpu_proj_trace nvtxgpuproj      row count and sha256 of every row; our range
+  nsys_nvtx_gpu_proj_trace_2022 nvtxgpuproj row count and sha256 of every row; our range
                                             ids (slice ids) are first mapped to nsys's
                                             (NVTX_EVENTS rowids) through the report, so
                                             RangeId, ParentId and RangeStack are checked too
@@ -70,7 +74,7 @@ SPECS = [
      'key': ['NVTX Range', 'Style', 'PID', 'TID', 'Kernel Name']},
     {'name': 'nvtxkernsum:base', 'sql': "SELECT * FROM nsys_nvtx_kern_sum_by_name('base')", 'modules': NVTX,
      'key': ['NVTX Range', 'Style', 'PID', 'TID', 'Kernel Name']},
-    {'name': 'nvtxgpuproj', 'table': 'nsys_nvtx_gpu_proj_trace', 'modules': NVTX},
+    {'name': 'nvtxgpuproj', 'table': 'nsys_nvtx_gpu_proj_trace_2022', 'modules': NVTX},
     {'name': 'osrtsum', 'table': 'nsys_osrt_sum', 'modules': CPU, 'key': ['Name']},
     {'name': 'openaccsum', 'table': 'nsys_openacc_sum', 'modules': CPU, 'key': ['Name'],
      'columns': {'Time(%)': 'time_pct'}},
@@ -78,7 +82,26 @@ SPECS = [
     {'name': 'umcpupagefaults', 'table': 'nsys_um_cpu_page_faults_sum', 'modules': CPU,
      'key': ['CPU Instruction Address']},
 ]
+# nsys 2023.4 (tests/sql_golden_2023): the package's own form.
+SPECS_2023 = [
+    {'name': 'nvtx_sum', 'table': 'nsys_nvtx_sum', 'modules': NVTX, 'key': ['Range', 'Style']},
+    {'name': 'nvtx_pushpop_sum', 'table': 'nsys_nvtx_pushpop_sum', 'modules': NVTX, 'key': ['Range']},
+    {'name': 'nvtx_startend_sum', 'table': 'nsys_nvtx_startend_sum', 'modules': NVTX, 'key': ['Range']},
+    {'name': 'nvtx_kern_sum', 'table': 'nsys_nvtx_kern_sum', 'modules': NVTX,
+     'key': ['NVTX Range', 'Style', 'PID', 'TID', 'Kernel Name']},
+    {'name': 'nvtx_kern_sum:base', 'sql': "SELECT * FROM nsys_nvtx_kern_sum_by_name('base')", 'modules': NVTX,
+     'key': ['NVTX Range', 'Style', 'PID', 'TID', 'Kernel Name']},
+    {'name': 'nvtx_gpu_proj_trace', 'table': 'nsys_nvtx_gpu_proj_trace', 'modules': NVTX},
+    {'name': 'nvtx_pushpop_trace', 'table': 'nsys_nvtx_pushpop_trace', 'modules': NVTX},
+    {'name': 'nvtx_gpu_proj_sum', 'table': 'nsys_nvtx_gpu_proj_sum', 'modules': NVTX, 'key': ['Range', 'Style']},
+]
+for spec in SPECS_2023:
+    spec['version'] = '2023.4'
+SPECS_2022 = SPECS
+SPECS = SPECS_2023 + SPECS_2022
 NAMES = [sp['name'] for sp in SPECS]
+# The projection traces, whose range ids are mapped to nsys's.
+PROJ_TRACES = ('nvtxgpuproj', 'nvtx_gpu_proj_trace', 'nvtx_pushpop_trace')
 
 # Every NVTX range as the projection sees it, to map our range ids to nsys's.
 RANGES_SQL = """
@@ -142,35 +165,44 @@ def log(*a):
 
 # ---------------------------------------------------------------- nvtxgpuproj
 
-def nsys_range_ids(db):
+def nsys_range_ids(db, pushpop=False):
     """(start, end, pid, tid) -> [NVTX_EVENTS rowid, ...] for the ranges nsys's projection uses
     (push/pop and start/end ranges ended on their own thread; open ones end at the last NVTX
-    timestamp), and the smallest start."""
+    timestamp), and the smallest start. pushpop: the ranges of nvtx_pushpop_trace (push/pop
+    ranges; open ones end at the last push/pop timestamp)."""
     cols = {r[1] for r in db.execute('PRAGMA table_info(NVTX_EVENTS)')}
-    m = db.execute('SELECT max(max(start), max(end)) FROM NVTX_EVENTS').fetchone()[0]
-    egt = 'AND endGlobalTid IS NULL' if 'endGlobalTid' in cols else ''
+    types = '(59, 70)' if pushpop else '(59, 60, 70, 71)'
+    m = db.execute('SELECT max(max(start), max(end)) FROM NVTX_EVENTS'
+                   + (f' WHERE eventType IN {types}' if pushpop else '')).fetchone()[0]
+    egt = 'AND endGlobalTid IS NULL' if 'endGlobalTid' in cols and not pushpop else ''
     out = collections.defaultdict(list)
     mn = None
     for rowid, start, end, gtid in db.execute(
             f'SELECT rowid, start, coalesce(end, ?), globalTid FROM NVTX_EVENTS '
-            f'WHERE eventType IN (59, 60, 70, 71) {egt} ORDER BY rowid', (m,)):
+            f'WHERE eventType IN {types} {egt} ORDER BY rowid', (m,)):
         out[(start, end, (gtid >> 24) & 0xFFFFFF, gtid & 0xFFFFFF)].append(rowid)
         mn = start if mn is None else min(mn, start)
     return out, mn
 
 
-def map_projection(rows, ranges, db):
-    """Our nvtxgpuproj rows with range ids (slice ids) replaced by nsys's row ids, matched on
-    start, end, pid and tid (ranges sharing all four in id order; ours in report time, the
-    trace's shift undone). Returns (rows, problems)."""
-    nsys_ids, nsys_min = nsys_range_ids(db)
+def map_projection(rows, ranges, db, pushpop=False):
+    """Our nvtxgpuproj rows (pushpop: nvtx_pushpop_trace's) with range ids (slice ids) replaced
+    by nsys's row ids, matched on start, end, pid and tid (ranges sharing all four in id order;
+    ours in report time, the trace's shift undone). pushpop: times shifted by one constant (a
+    trace without GPUs records no shift: docs/sql.md) are matched shifted back. Returns (rows,
+    problems)."""
+    nsys_ids, nsys_min = nsys_range_ids(db, pushpop)
+    shift = 0
+    if ranges and nsys_min is not None and min(r['ts'] for r in ranges) != nsys_min:
+        shift = min(r['ts'] for r in ranges) - nsys_min
     ours = collections.defaultdict(list)
     for r in sorted(ranges, key=lambda r: r['id']):
-        ours[(r['ts'], r['end_ts'], r['pid'], r['tid'])].append(r['id'])
+        ours[(r['ts'] - (shift if pushpop else 0), r['end_ts'] - (shift if pushpop else 0), r['pid'],
+              r['tid'])].append(r['id'])
     idmap = {}
     problems = []
-    if ranges and nsys_min is not None and min(r['ts'] for r in ranges) != nsys_min:
-        problems.append(f"report times differ from nsys's by {min(r['ts'] for r in ranges) - nsys_min} ns")
+    if shift and not pushpop:
+        problems.append(f"report times differ from nsys's by {shift} ns")
     for k, ids in ours.items():
         theirs = nsys_ids.get(k, [])
         if len(theirs) != len(ids):
@@ -212,7 +244,7 @@ def compare_report(label, trace, db_path, goldens, tp, package, specs=SPECS):
             if m not in modules:
                 modules.append(m)
     sqls = [sp.get('sql') or f"SELECT * FROM {sp['table']}" for sp, _ in todo]
-    need_ranges = any(sp['name'] == 'nvtxgpuproj' and g.kind == 'digest' for sp, g in todo)
+    need_ranges = any(sp['name'] in PROJ_TRACES[:2] and g.kind == 'digest' for sp, g in todo)
     if need_ranges:
         sqls.append(RANGES_SQL)
     results = sg.tp_queries(trace, sqls, modules, package, tp)
@@ -220,14 +252,22 @@ def compare_report(label, trace, db_path, goldens, tp, package, specs=SPECS):
     line = []
     for (sp, g), rows in zip(todo, results):
         name = sp['name']
-        lab = f'{label}/{name}'
+        lab = f'{label}/{sg.spec_label(sp)}'
         notes = []
         known = False
-        if name == 'nvtxgpuproj' and g.kind == 'digest':
+        if name in PROJ_TRACES and g.kind == 'digest':
             db = sqlite3.connect(f'file:{db_path}?immutable=1', uri=True)
-            rows, problems = map_projection(rows, results[-1], db)
+            if name == 'nvtx_pushpop_trace':  # its rows hold the ranges
+                ranges = [{'id': r['rangeid'], 'ts': r['start_ns'], 'end_ts': r['end_ns'], 'pid': r['pid'],
+                           'tid': r['tid']} for r in rows]
+                rows, problems = map_projection(rows, ranges, db, pushpop=True)
+            else:
+                rows, problems = map_projection(rows, results[-1], db)
             db.close()
-            d = sg.compare(g, rows, label=lab)
+            notes_ = []
+            d = sg.compare(g, rows, label=lab, notes=notes_,
+                           align=('Start (ns)', 'End (ns)') if name == 'nvtx_pushpop_trace' else ())
+            notes += notes_
             if not d:
                 # no tolerance left for a shifted trace: its report times must be nsys's
                 d = [f'{lab}: {p}' for p in problems if p.startswith('report times')]
@@ -247,7 +287,7 @@ def compare_report(label, trace, db_path, goldens, tp, package, specs=SPECS):
         for n in notes:
             log('note: ' + n)
         diffs += d
-        line.append(f"{name} {('known difference' if known else 'ok') if not d else str(len(d)) + ' diff'}"
+        line.append(f"{sg.spec_label(sp)} {('known difference' if known else 'ok') if not d else str(len(d)) + ' diff'}"
                     + (' (no data)' if g.kind == 'none' else f' ({g.count} rows)'))
     return diffs, ', '.join(line)
 
@@ -257,13 +297,13 @@ def check_corpus(nsysp, tp, package, work, reports):
     with_data = collections.Counter()
     diffs = []
     if not reports:
-        reports = [s for s in sg.corpus_reports() if any(sg.golden(s, n) for n in NAMES)]
+        reports = [s for s in sg.corpus_reports() if any(sg.spec_golden(s, sp) for sp in SPECS)]
     for stem in reports:
         stem = sg.stem_of(stem)
-        goldens = {n: sg.golden(stem, n) for n in NAMES}
+        goldens = {sp['name']: sg.spec_golden(stem, sp) for sp in SPECS}
         if not any(g and g.kind in ('rows', 'digest', 'none') for g in goldens.values()):
             continue
-        needs_db = goldens.get('nvtxgpuproj') is not None and goldens['nvtxgpuproj'].kind == 'digest'
+        needs_db = any(goldens.get(n) is not None and goldens[n].kind == 'digest' for n in PROJ_TRACES)
         # The report itself maps range ids: unpacked in a directory of this test's own, since
         # it is removed after (other tests share `work`).
         db = sg.unpacked(stem, os.path.join(work, 'nvtx-cpu-reports')) if needs_db else None
@@ -419,6 +459,7 @@ SELECT 'mpi ' || source || ' ' || name, instances || ' ' || total_time_ns FROM n
 # Every table of the two modules, for the pasted-script check.
 ALL_TABLES = ['nsys_nvtx_sum', 'nsys_nvtx_pushpop_sum', 'nsys_nvtx_startend_sum', 'nsys_nvtx_kern_sum',
               "nsys_nvtx_kern_sum_by_name('base')", 'nsys_nvtx_gpu_proj_trace', 'nsys_nvtx_gpu_proj_sum',
+              'nsys_nvtx_gpu_proj_trace_2022', 'nsys_nvtx_pushpop_trace',
               'nsys_nvtx_sum_by_op', 'nsys_nvtx_pushpop_sum_by_op', 'nsys_nvtx_startend_sum_by_op',
               'nsys_nvtx_gpu_proj_sum_by_op', 'nsys_nvtx_kern_sum_by_op',
               "nsys_nvtx_kern_sum_by_op_by_name('base')",
@@ -471,7 +512,8 @@ def proj_sum_consistent(label, trace, tp, package):
                                      package, tp)
     groups = collections.defaultdict(list)
     for r in trace_rows:
-        groups[(r['name'], r['style'])].append(r)
+        if r['name'] is not None:  # the work outside every range: not summed, as nsys
+            groups[(r['name'], r['style'])].append(r)
     diffs = []
     if len(sums) != len(groups) or not sums:
         diffs.append(f'{label}: nsys_nvtx_gpu_proj_sum has {len(sums)} rows, {len(groups)} names and styles')
@@ -577,8 +619,8 @@ def main(argv):
     if not os.path.isdir(sg.CORPUS) or not sg.corpus_reports():
         print(f'skip: no corpus at {sg.CORPUS}')
         return 77
-    if not any(sg.reports_with(n) for n in NAMES):
-        print(f'skip: no goldens in {sg.GOLDEN_DIR} for {NAMES}')
+    if not any(sg.reports_with(sp['name'], sg.VERSION_DIRS[sp.get('version', '2022.4')]) for sp in SPECS):
+        print(f'skip: no goldens in {sg.GOLDEN_DIR} or {sg.GOLDEN_DIR_2023} for {NAMES}')
         return 77
     os.makedirs(work, exist_ok=True)
     compared, with_data, diffs = check_corpus(nsysp, tp, package, work, reports)
@@ -589,7 +631,8 @@ def main(argv):
     for d in diffs:
         print('FAIL ' + d)
     print('compared on the corpus: ' + ', '.join(
-        f'{n} on {compared[n]} reports ({with_data[n]} with data)' for n in NAMES))
+        f'{sg.spec_label(sp)} on {compared[sp["name"]]} reports ({with_data[sp["name"]]} with data)'
+        for sp in SPECS))
     if fixture:
         print('compared on fixture reports: ' + ', '.join(f'{n} on {fx_compared[n]}' for n in FIXTURE_NAMES))
     print('ok' if not diffs else f'{len(diffs)} differences')

@@ -150,15 +150,16 @@ OTHER_NAMES = ['nvtxsum',         # nvtx_sum
                'umcpupagefaults']  # um_cpu_page_faults_sum
 ALL_NAMES = CUDA_NAMES + OTHER_NAMES
 # The nsys 2023.4 reports the goldens in tests/sql_golden_2023 hold (generate --version 2023.4).
-# The NVTX ones are not generated yet (their 2023.4 rules are another piece of work).
 CUDA_NAMES_2023 = ['cuda_api_sum', 'cuda_api_gpu_sum', 'cuda_gpu_kern_sum', 'cuda_gpu_kern_gb_sum',
                    'cuda_gpu_mem_time_sum', 'cuda_gpu_mem_size_sum', 'cuda_gpu_sum', 'cuda_gpu_trace',
                    'cuda_kern_exec_sum', 'cuda_kern_exec_trace', 'cuda_api_trace']
 OTHER_NAMES_2023 = ['osrt_sum', 'openacc_sum', 'openmp_sum', 'um_sum', 'um_total_sum',
                     'um_cpu_page_faults_sum', 'mpi_event_trace']
-ALL_NAMES_2023 = CUDA_NAMES_2023 + OTHER_NAMES_2023
+NVTX_NAMES_2023 = ['nvtx_sum', 'nvtx_pushpop_sum', 'nvtx_startend_sum', 'nvtx_pushpop_trace',
+                   'nvtx_kern_sum', 'nvtx_gpu_proj_sum', 'nvtx_gpu_proj_trace']
+ALL_NAMES_2023 = CUDA_NAMES_2023 + OTHER_NAMES_2023 + NVTX_NAMES_2023
 BASE_NAMES_2023 = ['cuda_gpu_kern_sum:base', 'cuda_gpu_kern_gb_sum:base', 'cuda_gpu_sum:base',
-                   'cuda_api_gpu_sum:base', 'cuda_kern_exec_sum:base']
+                   'cuda_api_gpu_sum:base', 'cuda_kern_exec_sum:base', 'nvtx_kern_sum:base']
 # Report options (files named gpukernsum-base...): generated for reports with kernels.
 BASE_NAMES = ['gpukernsum:base', 'gpusum:base', 'apigpusum:base', 'kernexecsum:base']
 # One row per event: stored as count + sha256, not as CSV.

@@ -33,7 +33,7 @@ PACKAGE = os.path.join(REPO, 'src', 'sql', 'nsys')
 MODULES = sorted('nsys.' + os.path.relpath(os.path.join(d, f), PACKAGE)[:-4].replace(os.sep, '.')
                  for d, _, files in os.walk(PACKAGE) for f in files if f.endswith('.sql'))
 TABLES = ['nsys_nvtx_sum', 'nsys_nvtx_pushpop_sum', 'nsys_nvtx_gpu_proj_trace',
-          'nsys_nvtx_gpu_proj_sum', 'nsys_nvtx_kern_sum', 'nsys_nvtx_kern_sum_by_op',
+          'nsys_nvtx_gpu_proj_trace_2022', 'nsys_nvtx_gpu_proj_sum', 'nsys_nvtx_pushpop_trace', 'nsys_nvtx_kern_sum', 'nsys_nvtx_kern_sum_by_op',
           'nsys_repeated_ranges', 'nsys_top_iterations', 'nsys_top_iteration_summary']
 
 

@@ -6,7 +6,9 @@
 --   nsys_nvtx_pushpop_sum     (nvtxppsum)    push/pop ranges per name
 --   nsys_nvtx_startend_sum    (nvtxsesum)    start/end ranges per name
 --   nsys_nvtx_gpu_proj_trace  (nvtxgpuproj)  every range projected onto the GPU
+--                                            (2022.4's: nsys_nvtx_gpu_proj_trace_2022)
 --   nsys_nvtx_gpu_proj_sum    (2023+ only)   the projections per name and style
+--   nsys_nvtx_pushpop_trace   (2023+ only)   every push/pop range in its tree
 --   nsys_nvtx_kern_sum        (nvtxkernsum)  kernels per enclosing range, thread
 --                                            and kernel name
 --
@@ -20,8 +22,9 @@
 -- nsys_nvtx_kern_sum_by_op and nsys_nvtx_kern_sum_by_op_by_name(name_kind);
 -- nsys_nvtx_gpu_proj_trace has the op in its `op` column.
 --
--- As nsys 2022.4: a range is named `domain:name` in a named domain, `name`
--- in the default domain or in a domain the report never named; a range
+-- As nsys 2023.4 (and 2022.4, but where docs/sql.md says): a range is named
+-- `domain:name` in a named domain, `name` in the default domain or in a
+-- domain the report never named; a range
 -- still open at the end of the report ends at the last NVTX timestamp; a
 -- range contains a GPU operation when the CUDA call that launched it runs
 -- entirely inside the range, on the thread that started the range
@@ -371,17 +374,32 @@ CREATE PERFETTO INDEX _nsys_nvtx_proj_range_by_id ON _nsys_nvtx_proj_range(id);
 -- Each range's parent as nsys's projection defines it: of the other ranges
 -- of the thread that contain it, the one that fits tightest (least start
 -- gap + end gap); on a tie the one with the lowest id. nsys finds the
--- ranges that contain another through an R*Tree index of 32-bit bounds and
--- compares those bounds too: a range ending a few hundred ns after another
--- (at 10 s into the report) may not contain it there, and neither here.
+-- ranges that contain another through an R*Tree index of 32-bit bounds.
+-- 2023.4 stores the bounds scaled to the NVTX time span (rtree_scale), in
+-- order, so they decide nothing: containment is exact. 2022.4 stored the
+-- times themselves and compared those bounds too: a range ending a few
+-- hundred ns after another (at 10 s into the report) may not contain it
+-- there (parent_id_2022).
 --
 -- Comparing every range with every range that contains it grows with the
 -- ranges times their depth (a recursion 1,000 deep: 1,000 pairs per range),
 -- so a thread whose ranges nest properly is walked as a tree instead: the
 -- ranges that contain one are then its ancestors, the nearest fits
--- tightest, and a parent is found from depths computed in one sorted sweep.
+-- tightest (its parent span), and a parent is found from depths computed in
+-- one sorted sweep.
 -- Only the ranges of a thread whose ranges overlap without nesting (start/end
 -- ranges may) are compared pair by pair.
+
+-- The spans of `ranges` (columns id, ts, end_ts, utid): see below.
+CREATE PERFETTO MACRO _nsys_nvtx_range_spans(ranges TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  SELECT
+    id,
+    dense_rank() OVER (ORDER BY utid, ts, end_ts DESC) AS span_id,
+    row_number() OVER (PARTITION BY utid, ts, end_ts ORDER BY id) AS rn
+  FROM $ranges
+);
 
 -- The distinct intervals ('spans') of those ranges per thread: ranges with
 -- the same start and end share one. Spans are numbered per thread by start,
@@ -395,11 +413,116 @@ CREATE PERFETTO VIEW _nsys_nvtx_proj_range_span(
   -- Its rank among the span's ranges by id (1: the lowest).
   rn LONG
 ) AS
-SELECT
-  id,
-  dense_rank() OVER (ORDER BY utid, ts, end_ts DESC) AS span_id,
-  row_number() OVER (PARTITION BY utid, ts, end_ts ORDER BY id) AS rn
-FROM _nsys_nvtx_proj_range;
+SELECT * FROM _nsys_nvtx_range_spans!(_nsys_nvtx_proj_range);
+
+-- The spans of `ranges` (columns id, ts, end_ts, utid, start_down, end_up)
+-- with their place in the thread's tree of spans; `range_spans` is
+-- _nsys_nvtx_range_spans!(ranges). Columns: see _nsys_nvtx_proj_span.
+CREATE PERFETTO MACRO _nsys_nvtx_span_tree(
+  ranges TableOrSubquery,
+  range_spans TableOrSubquery
+)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    spans AS (
+      SELECT
+        rs.span_id,
+        r.utid,
+        r.ts,
+        r.end_ts,
+        min(r.start_down) AS start_down,
+        min(r.end_up) AS end_up,
+        count(*) AS n,
+        min(r.id) AS first_id,
+        min(iif(rs.rn = 2, r.id, NULL)) AS second_id
+      FROM $ranges r
+      JOIN $range_spans rs USING (id)
+      GROUP BY rs.span_id
+    ),
+    -- A span opens at its start and closes at its end. At one instant, the
+    -- spans ending there close innermost first, then spans open outermost
+    -- first; a span of one instant opens and closes before the spans ending
+    -- there (it is inside them), else after the spans starting there.
+    bounds AS (
+      SELECT span_id, utid, ts AS t, ts < end_ts AS wide, 1 AS opens FROM spans
+      UNION ALL
+      SELECT span_id, utid, end_ts AS t, ts < end_ts AS wide, 0 AS opens FROM spans
+    ),
+    marked AS (
+      SELECT
+        *,
+        sum(wide AND NOT opens) OVER (PARTITION BY utid, t) AS wide_ends,
+        sum(wide AND opens) OVER (PARTITION BY utid, t) AS wide_starts
+      FROM bounds
+    ),
+    events AS (
+      SELECT
+        span_id,
+        utid,
+        opens,
+        -- A span of one instant between a span ending and one starting there
+        -- lies in two spans that do not nest.
+        NOT wide AND wide_ends > 0 AND wide_starts > 0 AS tangled,
+        t,
+        CASE WHEN wide THEN iif(opens, 1, 0) WHEN wide_ends > 0 THEN -1 ELSE 2 END AS phase,
+        CASE WHEN wide THEN iif(opens, span_id, -span_id) ELSE 1 - opens END AS sub
+      FROM marked
+    ),
+    swept AS (
+      SELECT
+        span_id,
+        utid,
+        opens,
+        tangled,
+        coalesce(sum(iif(opens, 1, -1)) OVER (
+          PARTITION BY utid ORDER BY t, phase, sub
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS open_before
+      FROM events
+    ),
+    -- Spans nest properly when each closes with exactly the spans open at its
+    -- start still open (else one closed inside it, or it inside another).
+    depths AS (
+      SELECT
+        span_id,
+        utid,
+        max(iif(opens, open_before, NULL)) AS depth,
+        max(iif(opens, open_before, NULL)) + 1 = max(iif(opens, NULL, open_before))
+          AND NOT max(tangled) AS ok
+      FROM swept
+      GROUP BY span_id
+    ),
+    threads AS (SELECT utid, min(ok) AS nested FROM depths GROUP BY utid),
+    -- In a properly nested thread, a span's parent is the last span before it
+    -- one level up.
+    levels AS (
+      SELECT utid, depth AS lvl, span_id, span_id AS candidate FROM depths
+      UNION ALL
+      SELECT utid, depth - 1 AS lvl, span_id, NULL AS candidate FROM depths WHERE depth > 0
+    ),
+    parents AS (
+      SELECT span_id, parent_span
+      FROM (
+        SELECT
+          span_id,
+          candidate,
+          max(candidate) OVER (PARTITION BY utid, lvl ORDER BY span_id ROWS UNBOUNDED PRECEDING)
+            AS parent_span
+        FROM levels
+      )
+      WHERE candidate IS NULL
+    )
+  SELECT
+    s.span_id, s.utid, s.ts, s.end_ts, s.start_down, s.end_up, s.n, s.first_id, s.second_id,
+    th.nested,
+    iif(th.nested, d.depth, NULL) AS depth,
+    iif(th.nested, p.parent_span, NULL) AS parent_span
+  FROM spans s
+  JOIN depths d USING (span_id)
+  JOIN threads th USING (utid)
+  LEFT JOIN parents p USING (span_id)
+  ORDER BY s.span_id
+);
 
 -- The spans with their place in the thread's tree of spans, when the
 -- thread's spans nest properly (nested = 1): depth (the number of spans
@@ -432,120 +555,53 @@ CREATE PERFETTO TABLE _nsys_nvtx_proj_span(
   -- The innermost span that contains it (nested threads; NULL at the top).
   parent_span LONG
 ) AS
-WITH
-  spans AS (
-    SELECT
-      rs.span_id,
-      r.utid,
-      r.ts,
-      r.end_ts,
-      min(r.start_down) AS start_down,
-      min(r.end_up) AS end_up,
-      count(*) AS n,
-      min(r.id) AS first_id,
-      min(iif(rs.rn = 2, r.id, NULL)) AS second_id
-    FROM _nsys_nvtx_proj_range r
-    JOIN _nsys_nvtx_proj_range_span rs USING (id)
-    GROUP BY rs.span_id
-  ),
-  -- A span opens at its start and closes at its end. At one instant, the
-  -- spans ending there close innermost first, then spans open outermost
-  -- first; a span of one instant opens and closes before the spans ending
-  -- there (it is inside them), else after the spans starting there.
-  bounds AS (
-    SELECT span_id, utid, ts AS t, ts < end_ts AS wide, 1 AS opens FROM spans
-    UNION ALL
-    SELECT span_id, utid, end_ts AS t, ts < end_ts AS wide, 0 AS opens FROM spans
-  ),
-  marked AS (
-    SELECT
-      *,
-      sum(wide AND NOT opens) OVER (PARTITION BY utid, t) AS wide_ends,
-      sum(wide AND opens) OVER (PARTITION BY utid, t) AS wide_starts
-    FROM bounds
-  ),
-  events AS (
-    SELECT
-      span_id,
-      utid,
-      opens,
-      -- A span of one instant between a span ending and one starting there
-      -- lies in two spans that do not nest.
-      NOT wide AND wide_ends > 0 AND wide_starts > 0 AS tangled,
-      t,
-      CASE WHEN wide THEN iif(opens, 1, 0) WHEN wide_ends > 0 THEN -1 ELSE 2 END AS phase,
-      CASE WHEN wide THEN iif(opens, span_id, -span_id) ELSE 1 - opens END AS sub
-    FROM marked
-  ),
-  swept AS (
-    SELECT
-      span_id,
-      utid,
-      opens,
-      tangled,
-      coalesce(sum(iif(opens, 1, -1)) OVER (
-        PARTITION BY utid ORDER BY t, phase, sub
-        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS open_before
-    FROM events
-  ),
-  -- Spans nest properly when each closes with exactly the spans open at its
-  -- start still open (else one closed inside it, or it inside another).
-  depths AS (
-    SELECT
-      span_id,
-      utid,
-      max(iif(opens, open_before, NULL)) AS depth,
-      max(iif(opens, open_before, NULL)) + 1 = max(iif(opens, NULL, open_before))
-        AND NOT max(tangled) AS ok
-    FROM swept
-    GROUP BY span_id
-  ),
-  threads AS (SELECT utid, min(ok) AS nested FROM depths GROUP BY utid),
-  -- In a properly nested thread, a span's parent is the last span before it
-  -- one level up.
-  levels AS (
-    SELECT utid, depth AS lvl, span_id, span_id AS candidate FROM depths
-    UNION ALL
-    SELECT utid, depth - 1 AS lvl, span_id, NULL AS candidate FROM depths WHERE depth > 0
-  ),
-  parents AS (
-    SELECT span_id, parent_span
-    FROM (
-      SELECT
-        span_id,
-        candidate,
-        max(candidate) OVER (PARTITION BY utid, lvl ORDER BY span_id ROWS UNBOUNDED PRECEDING)
-          AS parent_span
-      FROM levels
-    )
-    WHERE candidate IS NULL
-  )
-SELECT
-  s.span_id, s.utid, s.ts, s.end_ts, s.start_down, s.end_up, s.n, s.first_id, s.second_id,
-  th.nested,
-  iif(th.nested, d.depth, NULL) AS depth,
-  iif(th.nested, p.parent_span, NULL) AS parent_span
-FROM spans s
-JOIN depths d USING (span_id)
-JOIN threads th USING (utid)
-LEFT JOIN parents p USING (span_id)
-ORDER BY s.span_id;
+SELECT * FROM _nsys_nvtx_span_tree!(_nsys_nvtx_proj_range, _nsys_nvtx_proj_range_span)
+ORDER BY span_id;
 
 CREATE PERFETTO INDEX _nsys_nvtx_proj_span_by_id ON _nsys_nvtx_proj_span(span_id);
+
+-- Every pair of ranges of `ranges` (columns id, ts, dur: end_ts - ts + 1,
+-- end_ts, utid, start_down, end_up) where one contains the other (id: the
+-- contained one), with the fit (gap: start gap + end gap) and whether the
+-- 32-bit bounds contain it too. Grows with the pairs: for the ranges of
+-- threads whose ranges do not nest.
+CREATE PERFETTO MACRO _nsys_nvtx_containing(ranges TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    r AS MATERIALIZED (SELECT * FROM $ranges),
+    pairs AS (
+      SELECT ii.id_0 AS child_id, ii.id_1 AS parent_id
+      FROM _interval_intersect!((r, r), (utid)) ii
+      WHERE ii.id_0 != ii.id_1
+    )
+  SELECT
+    p.child_id AS id,
+    p.parent_id,
+    (c.ts - pr.ts) + (pr.end_ts - c.end_ts) AS gap,
+    pr.start_down <= c.start_down AND pr.end_up >= c.end_up AS fits_32bit
+  FROM pairs p
+  JOIN r c ON c.id = p.child_id
+  JOIN r pr ON pr.id = p.parent_id
+  WHERE pr.ts <= c.ts AND pr.end_ts >= c.end_ts
+);
 
 -- Each range's parent (see above). Materialised: the tree below walks it
 -- from the roots down by parent_id, through its index.
 CREATE PERFETTO TABLE _nsys_nvtx_proj_parent(
   -- Range slice id.
   id LONG,
-  -- Parent range slice id.
-  parent_id LONG
+  -- Parent range slice id (nsys 2023.4).
+  parent_id LONG,
+  -- Parent range slice id as nsys 2022.4 finds it (32-bit bounds).
+  parent_id_2022 LONG
 ) AS
 WITH RECURSIVE
   -- Nested threads. A range that shares its interval with others fits them
   -- exactly: its parent is the lowest id among them (not itself). Any other
-  -- span's parent is its nearest ancestor whose 32-bit bounds contain its
-  -- own: up the tree until one does (rarely more than one step).
+  -- span's parent is its parent span's lowest id; in 2022.4, its nearest
+  -- ancestor whose 32-bit bounds contain its own: up the tree until one
+  -- does (rarely more than one step).
   up(span_id, start_down, end_up, cur) AS (
     SELECT span_id, start_down, end_up, parent_span
     FROM _nsys_nvtx_proj_span
@@ -566,10 +622,15 @@ WITH RECURSIVE
       rs.id,
       CASE
         WHEN s.n > 1 THEN iif(rs.id = s.first_id, s.second_id, s.first_id)
+        ELSE ps.first_id
+      END AS parent_id,
+      CASE
+        WHEN s.n > 1 THEN iif(rs.id = s.first_id, s.second_id, s.first_id)
         ELSE sp.parent_id
-      END AS parent_id
+      END AS parent_id_2022
     FROM _nsys_nvtx_proj_range_span rs
     JOIN _nsys_nvtx_proj_span s USING (span_id)
+    LEFT JOIN _nsys_nvtx_proj_span ps ON ps.span_id = s.parent_span
     LEFT JOIN span_parent sp USING (span_id)
     WHERE s.nested
   ),
@@ -580,34 +641,25 @@ WITH RECURSIVE
     FROM _nsys_nvtx_proj_range r
     WHERE r.utid IN (SELECT utid FROM _nsys_nvtx_proj_span WHERE NOT nested)
   ),
-  pairs AS (
-    SELECT ii.id_0 AS child_id, ii.id_1 AS parent_id
-    FROM _interval_intersect!((tangled, tangled), (utid)) ii
-    WHERE ii.id_0 != ii.id_1
-  ),
-  fits AS (
-    SELECT
-      p.child_id AS id,
-      p.parent_id,
-      (c.ts - pr.ts) + (pr.end_ts - c.end_ts) AS gap
-    FROM pairs p
-    JOIN _nsys_nvtx_proj_range c ON c.id = p.child_id
-    JOIN _nsys_nvtx_proj_range pr ON pr.id = p.parent_id
-    WHERE pr.ts <= c.ts AND pr.end_ts >= c.end_ts
-      AND pr.start_down <= c.start_down AND pr.end_up >= c.end_up
-  ),
+  fits AS (SELECT * FROM _nsys_nvtx_containing!(tangled)),
   ranked AS (
-    SELECT id, parent_id, row_number() OVER (PARTITION BY id ORDER BY gap, parent_id) AS rn
+    SELECT
+      id,
+      parent_id,
+      fits_32bit,
+      row_number() OVER (PARTITION BY id ORDER BY gap, parent_id) AS rn,
+      row_number() OVER (PARTITION BY id ORDER BY NOT fits_32bit, gap, parent_id) AS rn_2022
     FROM fits
   ),
   tangled_parent AS (
-    SELECT t.id, k.parent_id
+    SELECT t.id, k.parent_id, k22.parent_id AS parent_id_2022
     FROM tangled t
     LEFT JOIN ranked k ON k.id = t.id AND k.rn = 1
+    LEFT JOIN ranked k22 ON k22.id = t.id AND k22.rn_2022 = 1 AND k22.fits_32bit
   )
-SELECT id, parent_id FROM nested_parent
+SELECT id, parent_id, parent_id_2022 FROM nested_parent
 UNION ALL
-SELECT id, parent_id FROM tangled_parent
+SELECT id, parent_id, parent_id_2022 FROM tangled_parent
 ORDER BY id;
 
 CREATE PERFETTO INDEX _nsys_nvtx_proj_parent_by_id ON _nsys_nvtx_proj_parent(id);
@@ -651,9 +703,75 @@ JOIN _nsys_nvtx_proj_range r ON r.id = ii.id_1
 WHERE r.ts <= c.ts AND r.end_ts >= c.end_ts;
 
 -- The ranges that contain GPU work, with what nsys_nvtx_gpu_proj_trace
--- shows of them but their stacks (the projection summaries need no stack).
--- Its steps are MATERIALIZED: SQLite would otherwise evaluate them again for
--- every row they are joined to (minutes on 25k ranges).
+-- shows of them but their stacks (the projection summaries need no stack),
+-- over the range tree of `parents` (columns id, parent_id). Its steps are
+-- MATERIALIZED: SQLite would otherwise evaluate them again for every row
+-- they are joined to (minutes on 25k ranges).
+CREATE PERFETTO MACRO _nsys_nvtx_gpu_proj_of(parents TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    proj AS MATERIALIZED (
+      SELECT
+        cr.range_id AS id,
+        min(o.ts) AS proj_start,
+        max(o.ts + o.dur) AS proj_end,
+        count(DISTINCT cr.call_id) AS ops
+      FROM _nsys_nvtx_call_range cr
+      JOIN nsys_gpu_ops o ON o.api_call_id = cr.call_id
+      GROUP BY cr.range_id
+    ),
+    children AS MATERIALIZED (
+      SELECT t.parent_id AS id, count(*) AS n
+      FROM proj JOIN $parents t USING (id)
+      WHERE t.parent_id IS NOT NULL
+      GROUP BY t.parent_id
+    ),
+    -- Levels from the roots down, one step per range (graph_scan: a
+    -- recursive CTE over a Perfetto table scans it at every step). The ranges
+    -- of proj hold every ancestor of theirs (a parent contains its child, so
+    -- the child's calls). Ranges that are each other's tightest fit (same
+    -- start and end) never reach a root: nsys leaves their level and stack
+    -- empty, and so does this.
+    edges AS MATERIALIZED (
+      SELECT t.parent_id AS source_node_id, t.id AS dest_node_id
+      FROM proj JOIN $parents t USING (id)
+      WHERE t.parent_id IS NOT NULL
+    ),
+    roots AS MATERIALIZED (
+      SELECT t.id, 0 AS lvl
+      FROM proj JOIN $parents t USING (id)
+      WHERE t.parent_id IS NULL
+    ),
+    tree AS MATERIALIZED (
+      SELECT id, lvl
+      FROM _graph_scan!(edges, roots, (lvl), (SELECT t.id, t.lvl + 1 AS lvl FROM $table t))
+    ),
+    sh AS (SELECT _nsys_time_shift() AS shift)
+  SELECT
+    r.tag AS name,
+    p.proj_start - sh.shift AS projected_start_ns,
+    p.proj_end - p.proj_start AS projected_duration_ns,
+    r.ts - sh.shift AS orig_start_ns,
+    r.dur AS orig_duration_ns,
+    r.style,
+    r.pid,
+    r.tid,
+    p.ops AS numgpuops,
+    t.lvl,
+    coalesce(c.n, 0) AS numchild,
+    r.id AS rangeid,
+    pa.parent_id AS parentid,
+    r.op
+  FROM proj p
+  CROSS JOIN sh
+  JOIN _nsys_nvtx_stats_range r USING (id)
+  JOIN $parents pa USING (id)
+  LEFT JOIN tree t USING (id)
+  LEFT JOIN children c USING (id)
+);
+
+-- The projected ranges, by nsys 2023.4's range tree.
 CREATE PERFETTO VIEW _nsys_nvtx_gpu_proj(
   -- See nsys_nvtx_gpu_proj_trace.
   name STRING,
@@ -684,75 +802,91 @@ CREATE PERFETTO VIEW _nsys_nvtx_gpu_proj(
   -- See nsys_nvtx_gpu_proj_trace.
   op STRING
 ) AS
-WITH
-  proj AS MATERIALIZED (
-    SELECT
-      cr.range_id AS id,
-      min(o.ts) AS proj_start,
-      max(o.ts + o.dur) AS proj_end,
-      count(DISTINCT cr.call_id) AS ops
-    FROM _nsys_nvtx_call_range cr
-    JOIN nsys_gpu_ops o ON o.api_call_id = cr.call_id
-    GROUP BY cr.range_id
-  ),
-  children AS MATERIALIZED (
-    SELECT t.parent_id AS id, count(*) AS n
-    FROM proj JOIN _nsys_nvtx_proj_parent t USING (id)
-    WHERE t.parent_id IS NOT NULL
-    GROUP BY t.parent_id
-  ),
-  -- Levels from the roots down, one step per range (graph_scan: a
-  -- recursive CTE over a Perfetto table scans it at every step). The ranges
-  -- of proj hold every ancestor of theirs (a parent contains its child, so
-  -- the child's calls). Ranges that are each other's tightest fit (same
-  -- start and end) never reach a root: nsys leaves their level and stack
-  -- empty, and so does this.
-  edges AS MATERIALIZED (
-    SELECT t.parent_id AS source_node_id, t.id AS dest_node_id
-    FROM proj JOIN _nsys_nvtx_proj_parent t USING (id)
-    WHERE t.parent_id IS NOT NULL
-  ),
-  roots AS MATERIALIZED (
-    SELECT t.id, 0 AS lvl
-    FROM proj JOIN _nsys_nvtx_proj_parent t USING (id)
-    WHERE t.parent_id IS NULL
-  ),
-  tree AS MATERIALIZED (
-    SELECT id, lvl
-    FROM _graph_scan!(edges, roots, (lvl), (SELECT t.id, t.lvl + 1 AS lvl FROM $table t))
-  ),
-  sh AS (SELECT _nsys_time_shift() AS shift)
-SELECT
-  r.tag AS name,
-  p.proj_start - sh.shift AS projected_start_ns,
-  p.proj_end - p.proj_start AS projected_duration_ns,
-  r.ts - sh.shift AS orig_start_ns,
-  r.dur AS orig_duration_ns,
-  r.style,
-  r.pid,
-  r.tid,
-  p.ops AS numgpuops,
-  t.lvl,
-  coalesce(c.n, 0) AS numchild,
-  r.id AS rangeid,
-  pa.parent_id AS parentid,
-  r.op
-FROM proj p
-CROSS JOIN sh
-JOIN _nsys_nvtx_stats_range r USING (id)
-JOIN _nsys_nvtx_proj_parent pa USING (id)
-LEFT JOIN tree t USING (id)
-LEFT JOIN children c USING (id);
+SELECT * FROM _nsys_nvtx_gpu_proj_of!((SELECT id, parent_id FROM _nsys_nvtx_proj_parent));
 
--- NVTX Range Projection (nsys stats nvtx_gpu_proj_trace; 2022.4:
--- nvtxgpuproj): every range that contains GPU work, projected onto the GPU:
--- from the start of the first kernel, memcpy or memset launched inside it to
--- the end of the last one, in projected start order. range_id, parent_id
--- and range_stack are the ranges' slice ids (nsys's are its row ids). A
--- range's stack names its every ancestor, as nsys's does: the view grows
--- with the projected ranges times their depth.
+-- The projected ranges, by nsys 2022.4's range tree (32-bit bounds).
+CREATE PERFETTO VIEW _nsys_nvtx_gpu_proj_2022(
+  -- See nsys_nvtx_gpu_proj_trace.
+  name STRING,
+  -- See nsys_nvtx_gpu_proj_trace.
+  projected_start_ns LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  projected_duration_ns LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  orig_start_ns LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  orig_duration_ns LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  style STRING,
+  -- See nsys_nvtx_gpu_proj_trace.
+  pid LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  tid LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  numgpuops LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  lvl LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  numchild LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  rangeid LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  parentid LONG,
+  -- See nsys_nvtx_gpu_proj_trace.
+  op STRING
+) AS
+SELECT * FROM _nsys_nvtx_gpu_proj_of!((
+  SELECT id, parent_id_2022 AS parent_id FROM _nsys_nvtx_proj_parent
+));
+
+-- The projected ranges of `proj` (_nsys_nvtx_gpu_proj or _2022) with their
+-- stacks: each range's stack names its every ancestor, as nsys's does, so
+-- this grows with the projected ranges times their depth.
+CREATE PERFETTO MACRO _nsys_nvtx_gpu_proj_stacked(proj TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH
+    projected AS MATERIALIZED (SELECT * FROM $proj),
+    edges AS MATERIALIZED (
+      SELECT parentid AS source_node_id, rangeid AS dest_node_id
+      FROM projected
+      WHERE parentid IS NOT NULL
+    ),
+    roots AS MATERIALIZED (
+      SELECT rangeid AS id, ':' || rangeid AS range_stack FROM projected WHERE parentid IS NULL
+    ),
+    -- graph_scan passes its step to SQLite as a string: no single quotes.
+    stacks AS MATERIALIZED (
+      SELECT id, range_stack
+      FROM _graph_scan!(
+        edges,
+        roots,
+        (range_stack),
+        (SELECT t.id, t.range_stack || ":" || t.id AS range_stack FROM $table t)
+      )
+    ),
+    stacked AS MATERIALIZED (
+      SELECT
+        p.name, p.projected_start_ns, p.projected_duration_ns, p.orig_start_ns,
+        p.orig_duration_ns, p.style, p.pid, p.tid, p.numgpuops, p.lvl, p.numchild,
+        p.rangeid, p.parentid, s.range_stack AS rangestack, p.op
+      FROM projected p
+      LEFT JOIN stacks s ON s.id = p.rangeid
+    )
+  SELECT * FROM stacked
+);
+
+-- NVTX GPU Projection Trace (nsys stats nvtx_gpu_proj_trace): every range
+-- that contains GPU work, projected onto the GPU: from the start of the
+-- first kernel, memcpy or memset launched inside it to the end of the last
+-- one, in projected start order; then, as nsys 2023.4, one row with no
+-- range (name, lvl, rangeid NULL) for the GPU work launched outside every
+-- range (its pid and tid: the call of the work that ends last). range_id,
+-- parent_id and range_stack are the ranges' slice ids (nsys's are its row
+-- ids).
 CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_trace(
-  -- Range name ('domain:name' in a named domain).
+  -- Range name ('domain:name' in a named domain; NULL: the work outside
+  -- every range).
   name STRING,
   -- Start of the first GPU operation, ns (report time as nsys prints it:
   -- trace time less nsys_gpus.time_shift_ns).
@@ -787,35 +921,223 @@ CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_trace(
   op STRING
 ) AS
 WITH
-  projected AS MATERIALIZED (SELECT * FROM _nsys_nvtx_gpu_proj),
+  -- GPU work whose call is in no range (nsys 2023.4 groups it under a NULL
+  -- range).
+  outside AS MATERIALIZED (
+    SELECT o.ts, o.ts + o.dur AS end_ts, o.api_call_id, c.pid, c.tid
+    FROM nsys_gpu_ops o
+    JOIN nsys_cuda_api_calls c ON c.id = o.api_call_id
+    WHERE o.api_call_id NOT IN (SELECT call_id FROM _nsys_nvtx_call_range)
+  ),
+  unranged AS (
+    SELECT
+      NULL AS name,
+      min(ts) - _nsys_time_shift() AS projected_start_ns,
+      max(end_ts) - min(ts) AS projected_duration_ns,
+      NULL AS orig_start_ns,
+      NULL AS orig_duration_ns,
+      NULL AS style,
+      (SELECT pid FROM outside ORDER BY end_ts DESC LIMIT 1) AS pid,
+      (SELECT tid FROM outside ORDER BY end_ts DESC LIMIT 1) AS tid,
+      count(DISTINCT api_call_id) AS numgpuops,
+      NULL AS lvl,
+      0 AS numchild,
+      NULL AS rangeid,
+      NULL AS parentid,
+      NULL AS rangestack,
+      NULL AS op
+    FROM outside
+    -- nsys reports nothing for a report without NVTX.
+    WHERE EXISTS (SELECT 1 FROM nsys_nvtx_ranges) OR EXISTS (SELECT 1 FROM nsys_nvtx_marks)
+    HAVING count(*) > 0
+  )
+SELECT * FROM _nsys_nvtx_gpu_proj_stacked!(_nsys_nvtx_gpu_proj)
+UNION ALL
+SELECT * FROM unranged
+ORDER BY projected_start_ns, projected_duration_ns DESC, rangeid;
+
+-- NVTX Range Projection as nsys 2022.4's nvtxgpuproj: its range tree
+-- (32-bit bounds: see _nsys_nvtx_proj_parent), no row for the GPU work
+-- launched outside every range. Same columns as nsys_nvtx_gpu_proj_trace.
+CREATE PERFETTO VIEW nsys_nvtx_gpu_proj_trace_2022(
+  -- Range name ('domain:name' in a named domain).
+  name STRING,
+  -- Start of the first GPU operation, ns (report time as nsys prints it:
+  -- trace time less nsys_gpus.time_shift_ns).
+  projected_start_ns LONG,
+  -- To the end of the last one, ns.
+  projected_duration_ns LONG,
+  -- The range's start, ns (report time).
+  orig_start_ns LONG,
+  -- The range's duration, ns.
+  orig_duration_ns LONG,
+  -- 'PushPop' or 'StartEnd'.
+  style STRING,
+  -- Process id.
+  pid LONG,
+  -- Thread id.
+  tid LONG,
+  -- CUDA calls inside the range that launched GPU work.
+  numgpuops LONG,
+  -- Level in the thread's range tree (0: outermost).
+  lvl LONG,
+  -- Projected ranges whose parent it is.
+  numchild LONG,
+  -- The range's slice id.
+  rangeid LONG,
+  -- The parent range's slice id (NULL at the top).
+  parentid LONG,
+  -- The slice ids from the top range down to it: ':12:40:41'.
+  rangestack STRING,
+  -- The range's op: 'domain:name' or 'name' with nsys_nvtx_ranges.name,
+  -- 'aten::to' for the PyTorch op range `aten::to, seq = 12, op_id = 998949`
+  -- (name has the whole text, as nsys).
+  op STRING
+) AS
+SELECT * FROM _nsys_nvtx_gpu_proj_stacked!(_nsys_nvtx_gpu_proj_2022)
+ORDER BY projected_start_ns, projected_duration_ns DESC, rangeid;
+
+-- NVTX Push/Pop Range Trace (nsys 2023+ nvtx_pushpop_trace; no 2022.4
+-- report): every push/pop range with its place in its thread's tree of
+-- push/pop ranges, in start order (shortest first). A range's parent is
+-- the push/pop range of its thread that contains it most tightly, as in
+-- the projection but among push/pop ranges only, and a range still open
+-- ends at the last push/pop timestamp (not the last NVTX one). Ranges with
+-- identical bounds are each other's parent, reach no root, and are left
+-- out with every range inside them, as nsys does. The stack is computed as
+-- the projection's (linear in the ranges but for the stacks themselves).
+CREATE PERFETTO VIEW nsys_nvtx_pushpop_trace(
+  -- Start, ns (report time).
+  start_ns LONG,
+  -- End, ns.
+  end_ns LONG,
+  -- Duration, ns.
+  duration_ns LONG,
+  -- Summed duration of its children, ns.
+  durchild_ns LONG,
+  -- duration_ns less durchild_ns.
+  durnonchild_ns LONG,
+  -- Range name ('domain:name' in a named domain).
+  name STRING,
+  -- Process id.
+  pid LONG,
+  -- Thread id.
+  tid LONG,
+  -- Level in the thread's tree (0: outermost).
+  lvl LONG,
+  -- Ranges whose parent it is.
+  numchild LONG,
+  -- The range's slice id.
+  rangeid LONG,
+  -- The parent's slice id (NULL at the top).
+  parentid LONG,
+  -- The slice ids from the top range down to it: ':12:40:41'.
+  rangestack STRING,
+  -- The name after two dashes per level.
+  nametree STRING
+) AS
+WITH
+  last AS MATERIALIZED (
+    SELECT max(max(ts), max(iif(unterminated, NULL, ts + dur))) AS ts
+    FROM nsys_nvtx_ranges
+    WHERE kind = 'push/pop'
+  ),
+  ranges AS MATERIALIZED (
+    SELECT
+      r.id,
+      r.ts,
+      iif(r.unterminated, l.ts, r.ts + r.dur) - r.ts + 1 AS dur,
+      iif(r.unterminated, l.ts, r.ts + r.dur) AS end_ts,
+      r.utid,
+      NULL AS start_down,
+      NULL AS end_up
+    FROM nsys_nvtx_ranges r
+    CROSS JOIN last l
+    WHERE r.kind = 'push/pop'
+  ),
+  range_spans AS MATERIALIZED (SELECT * FROM _nsys_nvtx_range_spans!(ranges)),
+  spans AS MATERIALIZED (SELECT * FROM _nsys_nvtx_span_tree!(ranges, range_spans)),
+  tangled AS MATERIALIZED (
+    SELECT * FROM ranges WHERE utid IN (SELECT utid FROM spans WHERE NOT nested)
+  ),
+  ranked AS MATERIALIZED (
+    SELECT id, parent_id, row_number() OVER (PARTITION BY id ORDER BY gap, parent_id) AS rn
+    FROM _nsys_nvtx_containing!(tangled)
+  ),
+  parents AS MATERIALIZED (
+    SELECT
+      rs.id,
+      CASE
+        WHEN s.n > 1 THEN iif(rs.id = s.first_id, s.second_id, s.first_id)
+        ELSE ps.first_id
+      END AS parent_id,
+      s.ts,
+      s.end_ts
+    FROM range_spans rs
+    JOIN spans s USING (span_id)
+    LEFT JOIN spans ps ON ps.span_id = s.parent_span
+    WHERE s.nested
+    UNION ALL
+    SELECT t.id, k.parent_id, t.ts, t.end_ts
+    FROM tangled t
+    LEFT JOIN ranked k ON k.id = t.id AND k.rn = 1
+  ),
+  -- Each range with its children's count and time, in one grouping.
+  info AS MATERIALIZED (
+    SELECT
+      id,
+      max(parent_id) AS parent_id,
+      max(ts) AS ts,
+      max(end_ts) AS end_ts,
+      sum(child) AS numchild,
+      sum(child_dur) AS durchild
+    FROM (
+      SELECT id, parent_id, ts, end_ts, 0 AS child, 0 AS child_dur FROM parents
+      UNION ALL
+      SELECT parent_id AS id, NULL, NULL, NULL, 1, end_ts - ts FROM parents WHERE parent_id IS NOT NULL
+    )
+    GROUP BY id
+  ),
   edges AS MATERIALIZED (
-    SELECT parentid AS source_node_id, rangeid AS dest_node_id
-    FROM projected
-    WHERE parentid IS NOT NULL
+    SELECT parent_id AS source_node_id, id AS dest_node_id FROM parents WHERE parent_id IS NOT NULL
   ),
   roots AS MATERIALIZED (
-    SELECT rangeid AS id, ':' || rangeid AS range_stack FROM projected WHERE parentid IS NULL
+    SELECT id, 0 AS lvl, ':' || id AS range_stack FROM parents WHERE parent_id IS NULL
   ),
   -- graph_scan passes its step to SQLite as a string: no single quotes.
-  stacks AS MATERIALIZED (
-    SELECT id, range_stack
+  tree AS MATERIALIZED (
+    SELECT id, lvl, range_stack
     FROM _graph_scan!(
       edges,
       roots,
-      (range_stack),
-      (SELECT t.id, t.range_stack || ":" || t.id AS range_stack FROM $table t)
+      (lvl, range_stack),
+      (SELECT t.id, t.lvl + 1 AS lvl, t.range_stack || ":" || t.id AS range_stack FROM $table t)
     )
   ),
-  stacked AS MATERIALIZED (
-    SELECT
-      p.name, p.projected_start_ns, p.projected_duration_ns, p.orig_start_ns,
-      p.orig_duration_ns, p.style, p.pid, p.tid, p.numgpuops, p.lvl, p.numchild,
-      p.rangeid, p.parentid, s.range_stack AS rangestack, p.op
-    FROM projected p
-    LEFT JOIN stacks s ON s.id = p.rangeid
-  )
-SELECT * FROM stacked
-ORDER BY projected_start_ns, projected_duration_ns DESC, rangeid;
+  sh AS (SELECT _nsys_time_shift() AS shift)
+SELECT
+  i.ts - sh.shift AS start_ns,
+  i.end_ts - sh.shift AS end_ns,
+  i.end_ts - i.ts AS duration_ns,
+  i.durchild AS durchild_ns,
+  i.end_ts - i.ts - i.durchild AS durnonchild_ns,
+  n.tag AS name,
+  n.pid,
+  n.tid,
+  t.lvl,
+  i.numchild,
+  i.id AS rangeid,
+  i.parent_id AS parentid,
+  t.range_stack AS rangestack,
+  iif(t.lvl = 0, '', printf('%.*c', 2 * t.lvl, '-')) || n.tag AS nametree
+-- info drives, tree is looked up: the other way round SQLite scans info for
+-- every row of tree (seconds per thousand ranges on a deep recursion).
+FROM info i
+JOIN _nsys_nvtx_stats_range n USING (id)
+LEFT JOIN tree t USING (id)
+CROSS JOIN sh
+WHERE t.id IS NOT NULL
+ORDER BY start_ns, duration_ns, rangeid;
 
 -- The projections of `src` (columns name, style, projected_duration_ns,
 -- orig_duration_ns, numgpuops, lvl, numchild) per name and style: the
