@@ -13,60 +13,17 @@
 'use strict';
 const {spawn, execFileSync} = require('child_process');
 const fs = require('fs');
-const net = require('net');
 const path = require('path');
 const readline = require('readline');
 
 const [bin, fixture, engine, work, eventsArg, openLimit] = process.argv.slice(2);
 const EVENTS = Number(eventsArg || 10000000);
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const CACHE = process.env.XDG_CACHE_HOME || path.join(process.env.HOME || '/tmp', '.cache');
-const DIST = process.env.PERFETTO_UI_DIST ||
-  path.join(CACHE, 'nsys-perfetto-tools/perfetto-ui/src/out/ui/ui/dist');
-const SKIP = 77;
-
-let failures = 0;
-function expect(ok, what) {
-  if (!ok) { failures++; console.log('FAIL: ' + what); }
-  return ok;
-}
-
-function loadPlaywright() {
-  try { return require('playwright-core'); } catch (e) { /* not local: try the global one */ }
-  try {
-    const root = execFileSync('npm', ['root', '-g'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}).trim();
-    return require(path.join(root, 'playwright-core'));
-  } catch (e) { return null; }
-}
-
-function portOpen(port) {
-  return new Promise(resolve => {
-    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
-    s.on('error', () => resolve(false));
-  });
-}
-
-function freePort() {
-  return new Promise(resolve => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = s.address().port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = ms => new Promise(r => setTimeout(r, ms));
+const {CHROMIUM, DIST, SKIP, checks, expect, portOpen, freePort, sleep, uiOrSkip} =
+  require('./perfetto_ui_common');
 
 async function main() {
-  if (!fs.existsSync(CHROMIUM)) { console.log('skip: ' + CHROMIUM + ' absent'); return SKIP; }
-  const playwright = loadPlaywright();
-  if (!playwright) { console.log('skip: playwright-core not installed'); return SKIP; }
-  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
-    console.log('skip: no Perfetto UI build at ' + DIST + ' (../shared/tools/build-perfetto-ui)');
-    return SKIP;
-  }
-  if (!fs.existsSync(engine)) { console.log('skip: ' + engine + ' absent'); return SKIP; }
-  if (await portOpen(9001)) { console.log('skip: 127.0.0.1:9001 is in use'); return SKIP; }
+  const playwright = await uiOrSkip(engine);
+  if (!playwright) return SKIP;
 
   fs.rmSync(work, {recursive: true, force: true});
   fs.mkdirSync(work, {recursive: true});
@@ -153,8 +110,8 @@ async function main() {
     ui.kill();
     if (open && open.exitCode === null) open.kill('SIGKILL');  // the engine goes with it (its keeper ends it)
   }
-  console.log(failures ? failures + ' checks failed' : 'ok: opened through the native engine in Perfetto\'s UI');
-  return failures ? 1 : 0;
+  console.log(checks.failures ? checks.failures + ' checks failed' : 'ok: opened through the native engine in Perfetto\'s UI');
+  return checks.failures ? 1 : 0;
 }
 
 main().then(code => process.exit(code), e => { console.log('FAIL: ' + (e.stack || e)); process.exit(1); });

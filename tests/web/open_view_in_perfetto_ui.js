@@ -14,48 +14,12 @@
 'use strict';
 const {spawn, execFileSync} = require('child_process');
 const fs = require('fs');
-const net = require('net');
 const path = require('path');
 const readline = require('readline');
 
 const [bin, fixture, engine, work] = process.argv.slice(2);
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const CACHE = process.env.XDG_CACHE_HOME || path.join(process.env.HOME || '/tmp', '.cache');
-const DIST = process.env.PERFETTO_UI_DIST ||
-  path.join(CACHE, 'nsys-perfetto-tools/perfetto-ui/src/out/ui/ui/dist');
-const SKIP = 77;
-
-let failures = 0;
-function expect(ok, what) {
-  if (!ok) { failures++; console.log('FAIL: ' + what); }
-  return ok;
-}
-
-function loadPlaywright() {
-  try { return require('playwright-core'); } catch (e) { /* not local: try the global one */ }
-  try {
-    const root = execFileSync('npm', ['root', '-g'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}).trim();
-    return require(path.join(root, 'playwright-core'));
-  } catch (e) { return null; }
-}
-
-function portOpen(port) {
-  return new Promise(resolve => {
-    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
-    s.on('error', () => resolve(false));
-  });
-}
-
-function freePort() {
-  return new Promise(resolve => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = s.address().port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = ms => new Promise(r => setTimeout(r, ms));
+const {CHROMIUM, DIST, SKIP, checks, expect, portOpen, freePort, sleep, uiOrSkip} =
+  require('./perfetto_ui_common');
 
 function firstLine(proc) {
   return new Promise(resolve => {
@@ -133,15 +97,8 @@ async function checkOpened(browser, link, what, shot) {
 }
 
 async function main() {
-  if (!fs.existsSync(CHROMIUM)) { console.log('skip: ' + CHROMIUM + ' absent'); return SKIP; }
-  const playwright = loadPlaywright();
-  if (!playwright) { console.log('skip: playwright-core not installed'); return SKIP; }
-  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
-    console.log('skip: no Perfetto UI build at ' + DIST + ' (../shared/tools/build-perfetto-ui)');
-    return SKIP;
-  }
-  if (!fs.existsSync(engine)) { console.log('skip: ' + engine + ' absent'); return SKIP; }
-  if (await portOpen(9001)) { console.log('skip: 127.0.0.1:9001 is in use'); return SKIP; }
+  const playwright = await uiOrSkip(engine);
+  if (!playwright) return SKIP;
 
   fs.rmSync(work, {recursive: true, force: true});
   fs.mkdirSync(work, {recursive: true});
@@ -218,8 +175,8 @@ async function main() {
     if (plain) await stopped(plain);
     ui.kill();
   }
-  console.log(failures ? failures + ' failures' : 'open_view_in_perfetto_ui: ok');
-  return failures ? 1 : 0;
+  console.log(checks.failures ? checks.failures + ' checks.failures' : 'open_view_in_perfetto_ui: ok');
+  return checks.failures ? 1 : 0;
 }
 
 main().then(code => process.exit(code), e => { console.log('FAIL: ' + e.stack); process.exit(1); });
