@@ -433,6 +433,42 @@ typedef struct nsysp_overview {
 nsysp_status nsysp_write_overview(const char *path, const nsysp_overview *overview,
                                   char message[512]);
 
+/* ---- Recipes: NVIDIA's multi-report recipes ---------------------------- */
+
+/* A recipe's options, as `nsys recipe` (2023.4) takes them. */
+typedef struct nsysp_recipe_options {
+    int has_start, has_end;      /* non-zero when start_ns, end_ns are given */
+    int64_t start_ns, end_ns;    /* only events overlapping [start, end) */
+    int base, mangled;           /* kernels by base or mangled name */
+} nsysp_recipe_options;
+
+/* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its
+ * bytes, as `nsys recipe --csv` writes them. */
+typedef struct nsysp_recipe_file {
+    char *name;
+    char *data;
+    size_t size;
+} nsysp_recipe_file;
+
+typedef struct nsysp_recipe_result {
+    nsysp_recipe_file *files;
+    size_t n_files;
+    char message[512];           /* one-line error, empty on success */
+} nsysp_recipe_result;
+
+/* The recipes the library runs, by name; NULL-terminated. */
+const char *const *nsysp_recipe_names(void);
+/* One line on what the recipe computes; NULL for an unknown name. */
+const char *nsysp_recipe_about(const char *name);
+/* Runs recipe name over n_reports SQLite exports, labels[i] naming report
+ * i in the tables (NVIDIA's "File": the report's name without extension).
+ * NSYSP_ERR_NOT_NSYS when no report has the data the recipe reads. */
+nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
+                              const char *const *labels, size_t n_reports,
+                              const nsysp_recipe_options *options,
+                              nsysp_recipe_result *result);
+void nsysp_recipe_result_free(nsysp_recipe_result *result);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,7 @@
 #include "series.h"
 #include "sql_cli.h"
 #include "summary_cli.h"
+#include "recipe_cli.h"
 #include "web/web_main.h"
 #include "web/web_open.h"
 #include "tool/text_out.h"
@@ -48,6 +49,7 @@ static void usage(FILE *to)
           "       nsys-perfetto ranks [OPTIONS] DIR|REPORT...  (a distributed job, rank by rank)\n"
           "       nsys-perfetto serve [--port N] [--bind ADDR] [--dir DIR] ... (see serve --help)\n"
           "       nsys-perfetto sql [--list] [MODULE...]   (the nsys PerfettoSQL package as one script)\n"
+          "       nsys-perfetto recipe NAME --output DIR REPORT|DIR...  (NVIDIA's recipes; --list)\n"
           "Convert an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
           "Perfetto trace for ui.perfetto.dev and trace_processor. A .nsys-rep or .qdrep\n"
           "report is exported with nsys (on PATH, or $NSYS) first. Several reports merge\n"
@@ -348,6 +350,8 @@ int main(int argc, char **argv)
         return text_close_stdout("diff", diff_main(argc - 1, argv + 1));
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return serve_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "recipe") == 0)
+        return recipe_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sql") == 0)
         return text_close_stdout("sql", sql_main(argc - 1, argv + 1));
     if (argc > 1 && strcmp(argv[1], "ranks") == 0) {

@@ -1,0 +1,146 @@
+/* nsys-perfetto recipe: NVIDIA's multi-report recipes (nsys 2023.4's `nsys
+ * recipe`), by name, over SQLite exports; every table as CSV text. */
+#include "recipe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+void recipe_outputs_take(recipe_outputs *o, const char *file, recipe_table *table)
+{
+    o->items = xrealloc(o->items, (o->n + 1) * sizeof *o->items);
+    o->items[o->n].file = xstrdup(file);
+    o->items[o->n++].table = *table;
+    memset(table, 0, sizeof *table);
+}
+
+static void outputs_free(recipe_outputs *o)
+{
+    for (size_t i = 0; i < o->n; i++) {
+        free(o->items[i].file);
+        recipe_table_free(&o->items[i].table);
+    }
+    free(o->items);
+    memset(o, 0, sizeof *o);
+}
+
+static const recipe_def *find_recipe(const char *name)
+{
+    for (size_t i = 0; i < N_RECIPES_STATS; i++)
+        if (strcmp(RECIPES_STATS[i].name, name) == 0)
+            return &RECIPES_STATS[i];
+    return NULL;
+}
+
+const char *const *nsysp_recipe_names(void)
+{
+    static const char *names[64];
+    if (!names[0]) {
+        size_t n = 0;
+        for (size_t i = 0; i < N_RECIPES_STATS && n + 1 < sizeof names / sizeof *names; i++)
+            names[n++] = RECIPES_STATS[i].name;
+    }
+    return names;
+}
+
+const char *nsysp_recipe_about(const char *name)
+{
+    const recipe_def *r = find_recipe(name);
+    return r ? r->about : NULL;
+}
+
+/* Every table with start and end columns, seen through the rows that
+ * overlap [start, end), as nsys stats' filter shows them. */
+static int filter_tables(nsys_db *db, int64_t start, int64_t end, buf *err)
+{
+    sqlite3 *sql = nsys_db_sqlite(db);
+    sqlite3_stmt *tables = NULL;
+    int rc = sqlite3_prepare_v2(sql,
+                                "SELECT m.name FROM main.sqlite_master AS m"
+                                " WHERE m.type = 'table'"
+                                " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'start')"
+                                " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'end')",
+                                -1, &tables, NULL);
+    buf views = {0};
+    while (rc == SQLITE_OK && sqlite3_step(tables) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(tables, 0);
+        char *view = sqlite3_mprintf(
+            "CREATE TEMP VIEW \"%w\" AS SELECT rowid, * FROM main.\"%w\""
+            " WHERE (start >= %lld AND start < %lld) OR (\"end\" >= %lld AND \"end\" < %lld)"
+            " OR (start < %lld AND \"end\" >= %lld);",
+            name, name, (long long)start, (long long)end, (long long)start, (long long)end,
+            (long long)start, (long long)end);
+        buf_append_str(&views, view);
+        sqlite3_free(view);
+    }
+    sqlite3_finalize(tables);
+    if (rc == SQLITE_OK && views.len)
+        rc = sqlite3_exec(sql, buf_cstr(&views), NULL, NULL, NULL);
+    buf_free(&views);
+    return rc == SQLITE_OK ? NSYSP_OK : nsys_db_error(db, rc, "filtering by time", err);
+}
+
+nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *status)
+{
+    nsys_db *db = nsys_db_open(job->paths[i], err, status);
+    const nsysp_recipe_options *o = job->options;
+    if (db && o && (o->has_start || o->has_end)) {
+        *status = filter_tables(db, o->has_start ? o->start_ns : 0,
+                                o->has_end ? o->end_ns : INT64_MAX, err);
+        if (*status != NSYSP_OK) {
+            nsys_db_close(db);
+            db = NULL;
+        }
+    }
+    return db;
+}
+
+nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
+                              const char *const *labels, size_t n_reports,
+                              const nsysp_recipe_options *options, nsysp_recipe_result *result)
+{
+    memset(result, 0, sizeof *result);
+    const recipe_def *recipe = find_recipe(name);
+    if (!recipe) {
+        snprintf(result->message, sizeof result->message, "no recipe named '%s'", name);
+        return NSYSP_ERR_USAGE;
+    }
+    if (options && options->has_start && options->has_end && options->start_ns > options->end_ns) {
+        snprintf(result->message, sizeof result->message,
+                 "the start time cannot be greater than the end time");
+        return NSYSP_ERR_USAGE;
+    }
+    recipe_job job = {reports, labels, n_reports, options};
+    recipe_outputs out = {0};
+    buf err = {0};
+    int status = recipe->run(recipe, &job, &out, &err);
+    if (status == NSYSP_OK) {
+        result->files = xcalloc(out.n ? out.n : 1, sizeof *result->files);
+        for (size_t i = 0; i < out.n; i++) {
+            buf csv = {0};
+            recipe_table_csv(&out.items[i].table, &csv);
+            result->files[i].name = xstrdup(out.items[i].file);
+            result->files[i].size = csv.len;
+            result->files[i].data = xstrdup(buf_cstr(&csv));
+            buf_free(&csv);
+        }
+        result->n_files = out.n;
+    } else {
+        snprintf(result->message, sizeof result->message, "%s", buf_cstr(&err));
+    }
+    outputs_free(&out);
+    buf_free(&err);
+    return (nsysp_status)status;
+}
+
+void nsysp_recipe_result_free(nsysp_recipe_result *result)
+{
+    for (size_t i = 0; i < result->n_files; i++) {
+        free(result->files[i].name);
+        free(result->files[i].data);
+    }
+    free(result->files);
+    memset(result, 0, sizeof *result);
+}

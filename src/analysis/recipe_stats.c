@@ -1,0 +1,606 @@
+/* The statistics recipes: cuda_api_sum, cuda_gpu_kern_sum,
+ * cuda_gpu_mem_size_sum, cuda_gpu_mem_time_sum and osrt_sum.
+ *
+ * Each computes one `nsys stats` report per report of the job, as nsys
+ * 2023.4 computes it (rank_stats.csv: its rows and the report's name), then
+ * combines the reports per name (all_stats.csv): totals and counts summed,
+ * the smallest Q1, the median of the medians, the largest Q3, and a
+ * standard deviation pooled from each report's mean and deviation.
+ *
+ * One report's statistics are two passes of SQLite over the export, in
+ * memory that grows with names, not events: a GROUP BY for the sums and
+ * the deviation, and a sorted walk of each name's distinct values for the
+ * quartiles. */
+#include "recipe.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "nsys/nsys_enums.h"
+
+/* How one recipe of the family reads a report and names its columns. */
+typedef struct stats_recipe {
+    const char *report;     /* the nsys stats report, for messages */
+    const char *key;        /* the name column: "Name", "Operation" */
+    const char *count;      /* "Num Calls", "Instances", "Count" */
+    bool durations;         /* ns, with a Time share and averages to 0.1 ns; else bytes */
+    /* Writes into sql a query of the rows to summarize: columns grp and
+     * those value_sql reads. NSYSP_ERR_NOT_NSYS with the reason in why
+     * when the report lacks them. */
+    int (*source)(nsys_db *db, const recipe_job *job, buf *sql, buf *why);
+    const char *value_sql;  /* the value summarized, over source's columns */
+    const char *name_sql;   /* the row's name, over recipe_groups g */
+    const char *join_sql;   /* what name_sql reads besides g */
+    const char *order_sql;  /* nsys's row order */
+} stats_recipe;
+
+/* ---- Sources: what each report summarizes --------------------------- */
+
+static bool need_tables(nsys_db *db, const char *const *tables, size_t n, buf *why)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!nsys_db_has_table(db, tables[i])) {
+            buf_printf(why, "does not contain %s", tables[i]);
+            return false;
+        }
+    return true;
+}
+
+static int source_cuda_api(nsys_db *db, const recipe_job *job, buf *sql, buf *why)
+{
+    (void)job;
+    static const char *const T[] = {"StringIds", "CUPTI_ACTIVITY_KIND_RUNTIME"};
+    if (!need_tables(db, T, 2, why))
+        return NSYSP_ERR_NOT_NSYS;
+    buf_printf(sql, "SELECT nameId AS grp, start, \"end\" FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+    return NSYSP_OK;
+}
+
+static int source_osrt(nsys_db *db, const recipe_job *job, buf *sql, buf *why)
+{
+    (void)job;
+    static const char *const T[] = {"StringIds", "OSRT_API"};
+    if (!need_tables(db, T, 2, why))
+        return NSYSP_ERR_NOT_NSYS;
+    buf_printf(sql, "SELECT nameId AS grp, start, \"end\" FROM OSRT_API%s",
+               nsys_db_has_column(db, "OSRT_API", "eventClass") ? " WHERE eventClass = 27" : "");
+    return NSYSP_OK;
+}
+
+static int source_kernels(nsys_db *db, const recipe_job *job, buf *sql, buf *why)
+{
+    static const char *const T[] = {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL"};
+    if (!need_tables(db, T, 2, why))
+        return NSYSP_ERR_NOT_NSYS;
+    const nsysp_recipe_options *o = job->options;
+    const char *column = "demangledName";
+    if (o && o->base)
+        column = "shortName";
+    else if (o && o->mangled && nsys_db_has_column(db, "CUPTI_ACTIVITY_KIND_KERNEL", "mangledName"))
+        column = "mangledName";
+    buf_printf(sql,
+               "SELECT s.value AS grp, k.start AS start, k.\"end\" AS \"end\""
+               " FROM CUPTI_ACTIVITY_KIND_KERNEL AS k"
+               " LEFT JOIN StringIds AS s ON s.id = coalesce(k.%s, k.demangledName)",
+               column);
+    return NSYSP_OK;
+}
+
+/* Copies by kind ("[CUDA memcpy Host-to-Device]") and sets, with their
+ * durations or sizes (bytes). */
+static int source_memory(nsys_db *db, buf *sql, buf *why, const char *value)
+{
+    bool copies = nsys_db_has_table(db, "CUPTI_ACTIVITY_KIND_MEMCPY");
+    bool sets = nsys_db_has_table(db, "CUPTI_ACTIVITY_KIND_MEMSET");
+    if (!copies && !sets) {
+        buf_printf(why, "does not contain GPU memory data");
+        return NSYSP_ERR_NOT_NSYS;
+    }
+    if (copies) {
+        nsys_enums enums;
+        buf err = {0};
+        int status = nsys_enums_load(db, &enums, &err);
+        if (status != NSYSP_OK) {
+            buf_printf(why, "%s", buf_cstr(&err));
+            buf_free(&err);
+            nsys_enums_free(&enums);
+            return status;
+        }
+        buf_printf(sql, "WITH copy_kinds(id, label) AS (VALUES (NULL, NULL)");
+        for (int64_t kind = 0; kind < 64; kind++) {
+            const char *label = nsys_enum_label(&enums, NSYS_ENUM_MEMCPY_OPER, kind);
+            if (label) {
+                char *quoted = sqlite3_mprintf("%Q", label);
+                buf_printf(sql, ", (%lld, %s)", (long long)kind, quoted);
+                sqlite3_free(quoted);
+            }
+        }
+        nsys_enums_free(&enums);
+        buf_free(&err);
+        buf_printf(sql,
+                   ") SELECT '[CUDA memcpy ' || c.label || ']' AS grp, %s AS val"
+                   " FROM CUPTI_ACTIVITY_KIND_MEMCPY AS m JOIN copy_kinds AS c ON c.id = m.copyKind",
+                   value);
+    }
+    if (sets)
+        buf_printf(sql, "%sSELECT '[CUDA memset]' AS grp, %s AS val FROM CUPTI_ACTIVITY_KIND_MEMSET",
+                   copies ? " UNION ALL " : "", value);
+    return NSYSP_OK;
+}
+
+static int source_memory_time(nsys_db *db, const recipe_job *job, buf *sql, buf *why)
+{
+    (void)job;
+    return source_memory(db, sql, why, "\"end\" - start");
+}
+
+static int source_memory_size(nsys_db *db, const recipe_job *job, buf *sql, buf *why)
+{
+    (void)job;
+    return source_memory(db, sql, why, "bytes");
+}
+
+/* The name of a CUDA call without its version suffix ("_v10000"), as
+ * cuda_api_sum prints it. */
+#define UNVERSIONED_NAME                                                                  \
+    "CASE substr(s.value, -6, 2) WHEN '_v' THEN substr(s.value, 1, length(s.value) - 6)" \
+    " ELSE s.value END"
+#define NAME_BY_ID "LEFT JOIN StringIds AS s ON s.id = g.grp"
+
+static const stats_recipe CUDA_API_SUM = {
+    "cuda_api_sum", "Name", "Num Calls", true, source_cuda_api,
+    "\"end\" - start", UNVERSIONED_NAME, NAME_BY_ID, "total DESC"};
+static const stats_recipe CUDA_GPU_KERN_SUM = {
+    "cuda_gpu_kern_sum", "Name", "Instances", true, source_kernels,
+    "\"end\" - start", "g.grp", "", "total DESC, num, g.grp"};
+static const stats_recipe CUDA_GPU_MEM_TIME_SUM = {
+    "cuda_gpu_mem_time_sum", "Operation", "Count", true, source_memory_time,
+    "val", "g.grp", "", "total DESC"};
+static const stats_recipe CUDA_GPU_MEM_SIZE_SUM = {
+    "cuda_gpu_mem_size_sum", "Operation", "Count", false, source_memory_size,
+    "val", "g.grp", "", "total DESC"};
+static const stats_recipe OSRT_SUM = {
+    "osrt_sum", "Name", "Num Calls", true, source_osrt,
+    "\"end\" - start", "s.value", NAME_BY_ID, "total DESC"};
+
+/* ---- One report's statistics ----------------------------------------- */
+
+/* The sample standard deviation as nsys's SQL aggregate computes it: a
+ * running mean and sum of squares (Welford), in the order SQLite feeds the
+ * rows, 0 for fewer than two values. */
+typedef struct welford {
+    int64_t n;
+    double mean, m2;
+} welford;
+
+static void welford_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    welford *w = sqlite3_aggregate_context(ctx, sizeof *w);
+    if (!w || sqlite3_value_numeric_type(argv[0]) == SQLITE_NULL)
+        return;
+    double x = sqlite3_value_double(argv[0]);
+    w->n++;
+    double delta = x - w->mean;
+    w->mean += delta / (double)w->n;
+    w->m2 += delta * (x - w->mean);
+}
+
+static void welford_final(sqlite3_context *ctx)
+{
+    welford *w = sqlite3_aggregate_context(ctx, 0);
+    sqlite3_result_double(ctx, w && w->n > 1 ? sqrt(w->m2 / (double)(w->n - 1)) : 0.0);
+}
+
+/* Percentiles as nsys's SQL takes them: of the sorted values, the distinct
+ * values at or around rank n * p (both neighbours when n * p is whole),
+ * averaged; a single value keeps its integer type. */
+typedef struct percentile {
+    double rank;       /* n * p */
+    int64_t sum, n;    /* of the distinct values taken */
+    bool done;
+} percentile;
+
+static void percentile_take(percentile *p, int64_t value, int64_t below, int64_t count, int64_t n)
+{
+    if (p->done)
+        return;
+    int64_t through = below + count; /* values up to and including this one */
+    if ((double)through >= p->rank) {
+        if ((double)(n - below) >= (double)n - p->rank) {
+            p->sum += value;
+            p->n++;
+        } else {
+            p->done = true;
+        }
+    }
+}
+
+static void percentile_bind(const percentile *p, sqlite3_stmt *stmt, int column)
+{
+    if (p->n == 1)
+        sqlite3_bind_int64(stmt, column, p->sum);
+    else if (p->n > 1)
+        sqlite3_bind_double(stmt, column, (double)p->sum * 1.0 / (double)p->n);
+    else
+        sqlite3_bind_null(stmt, column);
+}
+
+static int sql_status(nsys_db *db, int rc, const char *what, buf *err)
+{
+    return rc == SQLITE_OK || rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, what, err);
+}
+
+/* Fills temp.recipe_groups (grp, total, num, avg, mn, mx, stddev, n_values,
+ * q1, med, q3) from source. */
+static int build_groups(nsys_db *db, const stats_recipe *r, const char *source, buf *err)
+{
+    sqlite3 *sql = nsys_db_sqlite(db);
+    int rc = sqlite3_create_function(sql, "nsysp_stdev", 1, SQLITE_UTF8, NULL, NULL, welford_step,
+                                     welford_final);
+    char *create = sqlite3_mprintf(
+        "DROP TABLE IF EXISTS temp.recipe_groups;"
+        "CREATE TEMP TABLE recipe_groups AS SELECT grp, sum(%s) AS total, count(*) AS num,"
+        " avg(%s) AS avg, min(%s) AS mn, max(%s) AS mx, nsysp_stdev(%s) AS stddev,"
+        " count(%s) AS n_values, NULL AS q1, NULL AS med, NULL AS q3 FROM (%s) GROUP BY grp;",
+        r->value_sql, r->value_sql, r->value_sql, r->value_sql, r->value_sql, r->value_sql, source);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(sql, create, NULL, NULL, NULL);
+    sqlite3_free(create);
+    if (rc != SQLITE_OK)
+        return sql_status(db, rc, "summarizing", err);
+
+    /* Groups and their values, both in grp order: a group's count of
+     * values is known before its first value is read. */
+    char *walk = sqlite3_mprintf("SELECT grp, v, count(*) FROM (SELECT grp, %s AS v FROM (%s))"
+                                 " WHERE v IS NOT NULL GROUP BY grp, v ORDER BY grp, v",
+                                 r->value_sql, source);
+    sqlite3_stmt *values = NULL, *groups = NULL, *update = NULL;
+    rc = sqlite3_prepare_v2(sql, walk, -1, &values, NULL);
+    sqlite3_free(walk);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(sql, "SELECT rowid, n_values FROM recipe_groups"
+                                     " WHERE n_values > 0 ORDER BY grp",
+                                -1, &groups, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(sql,
+                                "UPDATE recipe_groups SET q1 = ?1, med = ?2, q3 = ?3 WHERE rowid = ?4",
+                                -1, &update, NULL);
+    int step = rc == SQLITE_OK ? sqlite3_step(values) : rc;
+    while (rc == SQLITE_OK && step == SQLITE_ROW) {
+        if (sqlite3_step(groups) != SQLITE_ROW) {
+            rc = SQLITE_CORRUPT; /* a value without its group: the report changed under us */
+            break;
+        }
+        int64_t n = sqlite3_column_int64(groups, 1);
+        percentile q[3] = {{(double)n / 4.0, 0, 0, false},
+                           {(double)n / 2.0, 0, 0, false},
+                           {(double)(n * 3) / 4.0, 0, 0, false}};
+        int64_t below = 0;
+        while (step == SQLITE_ROW && below < n) {
+            int64_t value = sqlite3_column_int64(values, 1), count = sqlite3_column_int64(values, 2);
+            for (int k = 0; k < 3; k++)
+                percentile_take(&q[k], value, below, count, n);
+            below += count;
+            step = sqlite3_step(values);
+        }
+        for (int k = 0; k < 3; k++)
+            percentile_bind(&q[k], update, k + 1);
+        sqlite3_bind_int64(update, 4, sqlite3_column_int64(groups, 0));
+        rc = sqlite3_step(update) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(sql);
+        sqlite3_reset(update);
+    }
+    if (rc == SQLITE_OK && step != SQLITE_DONE)
+        rc = step;
+    sqlite3_finalize(values);
+    sqlite3_finalize(groups);
+    sqlite3_finalize(update);
+    return sql_status(db, rc, "summarizing", err);
+}
+
+/* The columns of rank_stats.csv (per report) and all_stats.csv (the job),
+ * by position. */
+enum { C_KEY, C_TIME, C_TOTAL, C_COUNT, C_AVG, C_Q1, C_MED, C_Q3, C_MIN, C_MAX, C_STDDEV,
+       C_FILE, C_MIN_FILE = C_FILE, C_MAX_FILE, N_ALL_COLUMNS };
+
+static void column_names(const stats_recipe *r, const char **names, bool job)
+{
+    static const char *const FIXED[] = {NULL, "Time", NULL, NULL, "Avg", "Q1", "Med", "Q3",
+                                        "Min", "Max", "StdDev", "File", "Max File"};
+    for (int c = 0; c < N_ALL_COLUMNS; c++)
+        names[c] = FIXED[c];
+    names[C_KEY] = r->key;
+    names[C_TOTAL] = r->durations ? "Total Time" : "Total";
+    names[C_COUNT] = r->count;
+    if (job)
+        names[C_MIN_FILE] = "Min File";
+}
+
+/* Appends the report's rows, as its nsys stats report orders them, to rank
+ * (every column but Time when the recipe has none; see column_names). */
+static int report_rows(nsys_db *db, const stats_recipe *r, const char *label, recipe_table *rank,
+                       buf *err)
+{
+    char *query = sqlite3_mprintf(
+        "SELECT %s, round(total * 100.0 / (SELECT sum(total) FROM recipe_groups), 1), total, num,"
+        " %s, q1, %s, q3, mn, mx, %s FROM recipe_groups AS g %s ORDER BY %s",
+        r->name_sql, r->durations ? "round(avg, 1)" : "avg", r->durations ? "round(med, 1)" : "med",
+        r->durations ? "round(stddev, 1)" : "stddev", r->join_sql, r->order_sql);
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &stmt, NULL);
+    sqlite3_free(query);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
+        recipe_cell *row = recipe_table_add_row(rank);
+        for (int c = C_KEY; c < C_FILE; c++) {
+            if (c == C_TIME && !r->durations)
+                continue;
+            switch (sqlite3_column_type(stmt, c)) {
+            case SQLITE_INTEGER: recipe_cell_set_int(&row[c], sqlite3_column_int64(stmt, c)); break;
+            case SQLITE_FLOAT: recipe_cell_set_real(&row[c], sqlite3_column_double(stmt, c)); break;
+            case SQLITE_NULL: break;
+            default: recipe_cell_set_text(&row[c], (const char *)sqlite3_column_text(stmt, c)); break;
+            }
+        }
+        recipe_cell_set_text(&row[C_FILE], label);
+    }
+    sqlite3_finalize(stmt);
+    return sql_status(db, rc, "summarizing", err);
+}
+
+/* Runs the report's nsys stats report into rank. NSYSP_ERR_NOT_NSYS when
+ * the report lacks its tables (why says which). */
+static int report_stats(const stats_recipe *r, const recipe_job *job, size_t i,
+                        recipe_table *rank, buf *err)
+{
+    int status;
+    nsys_db *db = recipe_open_report(job, i, err, &status);
+    if (!db)
+        return status;
+    buf source = {0};
+    status = r->source(db, job, &source, err);
+    if (status == NSYSP_OK)
+        status = build_groups(db, r, buf_cstr(&source), err);
+    if (status == NSYSP_OK)
+        status = report_rows(db, r, job->labels[i], rank, err);
+    buf_free(&source);
+    nsys_db_close(db);
+    return status;
+}
+
+/* ---- The job: every report's rows combined per name ------------------ */
+
+static int by_text(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
+/* pandas' groupby: names in sorted order, rows without a name left out. */
+static int by_key(const recipe_cell *a, const recipe_cell *b, const void *ctx)
+{
+    (void)ctx;
+    return by_text(a[C_KEY].s, b[C_KEY].s);
+}
+
+static int by_total_descending(const recipe_cell *a, const recipe_cell *b, const void *ctx)
+{
+    (void)ctx;
+    double x = recipe_cell_number(&a[C_TOTAL]), y = recipe_cell_number(&b[C_TOTAL]);
+    return x > y ? -1 : x < y;
+}
+
+static int by_file_then_total(const recipe_cell *a, const recipe_cell *b, const void *ctx)
+{
+    int c = by_text(a[C_FILE].s, b[C_FILE].s);
+    return c ? c : by_total_descending(a, b, ctx);
+}
+
+/* The smallest or largest number of the column over rows, NaN skipped, of
+ * the column's type. */
+static void extreme(recipe_table *rank, const size_t *rows, size_t n, int column, bool largest,
+                    recipe_cell *out)
+{
+    const recipe_cell *best = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const recipe_cell *c = recipe_table_cell(rank, rows[i], (size_t)column);
+        if (c->kind != RECIPE_INT && c->kind != RECIPE_REAL)
+            continue;
+        if (!best || (largest ? recipe_cell_number(c) > recipe_cell_number(best)
+                              : recipe_cell_number(c) < recipe_cell_number(best)))
+            best = c;
+    }
+    if (best && best->kind == RECIPE_INT)
+        recipe_cell_set_int(out, best->i);
+    else if (best)
+        recipe_cell_set_real(out, best->r);
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The files whose value in column equals target, ", "-joined in job order. */
+static void files_at(recipe_table *rank, const size_t *rows, size_t n, int column,
+                     const recipe_cell *target, recipe_cell *out)
+{
+    buf names = {0};
+    for (size_t i = 0; i < n; i++) {
+        const recipe_cell *c = recipe_table_cell(rank, rows[i], (size_t)column);
+        if (recipe_cell_number(c) == recipe_cell_number(target)) {
+            if (names.len)
+                buf_append_str(&names, ", ");
+            buf_append_str(&names, recipe_table_cell(rank, rows[i], C_FILE)->s);
+        }
+    }
+    recipe_cell_set_text(out, buf_cstr(&names));
+    buf_free(&names);
+}
+
+/* One name's row of all_stats from its rows in the reports (rows, in job
+ * order); job_total is the summed total of every name. */
+static void combine(const stats_recipe *r, recipe_table *rank, const size_t *rows, size_t n,
+                    double job_total, recipe_cell *out)
+{
+    int64_t total = 0, count = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += recipe_table_cell(rank, rows[i], C_TOTAL)->i;
+        count += recipe_table_cell(rank, rows[i], C_COUNT)->i;
+    }
+    double mean = (double)total / (double)count;
+    recipe_cell_set_text(&out[C_KEY], recipe_table_cell(rank, rows[0], C_KEY)->s);
+    if (r->durations)
+        recipe_cell_set_real(&out[C_TIME], recipe_round1((double)total / job_total * 100.0));
+    recipe_cell_set_int(&out[C_TOTAL], total);
+    recipe_cell_set_int(&out[C_COUNT], count);
+    recipe_cell_set_real(&out[C_AVG], recipe_round1(mean));
+    extreme(rank, rows, n, C_Q1, false, &out[C_Q1]);
+    extreme(rank, rows, n, C_Q3, true, &out[C_Q3]);
+    extreme(rank, rows, n, C_MIN, false, &out[C_MIN]);
+    extreme(rank, rows, n, C_MAX, true, &out[C_MAX]);
+    for (int c = C_Q1; c <= C_Q3; c += 2)
+        if (out[c].kind == RECIPE_REAL)
+            out[c].r = recipe_round1(out[c].r);
+
+    /* The median of the reports' medians. */
+    double *medians = xcalloc(n, sizeof *medians);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double m = recipe_cell_number(recipe_table_cell(rank, rows[i], C_MED));
+        if (!isnan(m))
+            medians[k++] = m;
+    }
+    qsort(medians, k, sizeof *medians, by_double);
+    if (k)
+        recipe_cell_set_real(&out[C_MED], recipe_round1(k % 2 ? medians[k / 2]
+                                                              : (medians[k / 2 - 1] + medians[k / 2]) / 2.0));
+    free(medians);
+
+    /* The deviation pooled from each report's (rounded) mean and
+     * deviation around the job's mean; a lone value keeps its own. */
+    double deviation = recipe_cell_number(recipe_table_cell(rank, rows[0], C_STDDEV));
+    if (count > 1) {
+        double within = 0.0, between = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double ni = (double)recipe_table_cell(rank, rows[i], C_COUNT)->i;
+            double sd = recipe_cell_number(recipe_table_cell(rank, rows[i], C_STDDEV));
+            double d = recipe_cell_number(recipe_table_cell(rank, rows[i], C_AVG)) - mean;
+            within += (ni - 1.0) * (sd * sd);
+            between += ni * (d * d);
+        }
+        deviation = recipe_round1(sqrt((within + between) / (double)(count - 1)));
+    }
+    recipe_cell_set_real(&out[C_STDDEV], recipe_round1(deviation));
+    files_at(rank, rows, n, C_MIN, &out[C_MIN], &out[C_MIN_FILE]);
+    files_at(rank, rows, n, C_MAX, &out[C_MAX], &out[C_MAX_FILE]);
+}
+
+/* all_stats from rank_stats (in job order). */
+static void combine_job(const stats_recipe *r, recipe_table *rank, recipe_table *all)
+{
+    /* Rows by name, in job order within a name. */
+    size_t *order = xcalloc(rank->n_rows ? rank->n_rows : 1, sizeof *order);
+    size_t n_named = 0;
+    for (size_t i = 0; i < rank->n_rows; i++)
+        if (recipe_table_cell(rank, i, C_KEY)->kind == RECIPE_TEXT)
+            order[n_named++] = i;
+    /* A stable insertion of indexes by name (names are few per report). */
+    for (size_t i = 1; i < n_named; i++) {
+        size_t v = order[i], j = i;
+        while (j > 0 && by_key(recipe_table_cell(rank, order[j - 1], 0),
+                               recipe_table_cell(rank, v, 0), NULL) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+    double job_total = 0.0;
+    for (size_t i = 0; i < n_named; i++)
+        job_total += (double)recipe_table_cell(rank, order[i], C_TOTAL)->i;
+    for (size_t i = 0; i < n_named;) {
+        size_t j = i + 1;
+        while (j < n_named && by_key(recipe_table_cell(rank, order[i], 0),
+                                     recipe_table_cell(rank, order[j], 0), NULL) == 0)
+            j++;
+        combine(r, rank, order + i, j - i, job_total, recipe_table_add_row(all));
+        i = j;
+    }
+    free(order);
+    recipe_table_sort(all, by_total_descending, NULL);
+}
+
+/* Drops the Time column of a recipe without one (its slot stays in the
+ * layout above, unused). */
+static void drop_unused_time(const stats_recipe *r, recipe_table *t)
+{
+    if (r->durations)
+        return;
+    size_t w = t->n_columns;
+    for (size_t row = 0; row < t->n_rows; row++) {
+        recipe_cell *cells = recipe_table_cell(t, row, 0);
+        free(cells[C_TIME].s);
+        memmove(cells + C_TIME, cells + C_TIME + 1, (w - C_TIME - 1) * sizeof *cells);
+    }
+    /* Rows are now w - 1 wide: repack them. */
+    for (size_t row = 1; row < t->n_rows; row++)
+        memmove(t->cells + row * (w - 1), t->cells + row * w, (w - 1) * sizeof *t->cells);
+    free(t->columns[C_TIME]);
+    memmove(t->columns + C_TIME, t->columns + C_TIME + 1, (w - C_TIME - 1) * sizeof *t->columns);
+    t->n_columns = w - 1;
+}
+
+static int run_stats(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out, buf *err)
+{
+    const stats_recipe *r = recipe->family;
+    const char *names[N_ALL_COLUMNS];
+    column_names(r, names, false);
+    recipe_table rank;
+    recipe_table_init(&rank, names, C_FILE + 1);
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++) {
+        buf why = {0};
+        status = report_stats(r, job, i, &rank, &why);
+        if (status == NSYSP_ERR_NOT_NSYS) /* a report without the data is left out, as nsys does */
+            status = NSYSP_OK;
+        else if (status != NSYSP_OK)
+            buf_printf(err, "%s", buf_cstr(&why));
+        buf_free(&why);
+    }
+    if (status == NSYSP_OK && rank.n_rows == 0) {
+        buf_printf(err, "%s: no report has the data it reads", recipe->name);
+        status = NSYSP_ERR_NOT_NSYS;
+    }
+    if (status != NSYSP_OK) {
+        recipe_table_free(&rank);
+        return status;
+    }
+    for (size_t c = 0; c < rank.n_columns; c++)
+        recipe_table_promote_column(&rank, c);
+    column_names(r, names, true);
+    recipe_table all;
+    recipe_table_init(&all, names, N_ALL_COLUMNS);
+    combine_job(r, &rank, &all);
+    recipe_table_sort(&rank, by_file_then_total, NULL);
+    drop_unused_time(r, &all);
+    drop_unused_time(r, &rank);
+    recipe_outputs_take(out, "all_stats.csv", &all);
+    recipe_outputs_take(out, "rank_stats.csv", &rank);
+    return NSYSP_OK;
+}
+
+const recipe_def RECIPES_STATS[] = {
+    {"cuda_api_sum", "CUDA API calls per name, per report and for the job", run_stats, &CUDA_API_SUM},
+    {"cuda_gpu_kern_sum", "GPU kernels per name, per report and for the job", run_stats,
+     &CUDA_GPU_KERN_SUM},
+    {"cuda_gpu_mem_size_sum", "GPU memory operations by size, per report and for the job",
+     run_stats, &CUDA_GPU_MEM_SIZE_SUM},
+    {"cuda_gpu_mem_time_sum", "GPU memory operations by time, per report and for the job",
+     run_stats, &CUDA_GPU_MEM_TIME_SUM},
+    {"osrt_sum", "OS runtime calls per name, per report and for the job", run_stats, &OSRT_SUM},
+};
+const size_t N_RECIPES_STATS = sizeof RECIPES_STATS / sizeof *RECIPES_STATS;

@@ -1,0 +1,256 @@
+#include "recipe_table.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+void recipe_table_init(recipe_table *t, const char *const *columns, size_t n_columns)
+{
+    memset(t, 0, sizeof *t);
+    t->n_columns = n_columns;
+    t->columns = xcalloc(n_columns, sizeof *t->columns);
+    for (size_t i = 0; i < n_columns; i++)
+        t->columns[i] = xstrdup(columns[i]);
+}
+
+void recipe_table_free(recipe_table *t)
+{
+    for (size_t i = 0; i < t->n_rows * t->n_columns; i++)
+        free(t->cells[i].s);
+    for (size_t i = 0; i < t->n_columns; i++)
+        free(t->columns[i]);
+    free(t->cells);
+    free(t->columns);
+    memset(t, 0, sizeof *t);
+}
+
+recipe_cell *recipe_table_add_row(recipe_table *t)
+{
+    if (t->n_rows == t->capacity) {
+        t->capacity = t->capacity ? 2 * t->capacity : 16;
+        t->cells = xrealloc(t->cells, t->capacity * t->n_columns * sizeof *t->cells);
+    }
+    recipe_cell *row = t->cells + t->n_rows++ * t->n_columns;
+    memset(row, 0, t->n_columns * sizeof *row);
+    return row;
+}
+
+recipe_cell *recipe_table_cell(const recipe_table *t, size_t row, size_t column)
+{
+    return t->cells + row * t->n_columns + column;
+}
+
+long recipe_table_column(const recipe_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_columns; i++)
+        if (strcmp(t->columns[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+void recipe_cell_set_int(recipe_cell *c, int64_t v)
+{
+    free(c->s);
+    *c = (recipe_cell){.kind = RECIPE_INT, .i = v};
+}
+
+void recipe_cell_set_real(recipe_cell *c, double v)
+{
+    free(c->s);
+    *c = (recipe_cell){.kind = isnan(v) ? RECIPE_NULL : RECIPE_REAL, .r = v};
+}
+
+void recipe_cell_set_text(recipe_cell *c, const char *s)
+{
+    free(c->s);
+    *c = s ? (recipe_cell){.kind = RECIPE_TEXT, .s = xstrdup(s)} : (recipe_cell){0};
+}
+
+double recipe_cell_number(const recipe_cell *c)
+{
+    return c->kind == RECIPE_INT ? (double)c->i : c->kind == RECIPE_REAL ? c->r : NAN;
+}
+
+void recipe_table_promote_column(recipe_table *t, size_t column)
+{
+    bool any_real = false;
+    for (size_t r = 0; r < t->n_rows; r++)
+        any_real |= recipe_table_cell(t, r, column)->kind == RECIPE_REAL;
+    for (size_t r = 0; any_real && r < t->n_rows; r++) {
+        recipe_cell *c = recipe_table_cell(t, r, column);
+        if (c->kind == RECIPE_INT)
+            recipe_cell_set_real(c, (double)c->i);
+    }
+}
+
+/* A merge sort of row indexes, stable as pandas' multi-column sorts are. */
+typedef struct sort_ctx {
+    const recipe_table *t;
+    int (*cmp)(const recipe_cell *, const recipe_cell *, const void *);
+    const void *ctx;
+} sort_ctx;
+
+static void merge_sort(size_t *idx, size_t *tmp, size_t n, const sort_ctx *s)
+{
+    if (n < 2)
+        return;
+    size_t half = n / 2;
+    merge_sort(idx, tmp, half, s);
+    merge_sort(idx + half, tmp, n - half, s);
+    size_t i = 0, j = half, k = 0;
+    while (i < half && j < n) {
+        const recipe_cell *a = recipe_table_cell(s->t, idx[i], 0);
+        const recipe_cell *b = recipe_table_cell(s->t, idx[j], 0);
+        tmp[k++] = s->cmp(b, a, s->ctx) < 0 ? idx[j++] : idx[i++];
+    }
+    while (i < half)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, n * sizeof *idx);
+}
+
+void recipe_table_sort(recipe_table *t, int (*cmp)(const recipe_cell *, const recipe_cell *,
+                                                   const void *),
+                       const void *ctx)
+{
+    size_t n = t->n_rows, w = t->n_columns;
+    if (n < 2)
+        return;
+    size_t *idx = xcalloc(n, sizeof *idx), *tmp = xcalloc(n, sizeof *tmp);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    sort_ctx s = {t, cmp, ctx};
+    merge_sort(idx, tmp, n, &s);
+    recipe_cell *sorted = xcalloc(t->capacity * w, sizeof *sorted);
+    for (size_t i = 0; i < n; i++)
+        memcpy(sorted + i * w, t->cells + idx[i] * w, w * sizeof *sorted);
+    free(t->cells);
+    t->cells = sorted;
+    free(idx);
+    free(tmp);
+}
+
+double recipe_round1(double x)
+{
+    if (!isfinite(x))
+        return x;
+    return nearbyint(x * 10.0) / 10.0; /* the default mode rounds half to even */
+}
+
+void recipe_format_real(double x, char *out, size_t size)
+{
+    if (isnan(x)) {
+        snprintf(out, size, "nan");
+        return;
+    }
+    if (isinf(x)) {
+        snprintf(out, size, x < 0 ? "-inf" : "inf");
+        return;
+    }
+    /* The fewest significant digits that read back as x. */
+    char sci[40];
+    for (int precision = 0; precision < 17; precision++) {
+        snprintf(sci, sizeof sci, "%.*e", precision, x);
+        if (strtod(sci, NULL) == x)
+            break;
+    }
+    /* sci is [-]d[.ddd]e[+-]XX: split into digits and exponent. */
+    char digits[24];
+    size_t n = 0;
+    const char *p = sci;
+    bool negative = *p == '-';
+    if (negative)
+        p++;
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.')
+            digits[n++] = *p;
+    int exponent = atoi(p + 1);
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    digits[n] = '\0';
+    char text[64];
+    size_t k = 0;
+    if (negative)
+        text[k++] = '-';
+    if (exponent >= 16 || exponent < -4) {
+        text[k++] = digits[0];
+        if (n > 1) {
+            text[k++] = '.';
+            memcpy(text + k, digits + 1, n - 1);
+            k += n - 1;
+        }
+        k += (size_t)snprintf(text + k, sizeof text - k, "e%c%02d", exponent < 0 ? '-' : '+',
+                              abs(exponent));
+    } else if (exponent < 0) {
+        text[k++] = '0';
+        text[k++] = '.';
+        for (int z = -1; z > exponent; z--)
+            text[k++] = '0';
+        memcpy(text + k, digits, n);
+        k += n;
+    } else {
+        size_t whole = (size_t)exponent + 1;
+        for (size_t i = 0; i < whole; i++)
+            text[k++] = i < n ? digits[i] : '0';
+        text[k++] = '.';
+        if (n > whole) {
+            memcpy(text + k, digits + whole, n - whole);
+            k += n - whole;
+        } else {
+            text[k++] = '0';
+        }
+    }
+    text[k] = '\0';
+    snprintf(out, size, "%s", text);
+}
+
+/* Python's csv module quotes a field holding the delimiter, the quote or a
+ * line end, doubling its quotes. */
+static void csv_text(buf *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        buf_append_str(out, s);
+        return;
+    }
+    buf_append_byte(out, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            buf_append_byte(out, '"');
+        buf_append_byte(out, (uint8_t)*s);
+    }
+    buf_append_byte(out, '"');
+}
+
+void recipe_table_csv(recipe_table *t, buf *out)
+{
+    for (size_t c = 0; c < t->n_columns; c++)
+        recipe_table_promote_column(t, c);
+    for (size_t c = 0; c < t->n_columns; c++) {
+        if (c)
+            buf_append_byte(out, ',');
+        csv_text(out, t->columns[c]);
+    }
+    buf_append_byte(out, '\n');
+    for (size_t r = 0; r < t->n_rows; r++) {
+        for (size_t c = 0; c < t->n_columns; c++) {
+            const recipe_cell *cell = recipe_table_cell(t, r, c);
+            if (c)
+                buf_append_byte(out, ',');
+            if (cell->kind == RECIPE_INT) {
+                buf_printf(out, "%lld", (long long)cell->i);
+            } else if (cell->kind == RECIPE_REAL) {
+                char text[64];
+                recipe_format_real(cell->r, text, sizeof text);
+                buf_append_str(out, text);
+            } else if (cell->kind == RECIPE_TEXT) {
+                csv_text(out, cell->s);
+            }
+        }
+        buf_append_byte(out, '\n');
+    }
+}

@@ -1,0 +1,66 @@
+/* The tables recipes write, held as pandas holds NVIDIA's: typed cells,
+ * a column printed as floats when any of its numbers is one (or missing),
+ * and CSV written as pandas' to_csv writes it, so that our files read
+ * byte for byte like `nsys recipe --csv`'s. */
+#ifndef NSYSP_ANALYSIS_RECIPE_TABLE_H
+#define NSYSP_ANALYSIS_RECIPE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+
+typedef enum recipe_cell_kind {
+    RECIPE_NULL = 0, /* NaN in a number column, empty in a text one */
+    RECIPE_INT,
+    RECIPE_REAL,
+    RECIPE_TEXT,
+} recipe_cell_kind;
+
+typedef struct recipe_cell {
+    recipe_cell_kind kind;
+    int64_t i;
+    double r;
+    char *s; /* owned */
+} recipe_cell;
+
+typedef struct recipe_table {
+    size_t n_columns;
+    char **columns;      /* owned; columns[0] is pandas' index */
+    size_t n_rows, capacity;
+    recipe_cell *cells;  /* row-major, n_rows * n_columns */
+} recipe_table;
+
+void recipe_table_init(recipe_table *t, const char *const *columns, size_t n_columns);
+void recipe_table_free(recipe_table *t);
+/* Appends a row of NULL cells; returns its first cell. */
+recipe_cell *recipe_table_add_row(recipe_table *t);
+recipe_cell *recipe_table_cell(const recipe_table *t, size_t row, size_t column);
+/* The column's index by name, or -1. */
+long recipe_table_column(const recipe_table *t, const char *name);
+
+void recipe_cell_set_int(recipe_cell *c, int64_t v);
+void recipe_cell_set_real(recipe_cell *c, double v);
+void recipe_cell_set_text(recipe_cell *c, const char *s);
+/* The cell's number (INT or REAL); NaN for anything else. */
+double recipe_cell_number(const recipe_cell *c);
+
+/* Makes every number of the column a REAL when any is, as pandas makes a
+ * column float64 when one value is a float or missing. */
+void recipe_table_promote_column(recipe_table *t, size_t column);
+/* Sorts rows by cmp, stably. */
+void recipe_table_sort(recipe_table *t, int (*cmp)(const recipe_cell *a, const recipe_cell *b,
+                                                   const void *ctx),
+                       const void *ctx);
+
+/* numpy's round(x, 1): x * 10 rounded half to even, over 10. */
+double recipe_round1(double x);
+/* x as Python's repr() prints a float: the shortest text that reads back as
+ * x, "1.0" for whole numbers, exponent form from 1e16 and below 1e-4. */
+void recipe_format_real(double x, char *out, size_t size);
+
+/* The table as pandas' DataFrame.to_csv writes it (index first, minimal
+ * quoting, "\n" line ends). */
+void recipe_table_csv(recipe_table *t, buf *out);
+
+#endif

@@ -1,0 +1,369 @@
+/* nsys-perfetto recipe: NVIDIA's multi-report recipes (nsys 2023.4's `nsys
+ * recipe`) on SQLite exports or reports, their tables written as CSV into
+ * a new directory, whole or not at all. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsys_perfetto.h"
+#include "recipe_cli.h"
+#include "tool/nsys_export.h"
+#include "tool/report_dir.h"
+
+#define WHO "nsys-perfetto recipe"
+
+static void recipe_usage(FILE *to)
+{
+    fputs("Usage: nsys-perfetto recipe NAME --output DIR [OPTIONS] REPORT|DIR...\n"
+          "       nsys-perfetto recipe --list\n"
+          "Runs NVIDIA's recipe NAME (as nsys 2023.4's `nsys recipe NAME --csv` does) over\n"
+          "the reports: SQLite exports, or .nsys-rep/.qdrep reports exported with nsys\n"
+          "first; a directory stands for its reports, in name order. Writes the recipe's\n"
+          "tables as CSV under NVIDIA's file names, and a README.md, into the new\n"
+          "directory DIR.\n"
+          "\n"
+          "Options:\n"
+          "      --output DIR       the directory to create (required)\n"
+          "      --force-overwrite  replace DIR if it exists (a directory of files only)\n"
+          "      --input PATH...    reports or directories (as after the options)\n"
+          "      --start NS         only events overlapping [NS, end) of each report\n"
+          "      --end NS           only events overlapping [start, NS)\n"
+          "      --base             kernels by base name (cuda_gpu_kern_sum)\n"
+          "      --mangled          kernels by mangled name (cuda_gpu_kern_sum)\n"
+          "      --csv              accepted for nsys's command line; CSV is always written\n"
+          "      --list             the recipes, one per line, with what each computes\n"
+          "  -h, --help             show this help\n",
+          to);
+}
+
+typedef struct recipe_args {
+    const char *name, *output;
+    int force, list;
+    nsysp_recipe_options options;
+    char **inputs;
+    size_t n_inputs;
+} recipe_args;
+
+static int parse_time(const char *text, const char *option, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < 0) {
+        fprintf(stderr, WHO ": %s needs a time in nanoseconds, not '%s'\n", option, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, recipe_args *a)
+{
+    enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
+           OPT_CSV, OPT_LIST };
+    static const struct option LONG[] = {
+        {"output", required_argument, NULL, OPT_OUTPUT},
+        {"force-overwrite", no_argument, NULL, OPT_FORCE},
+        {"input", required_argument, NULL, OPT_INPUT},
+        {"start", required_argument, NULL, OPT_START},
+        {"end", required_argument, NULL, OPT_END},
+        {"base", no_argument, NULL, OPT_BASE},
+        {"mangled", no_argument, NULL, OPT_MANGLED},
+        {"csv", no_argument, NULL, OPT_CSV},
+        {"list", no_argument, NULL, OPT_LIST},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    a->inputs = calloc((size_t)argc + 1, sizeof *a->inputs);
+    if (!a->inputs)
+        return NSYSP_ERR_INTERNAL;
+    /* The recipe's name comes first; options and inputs may mix after it. */
+    int first = 1;
+    if (argc > 1 && argv[1][0] != '-')
+        a->name = argv[first++];
+    opterr = 0;
+    optind = first;
+    for (;;) {
+        int c = getopt_long(argc, argv, "+h", LONG, NULL);
+        if (c == -1) {
+            if (optind >= argc)
+                break;
+            a->inputs[a->n_inputs++] = argv[optind++];
+            continue;
+        }
+        switch (c) {
+        case OPT_OUTPUT: a->output = optarg; break;
+        case OPT_FORCE: a->force = 1; break;
+        case OPT_INPUT: a->inputs[a->n_inputs++] = optarg; break;
+        case OPT_START:
+            if (parse_time(optarg, "--start", &a->options.start_ns))
+                return NSYSP_ERR_USAGE;
+            a->options.has_start = 1;
+            break;
+        case OPT_END:
+            if (parse_time(optarg, "--end", &a->options.end_ns))
+                return NSYSP_ERR_USAGE;
+            a->options.has_end = 1;
+            break;
+        case OPT_BASE: a->options.base = 1; break;
+        case OPT_MANGLED: a->options.mangled = 1; break;
+        case OPT_CSV: break;
+        case OPT_LIST: a->list = 1; break;
+        case 'h': recipe_usage(stdout); return -1;
+        default:
+            fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
+                    argv[optind - 1]);
+            return NSYSP_ERR_USAGE;
+        }
+    }
+    if (a->list)
+        return NSYSP_OK;
+    if (!a->name) {
+        fprintf(stderr, WHO ": name a recipe (see --list)\n");
+        return NSYSP_ERR_USAGE;
+    }
+    if (!nsysp_recipe_about(a->name)) {
+        fprintf(stderr, WHO ": no recipe named '%s' (see --list)\n", a->name);
+        return NSYSP_ERR_USAGE;
+    }
+    if (!a->output) {
+        fprintf(stderr, WHO ": --output DIR is required\n");
+        return NSYSP_ERR_USAGE;
+    }
+    if (!a->n_inputs) {
+        fprintf(stderr, WHO ": give the reports or directories to read\n");
+        return NSYSP_ERR_USAGE;
+    }
+    return NSYSP_OK;
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The reports of the inputs: each directory's in name order (as nsys's
+ * recipes list them), every file once. */
+static int collect_reports(const recipe_args *a, char ***paths, size_t *n)
+{
+    *paths = NULL;
+    *n = 0;
+    for (size_t i = 0; i < a->n_inputs; i++) {
+        char **found;
+        size_t n_found;
+        int status = expand_reports(WHO, &a->inputs[i], 1, &found, &n_found);
+        if (status != NSYSP_OK) {
+            free_reports(*paths, *n);
+            *paths = NULL;
+            *n = 0;
+            return status;
+        }
+        qsort(found, n_found, sizeof *found, by_path);
+        char **grown = realloc(*paths, (*n + n_found) * sizeof *grown);
+        if (!grown) {
+            free_reports(found, n_found);
+            free_reports(*paths, *n);
+            *paths = NULL;
+            *n = 0;
+            return NSYSP_ERR_INTERNAL;
+        }
+        *paths = grown;
+        memcpy(*paths + *n, found, n_found * sizeof *found);
+        *n += n_found;
+        free(found);
+    }
+    size_t kept = keep_each_report_once(WHO, *paths, *n);
+    for (size_t i = kept; i < *n; i++)
+        free((*paths)[i]);
+    *n = kept;
+    return NSYSP_OK;
+}
+
+/* The report's name without its directory and last extension, as NVIDIA's
+ * File column names it. */
+static char *report_label(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char *label = strdup(base);
+    char *dot = label ? strrchr(label, '.') : NULL;
+    if (dot && dot != label)
+        *dot = '\0';
+    return label;
+}
+
+static int write_file(const char *dir, const char *name, const char *data, size_t size)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return -1;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t written = fwrite(data, 1, size, f);
+    return fclose(f) == 0 && written == size ? 0 : -1;
+}
+
+/* A short README.md: what ran, on which reports, and the files. */
+static char *readme_text(const recipe_args *a, char *const *labels, size_t n,
+                         const nsysp_recipe_result *res)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
+    fprintf(f, "# %s\n\n%s.\n\nReports (%zu):\n\n", a->name, nsysp_recipe_about(a->name), n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "- %s\n", labels[i]);
+    fprintf(f, "\nFiles, as `nsys recipe %s --csv` (nsys 2023.4) names them:\n\n", a->name);
+    for (size_t i = 0; i < res->n_files; i++)
+        fprintf(f, "- [%s](%s)\n", res->files[i].name, res->files[i].name);
+    fclose(f);
+    return text;
+}
+
+/* Removes dir when it holds only files; -1 otherwise. */
+static int remove_file_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int status = 0;
+    while (status == 0 && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[4096];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
+            lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || unlink(path) != 0)
+            status = -1;
+    }
+    closedir(d);
+    return status == 0 ? rmdir(dir) : -1;
+}
+
+/* Writes every file into a new directory beside output, then renames it
+ * to output, so that output is whole or absent. */
+static int write_outputs(const recipe_args *a, const nsysp_recipe_result *res, const char *readme)
+{
+    struct stat st;
+    if (lstat(a->output, &st) == 0 && !a->force) {
+        fprintf(stderr, WHO ": %s: already exists (use --force-overwrite to replace it)\n",
+                a->output);
+        return NSYSP_ERR_OUTPUT;
+    }
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.partial-XXXXXX", a->output) >= (int)sizeof tmp ||
+        !mkdtemp(tmp)) {
+        fprintf(stderr, WHO ": %s: cannot create: %s\n", a->output, strerror(errno));
+        return NSYSP_ERR_OUTPUT;
+    }
+    int ok = 1;
+    for (size_t i = 0; ok && i < res->n_files; i++)
+        ok = write_file(tmp, res->files[i].name, res->files[i].data, res->files[i].size) == 0;
+    if (ok && readme)
+        ok = write_file(tmp, "README.md", readme, strlen(readme)) == 0;
+    if (ok && lstat(a->output, &st) == 0 && (!S_ISDIR(st.st_mode) || remove_file_dir(a->output))) {
+        fprintf(stderr, WHO ": %s: not replaced: it is not a directory of files only\n",
+                a->output);
+        remove_file_dir(tmp);
+        return NSYSP_ERR_OUTPUT;
+    }
+    if (!ok || rename(tmp, a->output) != 0) {
+        fprintf(stderr, WHO ": %s: cannot write: %s\n", a->output, strerror(errno));
+        remove_file_dir(tmp);
+        return NSYSP_ERR_OUTPUT;
+    }
+    return NSYSP_OK;
+}
+
+/* Reports exported to SQLite first (.nsys-rep, .qdrep) and their labels. */
+typedef struct job_inputs {
+    char **sqlite, **labels, **tmpdirs;
+    size_t n;
+} job_inputs;
+
+static void free_inputs(job_inputs *j)
+{
+    for (size_t i = 0; i < j->n; i++) {
+        if (j->tmpdirs[i])
+            remove_export(j->sqlite[i], j->tmpdirs[i]);
+        free(j->sqlite[i]);
+        free(j->labels[i]);
+        free(j->tmpdirs[i]);
+    }
+    free(j->sqlite);
+    free(j->labels);
+    free(j->tmpdirs);
+}
+
+static int prepare_inputs(char **paths, size_t n, job_inputs *j)
+{
+    j->n = n;
+    j->sqlite = calloc(n ? n : 1, sizeof *j->sqlite);
+    j->labels = calloc(n ? n : 1, sizeof *j->labels);
+    j->tmpdirs = calloc(n ? n : 1, sizeof *j->tmpdirs);
+    if (!j->sqlite || !j->labels || !j->tmpdirs)
+        return NSYSP_ERR_INTERNAL;
+    for (size_t i = 0; i < n; i++) {
+        j->labels[i] = report_label(paths[i]);
+        if (!is_nsys_report(paths[i])) {
+            j->sqlite[i] = strdup(paths[i]);
+            continue;
+        }
+        char sqlite[4096], tmpdir[4096], err[512];
+        int status = export_nsys_report(paths[i], sqlite, sizeof sqlite, tmpdir, sizeof tmpdir,
+                                        err, sizeof err);
+        if (status != NSYSP_OK) {
+            fprintf(stderr, WHO ": %s\n", err);
+            return status;
+        }
+        j->sqlite[i] = strdup(sqlite);
+        j->tmpdirs[i] = strdup(tmpdir);
+    }
+    return NSYSP_OK;
+}
+
+int recipe_main(int argc, char **argv)
+{
+    recipe_args a = {0};
+    int status = parse_args(argc, argv, &a);
+    if (status != NSYSP_OK || a.list) {
+        if (a.list && status == NSYSP_OK)
+            for (const char *const *n = nsysp_recipe_names(); *n; n++)
+                printf("%s\t%s\n", *n, nsysp_recipe_about(*n));
+        free(a.inputs);
+        return status < 0 ? NSYSP_OK : status;
+    }
+    char **paths = NULL;
+    size_t n = 0;
+    status = collect_reports(&a, &paths, &n);
+    job_inputs j = {0};
+    if (status == NSYSP_OK)
+        status = prepare_inputs(paths, n, &j);
+    if (status == NSYSP_OK) {
+        nsysp_recipe_result res;
+        status = nsysp_recipe_run(a.name, (const char *const *)j.sqlite,
+                                  (const char *const *)j.labels, j.n, &a.options, &res);
+        if (status != NSYSP_OK) {
+            fprintf(stderr, WHO ": %s\n", res.message);
+        } else {
+            char *readme = readme_text(&a, j.labels, j.n, &res);
+            status = write_outputs(&a, &res, readme);
+            free(readme);
+        }
+        nsysp_recipe_result_free(&res);
+    }
+    free_inputs(&j);
+    free_reports(paths, n);
+    free(a.inputs);
+    return status;
+}
