@@ -26,12 +26,27 @@ static void outputs_free(recipe_outputs *o)
     memset(o, 0, sizeof *o);
 }
 
+/* Every family of recipes, each in its own recipe_*.c. */
+static const struct {
+    const recipe_def *recipes;
+    const size_t *n;
+} FAMILIES[] = {
+    {RECIPES_STATS, &N_RECIPES_STATS},
+};
+enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
+
 static const recipe_def *find_recipe(const char *name)
 {
-    for (size_t i = 0; i < N_RECIPES_STATS; i++)
-        if (strcmp(RECIPES_STATS[i].name, name) == 0)
-            return &RECIPES_STATS[i];
+    for (size_t f = 0; f < N_FAMILIES; f++)
+        for (size_t i = 0; i < *FAMILIES[f].n; i++)
+            if (strcmp(FAMILIES[f].recipes[i].name, name) == 0)
+                return &FAMILIES[f].recipes[i];
     return NULL;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 const char *const *nsysp_recipe_names(void)
@@ -39,8 +54,10 @@ const char *const *nsysp_recipe_names(void)
     static const char *names[64];
     if (!names[0]) {
         size_t n = 0;
-        for (size_t i = 0; i < N_RECIPES_STATS && n + 1 < sizeof names / sizeof *names; i++)
-            names[n++] = RECIPES_STATS[i].name;
+        for (size_t f = 0; f < N_FAMILIES; f++)
+            for (size_t i = 0; i < *FAMILIES[f].n && n + 1 < sizeof names / sizeof *names; i++)
+                names[n++] = FAMILIES[f].recipes[i].name;
+        qsort(names, n, sizeof *names, by_name);
     }
     return names;
 }

@@ -42,8 +42,8 @@ struct recipe_def {
     const void *family; /* the family's description of this recipe */
 };
 
-/* The statistics recipes (recipe_stats.c). */
-extern const recipe_def RECIPES_STATS[];
+/* The families (listed in recipe.c's FAMILIES). */
+extern const recipe_def RECIPES_STATS[]; /* recipe_stats.c: per-name statistics */
 extern const size_t N_RECIPES_STATS;
 
 /* Opens a report of the job with the job's time filter applied (start,
