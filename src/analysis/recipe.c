@@ -12,14 +12,25 @@ void recipe_outputs_take(recipe_outputs *o, const char *file, recipe_table *tabl
 {
     o->items = xrealloc(o->items, (o->n + 1) * sizeof *o->items);
     o->items[o->n].file = xstrdup(file);
+    o->items[o->n].text = NULL;
     o->items[o->n++].table = *table;
     memset(table, 0, sizeof *table);
+}
+
+void recipe_outputs_add_text(recipe_outputs *o, const char *file, const char *text)
+{
+    o->items = xrealloc(o->items, (o->n + 1) * sizeof *o->items);
+    recipe_output *item = &o->items[o->n++];
+    memset(item, 0, sizeof *item);
+    item->file = xstrdup(file);
+    item->text = xstrdup(text);
 }
 
 static void outputs_free(recipe_outputs *o)
 {
     for (size_t i = 0; i < o->n; i++) {
         free(o->items[i].file);
+        free(o->items[i].text);
         recipe_table_free(&o->items[i].table);
     }
     free(o->items);
@@ -137,7 +148,10 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
         result->files = xcalloc(out.n ? out.n : 1, sizeof *result->files);
         for (size_t i = 0; i < out.n; i++) {
             buf csv = {0};
-            recipe_table_csv(&out.items[i].table, &csv);
+            if (out.items[i].text)
+                buf_append_str(&csv, out.items[i].text);
+            else
+                recipe_table_csv(&out.items[i].table, &csv);
             result->files[i].name = xstrdup(out.items[i].file);
             result->files[i].size = csv.len;
             result->files[i].data = xstrdup(buf_cstr(&csv));

@@ -17,10 +17,12 @@ typedef struct recipe_job {
     const nsysp_recipe_options *options;
 } recipe_job;
 
-/* A table a recipe writes, under NVIDIA's file name ("all_stats.csv"). */
+/* A file a recipe writes: a table under NVIDIA's file name
+ * ("all_stats.csv"), or text (a picture, "heatmap.svg") when text is set. */
 typedef struct recipe_output {
     char *file;
     recipe_table table;
+    char *text;
 } recipe_output;
 
 typedef struct recipe_outputs {
@@ -30,6 +32,8 @@ typedef struct recipe_outputs {
 
 /* Adds *table, named file, to o, which now owns it. */
 void recipe_outputs_take(recipe_outputs *o, const char *file, recipe_table *table);
+/* Adds the text of a file that is no table (an SVG picture), copied. */
+void recipe_outputs_add_text(recipe_outputs *o, const char *file, const char *text);
 
 typedef struct recipe_def recipe_def;
 struct recipe_def {
