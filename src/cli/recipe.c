@@ -222,6 +222,12 @@ static char *readme_text(const recipe_args *a, char *const *labels, size_t n,
     fprintf(f, "# %s\n\n%s.\n\nReports (%zu):\n\n", a->name, nsysp_recipe_about(a->name), n);
     for (size_t i = 0; i < n; i++)
         fprintf(f, "- %s\n", labels[i]);
+    /* Pictures first: a user would rather look than read. */
+    for (size_t i = 0; i < res->n_files; i++) {
+        const char *dot = strrchr(res->files[i].name, '.');
+        if (dot && strcmp(dot, ".svg") == 0)
+            fprintf(f, "\n![%s](%s)\n", res->files[i].name, res->files[i].name);
+    }
     fprintf(f, "\nFiles, as `nsys recipe %s --csv` (nsys 2023.4) names them:\n\n", a->name);
     for (size_t i = 0; i < res->n_files; i++)
         fprintf(f, "- [%s](%s)\n", res->files[i].name, res->files[i].name);
