@@ -440,6 +440,8 @@ typedef struct nsysp_recipe_options {
     int has_start, has_end;      /* non-zero when start_ns, end_ns are given */
     int64_t start_ns, end_ns;    /* only events overlapping [start, end) */
     int base, mangled;           /* kernels by base or mangled name */
+    int64_t tolerance;           /* diff: differences up to this become 0 */
+    int drop;                    /* diff: leave out rows that did not change */
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its

@@ -43,6 +43,7 @@ static const struct {
     const size_t *n;
 } FAMILIES[] = {
     {RECIPES_STATS, &N_RECIPES_STATS},
+    {RECIPES_DIFF, &N_RECIPES_DIFF},
 };
 enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
 

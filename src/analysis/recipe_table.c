@@ -77,9 +77,14 @@ double recipe_cell_number(const recipe_cell *c)
 
 void recipe_table_promote_column(recipe_table *t, size_t column)
 {
-    bool any_real = false;
-    for (size_t r = 0; r < t->n_rows; r++)
-        any_real |= recipe_table_cell(t, r, column)->kind == RECIPE_REAL;
+    bool any_real = false, any_null = false, any_int = false;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        recipe_cell_kind kind = recipe_table_cell(t, r, column)->kind;
+        any_real |= kind == RECIPE_REAL;
+        any_null |= kind == RECIPE_NULL;
+        any_int |= kind == RECIPE_INT;
+    }
+    any_real |= any_null && any_int;
     for (size_t r = 0; any_real && r < t->n_rows; r++) {
         recipe_cell *c = recipe_table_cell(t, r, column);
         if (c->kind == RECIPE_INT)
@@ -253,4 +258,120 @@ void recipe_table_csv(recipe_table *t, buf *out)
         }
         buf_append_byte(out, '\n');
     }
+}
+
+/* One CSV field from *p (quotes undone) into field; sets *end_of_row. */
+static void csv_field(const char **p, const char *end, buf *field, bool *end_of_row)
+{
+    buf_clear(field);
+    const char *s = *p;
+    if (s < end && *s == '"') {
+        for (s++; s < end; s++) {
+            if (*s == '"' && s + 1 < end && s[1] == '"')
+                buf_append_byte(field, (uint8_t)*s++);
+            else if (*s == '"')
+                break;
+            else
+                buf_append_byte(field, (uint8_t)*s);
+        }
+        if (s < end)
+            s++; /* the closing quote */
+    }
+    while (s < end && *s != ',' && *s != '\n' && *s != '\r')
+        buf_append_byte(field, (uint8_t)*s++);
+    *end_of_row = s >= end || *s != ',';
+    if (s < end && *s == '\r')
+        s++;
+    if (s < end)
+        s++;
+    *p = s;
+}
+
+typedef enum column_type { COLUMN_INT, COLUMN_REAL, COLUMN_TEXT } column_type;
+
+static bool is_integer(const char *s)
+{
+    char *end;
+    if (!*s)
+        return false;
+    (void)strtoll(s, &end, 10);
+    return *end == '\0';
+}
+
+static bool is_real(const char *s)
+{
+    char *end;
+    if (!*s)
+        return false;
+    (void)strtod(s, &end);
+    return *end == '\0';
+}
+
+int recipe_table_read_csv(recipe_table *t, const char *text, size_t size, buf *err)
+{
+    const char *p = text, *end = text + size;
+    buf field = {0};
+    bool end_of_row = false;
+    size_t n = 0;
+    const char *names[256] = {0};
+    char *owned[256];
+    while (p < end && !end_of_row && n < 256) {
+        csv_field(&p, end, &field, &end_of_row);
+        owned[n] = xstrdup(buf_cstr(&field));
+        names[n] = owned[n];
+        n++;
+    }
+    recipe_table_init(t, names, n);
+    for (size_t i = 0; i < n; i++)
+        free(owned[i]);
+    if (n == 0) {
+        buf_free(&field);
+        buf_printf(err, "no header");
+        return -1;
+    }
+    while (p < end) {
+        recipe_cell *row = recipe_table_add_row(t);
+        size_t c = 0;
+        end_of_row = false;
+        while (!end_of_row && p < end) {
+            csv_field(&p, end, &field, &end_of_row);
+            if (c < n && field.len)
+                recipe_cell_set_text(&row[c], buf_cstr(&field));
+            c++;
+        }
+        if (c != n) {
+            buf_free(&field);
+            buf_printf(err, "row %zu has %zu fields, not %zu", t->n_rows, c, n);
+            return -1;
+        }
+    }
+    buf_free(&field);
+    /* Type each column as read_csv would. */
+    for (size_t c = 0; c < n; c++) {
+        column_type type = COLUMN_INT;
+        bool any_empty = false;
+        for (size_t r = 0; r < t->n_rows; r++) {
+            const recipe_cell *cell = recipe_table_cell(t, r, c);
+            if (cell->kind == RECIPE_NULL || strcmp(cell->s, "nan") == 0) {
+                any_empty = true;
+                continue;
+            }
+            if (type == COLUMN_INT && !is_integer(cell->s))
+                type = COLUMN_REAL;
+            if (type == COLUMN_REAL && !is_real(cell->s))
+                type = COLUMN_TEXT;
+        }
+        if (type == COLUMN_TEXT)
+            continue;
+        for (size_t r = 0; r < t->n_rows; r++) {
+            recipe_cell *cell = recipe_table_cell(t, r, c);
+            if (cell->kind == RECIPE_NULL || strcmp(cell->s, "nan") == 0)
+                recipe_cell_set_real(cell, NAN);
+            else if (type == COLUMN_INT && !any_empty)
+                recipe_cell_set_int(cell, strtoll(cell->s, NULL, 10));
+            else
+                recipe_cell_set_real(cell, strtod(cell->s, NULL));
+        }
+    }
+    return 0;
 }

@@ -45,8 +45,8 @@ void recipe_cell_set_text(recipe_cell *c, const char *s);
 /* The cell's number (INT or REAL); NaN for anything else. */
 double recipe_cell_number(const recipe_cell *c);
 
-/* Makes every number of the column a REAL when any is, as pandas makes a
- * column float64 when one value is a float or missing. */
+/* Makes every number of the column a REAL when any is or one is missing,
+ * as pandas makes a column float64. */
 void recipe_table_promote_column(recipe_table *t, size_t column);
 /* Sorts rows by cmp, stably. */
 void recipe_table_sort(recipe_table *t, int (*cmp)(const recipe_cell *a, const recipe_cell *b,
@@ -62,5 +62,11 @@ void recipe_format_real(double x, char *out, size_t size);
 /* The table as pandas' DataFrame.to_csv writes it (index first, minimal
  * quoting, "\n" line ends). */
 void recipe_table_csv(recipe_table *t, buf *out);
+
+/* Reads CSV text as pandas' read_csv types it: a column of whole numbers
+ * is INT, of numbers REAL (an empty cell makes a number column REAL, as
+ * NaN does), anything else TEXT with empty cells NULL. Returns 0, or -1
+ * with the reason in err. */
+int recipe_table_read_csv(recipe_table *t, const char *text, size_t size, buf *err);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "nsys_perfetto.h"
 #include "recipe_cli.h"
+#include "common/json.h"
 #include "tool/nsys_export.h"
 #include "tool/report_dir.h"
 
@@ -21,6 +22,7 @@
 static void recipe_usage(FILE *to)
 {
     fputs("Usage: nsys-perfetto recipe NAME --output DIR [OPTIONS] REPORT|DIR...\n"
+          "       nsys-perfetto recipe diff --output DIR [--tolerance N] [--drop] DIR1 DIR2\n"
           "       nsys-perfetto recipe --list\n"
           "Runs NVIDIA's recipe NAME (as nsys 2023.4's `nsys recipe NAME --csv` does) over\n"
           "the reports: SQLite exports, or .nsys-rep/.qdrep reports exported with nsys\n"
@@ -36,6 +38,8 @@ static void recipe_usage(FILE *to)
           "      --end NS           only events overlapping [start, NS)\n"
           "      --base             kernels by base name (cuda_gpu_kern_sum)\n"
           "      --mangled          kernels by mangled name (cuda_gpu_kern_sum)\n"
+          "      --tolerance N      diff: differences of at most N become 0\n"
+          "      --drop             diff: leave out rows where nothing changed\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "  -h, --help             show this help\n",
@@ -66,7 +70,7 @@ static int parse_time(const char *text, const char *option, int64_t *out)
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
-           OPT_CSV, OPT_LIST };
+           OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -77,6 +81,8 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"mangled", no_argument, NULL, OPT_MANGLED},
         {"csv", no_argument, NULL, OPT_CSV},
         {"list", no_argument, NULL, OPT_LIST},
+        {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+        {"drop", no_argument, NULL, OPT_DROP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -115,6 +121,11 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_MANGLED: a->options.mangled = 1; break;
         case OPT_CSV: break;
         case OPT_LIST: a->list = 1; break;
+        case OPT_TOLERANCE:
+            if (parse_time(optarg, "--tolerance", &a->options.tolerance))
+                return NSYSP_ERR_USAGE;
+            break;
+        case OPT_DROP: a->options.drop = 1; break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
@@ -154,6 +165,12 @@ static int collect_reports(const recipe_args *a, char ***paths, size_t *n)
 {
     *paths = NULL;
     *n = 0;
+    if (strcmp(a->name, "diff") == 0) { /* two output directories, as given */
+        *paths = calloc(a->n_inputs + 1, sizeof **paths);
+        for (size_t i = 0; *paths && i < a->n_inputs; i++)
+            (*paths)[(*n)++] = strdup(a->inputs[i]);
+        return *paths ? NSYSP_OK : NSYSP_ERR_INTERNAL;
+    }
     for (size_t i = 0; i < a->n_inputs; i++) {
         char **found;
         size_t n_found;
@@ -235,6 +252,33 @@ static char *readme_text(const recipe_args *a, char *const *labels, size_t n,
     return text;
 }
 
+/* What ran, on what, into which files: as NVIDIA's .nsys-analysis file
+ * records it, so that `recipe diff` knows the recipe of a directory. */
+static char *analysis_text(const recipe_args *a, char **paths, size_t n,
+                           const nsysp_recipe_result *res)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
+    fputs("{\n    \"RecipeName\": ", f);
+    json_string(f, a->name);
+    fputs(",\n    \"InputFiles\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, paths[i]);
+    }
+    fputs("],\n    \"Outputs\": [", f);
+    for (size_t i = 0; i < res->n_files; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, res->files[i].name);
+    }
+    fputs("]\n}\n", f);
+    fclose(f);
+    return text;
+}
+
 /* Removes dir when it holds only files; -1 otherwise. */
 static int remove_file_dir(const char *dir)
 {
@@ -258,7 +302,8 @@ static int remove_file_dir(const char *dir)
 
 /* Writes every file into a new directory beside output, then renames it
  * to output, so that output is whole or absent. */
-static int write_outputs(const recipe_args *a, const nsysp_recipe_result *res, const char *readme)
+static int write_outputs(const recipe_args *a, const nsysp_recipe_result *res, const char *readme,
+                         const char *analysis)
 {
     struct stat st;
     if (lstat(a->output, &st) == 0 && !a->force) {
@@ -277,6 +322,13 @@ static int write_outputs(const recipe_args *a, const nsysp_recipe_result *res, c
         ok = write_file(tmp, res->files[i].name, res->files[i].data, res->files[i].size) == 0;
     if (ok && readme)
         ok = write_file(tmp, "README.md", readme, strlen(readme)) == 0;
+    if (ok && analysis) {
+        const char *base = strrchr(a->output, '/');
+        char name[1024];
+        base = base && base[1] ? base + 1 : a->output;
+        ok = snprintf(name, sizeof name, "%.1000s.nsys-analysis", base) < (int)sizeof name &&
+             write_file(tmp, name, analysis, strlen(analysis)) == 0;
+    }
     if (ok && lstat(a->output, &st) == 0 && (!S_ISDIR(st.st_mode) || remove_file_dir(a->output))) {
         fprintf(stderr, WHO ": %s: not replaced: it is not a directory of files only\n",
                 a->output);
@@ -363,8 +415,10 @@ int recipe_main(int argc, char **argv)
             fprintf(stderr, WHO ": %s\n", res.message);
         } else {
             char *readme = readme_text(&a, j.labels, j.n, &res);
-            status = write_outputs(&a, &res, readme);
+            char *analysis = analysis_text(&a, paths, n, &res);
+            status = write_outputs(&a, &res, readme, analysis);
             free(readme);
+            free(analysis);
         }
         nsysp_recipe_result_free(&res);
     }
