@@ -455,6 +455,8 @@ typedef struct nsysp_recipe_file {
 typedef struct nsysp_recipe_result {
     nsysp_recipe_file *files;
     size_t n_files;
+    char **reports, **labels;    /* the job's reports and their labels, in order */
+    size_t n_reports;
     char message[512];           /* one-line error, empty on success */
 } nsysp_recipe_result;
 
@@ -470,6 +472,21 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
                               const nsysp_recipe_options *options,
                               nsysp_recipe_result *result);
 void nsysp_recipe_result_free(nsysp_recipe_result *result);
+/* Whether recipe name can read its reports apart (nsysp_recipe_partial). */
+int nsysp_recipe_splits(const char *name);
+/* The recipe's work on one report of a job, as text (*partial, malloc'd,
+ * *size bytes) that nsysp_recipe_from_partials folds, on this machine or
+ * another. On failure returns a status with one line in message. */
+nsysp_status nsysp_recipe_partial(const char *name, const char *report, const char *label,
+                                  const nsysp_recipe_options *options, char **partial,
+                                  size_t *size, char *message, size_t message_size);
+/* Folds the partials of a job's reports, in job order, into what
+ * nsysp_recipe_run gives for the same reports (result's reports and labels
+ * come from the partials). */
+nsysp_status nsysp_recipe_from_partials(const char *name, const char *const *partials,
+                                        const size_t *sizes, size_t n,
+                                        const nsysp_recipe_options *options,
+                                        nsysp_recipe_result *result);
 
 #ifdef __cplusplus
 }

@@ -126,6 +126,43 @@ nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *stat
     return db;
 }
 
+/* The outputs as files into result, or err as its message. */
+static int finish(int status, recipe_outputs *out, buf *err, nsysp_recipe_result *result)
+{
+    if (status != NSYSP_OK) {
+        snprintf(result->message, sizeof result->message, "%s", buf_cstr(err));
+        return status;
+    }
+    result->files = xcalloc(out->n ? out->n : 1, sizeof *result->files);
+    for (size_t i = 0; i < out->n; i++) {
+        buf csv = {0};
+        if (out->items[i].text)
+            buf_append_str(&csv, out->items[i].text);
+        else
+            recipe_table_csv(&out->items[i].table, &csv);
+        result->files[i].name = xstrdup(out->items[i].file);
+        result->files[i].size = csv.len;
+        result->files[i].data = xcalloc(csv.len + 1, 1);
+        if (csv.len)
+            memcpy(result->files[i].data, csv.data, csv.len);
+        buf_free(&csv);
+    }
+    result->n_files = out->n;
+    return NSYSP_OK;
+}
+
+static void keep_reports(nsysp_recipe_result *result, const char *const *reports,
+                         const char *const *labels, size_t n)
+{
+    result->reports = xcalloc(n + 1, sizeof *result->reports);
+    result->labels = xcalloc(n + 1, sizeof *result->labels);
+    for (size_t i = 0; i < n; i++) {
+        result->reports[i] = xstrdup(reports[i]);
+        result->labels[i] = xstrdup(labels[i]);
+    }
+    result->n_reports = n;
+}
+
 nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
                               const char *const *labels, size_t n_reports,
                               const nsysp_recipe_options *options, nsysp_recipe_result *result)
@@ -144,24 +181,103 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
     recipe_job job = {reports, labels, n_reports, options};
     recipe_outputs out = {0};
     buf err = {0};
-    int status = recipe->run(recipe, &job, &out, &err);
-    if (status == NSYSP_OK) {
-        result->files = xcalloc(out.n ? out.n : 1, sizeof *result->files);
-        for (size_t i = 0; i < out.n; i++) {
-            buf csv = {0};
-            if (out.items[i].text)
-                buf_append_str(&csv, out.items[i].text);
-            else
-                recipe_table_csv(&out.items[i].table, &csv);
-            result->files[i].name = xstrdup(out.items[i].file);
-            result->files[i].size = csv.len;
-            result->files[i].data = xstrdup(buf_cstr(&csv));
-            buf_free(&csv);
-        }
-        result->n_files = out.n;
+    int status;
+    if (recipe->run) {
+        status = recipe->run(recipe, &job, &out, &err);
     } else {
-        snprintf(result->message, sizeof result->message, "%s", buf_cstr(&err));
+        recipe_outputs *partials = xcalloc(n_reports ? n_reports : 1, sizeof *partials);
+        status = NSYSP_OK;
+        for (size_t i = 0; i < n_reports && status == NSYSP_OK; i++)
+            status = recipe->map(recipe, &job, i, &partials[i], &err);
+        if (status == NSYSP_OK)
+            status = recipe->reduce(recipe, &job, partials, &out, &err);
+        for (size_t i = 0; i < n_reports; i++)
+            outputs_free(&partials[i]);
+        free(partials);
     }
+    status = finish(status, &out, &err, result);
+    if (status == NSYSP_OK)
+        keep_reports(result, reports, labels, n_reports);
+    outputs_free(&out);
+    buf_free(&err);
+    return (nsysp_status)status;
+}
+
+int nsysp_recipe_splits(const char *name)
+{
+    const recipe_def *recipe = find_recipe(name);
+    return recipe && recipe->map && recipe->reduce;
+}
+
+nsysp_status nsysp_recipe_partial(const char *name, const char *report, const char *label,
+                                  const nsysp_recipe_options *options, char **partial,
+                                  size_t *size, char *message, size_t message_size)
+{
+    *partial = NULL;
+    *size = 0;
+    const recipe_def *recipe = find_recipe(name);
+    if (!recipe || !recipe->map) {
+        snprintf(message, message_size, "recipe '%s' cannot read its reports apart", name);
+        return NSYSP_ERR_USAGE;
+    }
+    recipe_job job = {&report, &label, 1, options};
+    recipe_outputs part = {0};
+    buf err = {0}, text = {0};
+    int status = recipe->map(recipe, &job, 0, &part, &err);
+    if (status == NSYSP_OK) {
+        recipe_partial_write(name, report, label, &part, &text);
+        *size = text.len;
+        buf_append_byte(&text, 0);
+        *partial = (char *)text.data;
+    } else {
+        snprintf(message, message_size, "%s", buf_cstr(&err));
+    }
+    outputs_free(&part);
+    buf_free(&err);
+    return (nsysp_status)status;
+}
+
+nsysp_status nsysp_recipe_from_partials(const char *name, const char *const *partials,
+                                        const size_t *sizes, size_t n,
+                                        const nsysp_recipe_options *options,
+                                        nsysp_recipe_result *result)
+{
+    memset(result, 0, sizeof *result);
+    const recipe_def *recipe = find_recipe(name);
+    if (!recipe || !recipe->reduce) {
+        snprintf(result->message, sizeof result->message,
+                 "recipe '%s' cannot read its reports apart", name);
+        return NSYSP_ERR_USAGE;
+    }
+    char **reports = xcalloc(n + 1, sizeof *reports), **labels = xcalloc(n + 1, sizeof *labels);
+    recipe_outputs *parts = xcalloc(n + 1, sizeof *parts), out = {0};
+    buf err = {0};
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < n && status == NSYSP_OK; i++) {
+        status = recipe_partial_read(partials[i], sizes[i], name, &reports[i], &labels[i],
+                                     &parts[i], &err);
+        if (status != NSYSP_OK) {
+            buf msg = {0};
+            buf_printf(&msg, "partial %zu: %s", i + 1, buf_cstr(&err));
+            buf_clear(&err);
+            buf_append_str(&err, buf_cstr(&msg));
+            buf_free(&msg);
+        }
+    }
+    recipe_job job = {(const char *const *)reports, (const char *const *)labels, n, options};
+    if (status == NSYSP_OK)
+        status = recipe->reduce(recipe, &job, parts, &out, &err);
+    status = finish(status, &out, &err, result);
+    if (status == NSYSP_OK)
+        keep_reports(result, (const char *const *)reports, (const char *const *)labels, n);
+    for (size_t i = 0; i < n; i++) {
+        free(reports[i]);
+        free(labels[i]);
+        outputs_free(&parts[i]);
+    }
+    free(reports);
+    free(labels);
+    free(parts);
     outputs_free(&out);
     buf_free(&err);
     return (nsysp_status)status;
@@ -174,5 +290,11 @@ void nsysp_recipe_result_free(nsysp_recipe_result *result)
         free(result->files[i].data);
     }
     free(result->files);
+    for (size_t i = 0; i < result->n_reports; i++) {
+        free(result->reports[i]);
+        free(result->labels[i]);
+    }
+    free(result->reports);
+    free(result->labels);
     memset(result, 0, sizeof *result);
 }

@@ -41,9 +41,18 @@ struct recipe_def {
     const char *about;
     /* Runs the recipe over the job into out. NSYSP_OK; NSYSP_ERR_NOT_NSYS
      * with "no data" in err when no report has what it reads; another
-     * status with one line naming the report otherwise. */
+     * status with one line naming the report otherwise. NULL when the
+     * recipe runs as map and reduce. */
     int (*run)(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out, buf *err);
     const void *family; /* the family's description of this recipe */
+    /* The same work in two steps, so that reports can be read apart (on
+     * the machines that hold them, `--mode dask`): map reads report i into
+     * partial (nothing when it lacks the data), reduce folds the job's n
+     * partials, in job order, into out. */
+    int (*map)(const recipe_def *recipe, const recipe_job *job, size_t i, recipe_outputs *partial,
+               buf *err);
+    int (*reduce)(const recipe_def *recipe, const recipe_job *job, const recipe_outputs *partials,
+                  recipe_outputs *out, buf *err);
 };
 
 /* The families (listed in recipe.c's FAMILIES). */
@@ -51,6 +60,13 @@ extern const recipe_def RECIPES_STATS[]; /* recipe_stats.c: per-name statistics 
 extern const size_t N_RECIPES_STATS;
 extern const recipe_def RECIPES_DIFF[]; /* recipe_diff.c: two outputs subtracted */
 extern const size_t N_RECIPES_DIFF;
+
+/* One report's partial as text (recipe_partial.c), and back: NSYSP_OK, or
+ * NSYSP_ERR_INPUT_FORMAT with the reason in err. */
+void recipe_partial_write(const char *recipe, const char *report, const char *label,
+                          const recipe_outputs *partial, buf *out);
+int recipe_partial_read(const char *text, size_t size, const char *recipe, char **report,
+                        char **label, recipe_outputs *partial, buf *err);
 
 /* Opens a report of the job with the job's time filter applied (start,
  * end: every table with start and end columns seen through a view of the

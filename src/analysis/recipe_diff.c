@@ -308,6 +308,6 @@ static int run_diff(const recipe_def *recipe, const recipe_job *job, recipe_outp
 
 const recipe_def RECIPES_DIFF[] = {
     {"diff", "two outputs of the same statistics recipe, the first minus the second", run_diff,
-     NULL},
+     NULL, NULL, NULL},
 };
 const size_t N_RECIPES_DIFF = sizeof RECIPES_DIFF / sizeof *RECIPES_DIFF;

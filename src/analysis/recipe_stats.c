@@ -554,30 +554,45 @@ static void drop_unused_time(const stats_recipe *r, recipe_table *t)
     t->n_columns = w - 1;
 }
 
-static int run_stats(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out, buf *err)
+/* One report's rows (rank_stats.csv's rows of it), or no table when it
+ * lacks the data: nsys leaves such a report out. */
+static int map_stats(const recipe_def *recipe, const recipe_job *job, size_t i,
+                     recipe_outputs *partial, buf *err)
 {
     const stats_recipe *r = recipe->family;
     const char *names[N_ALL_COLUMNS];
     column_names(r, names, false);
     recipe_table rank;
     recipe_table_init(&rank, names, C_FILE + 1);
-    int status = NSYSP_OK;
-    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++) {
-        buf why = {0};
-        status = report_stats(r, job, i, &rank, &why);
-        if (status == NSYSP_ERR_NOT_NSYS) /* a report without the data is left out, as nsys does */
-            status = NSYSP_OK;
-        else if (status != NSYSP_OK)
-            buf_printf(err, "%s", buf_cstr(&why));
-        buf_free(&why);
-    }
-    if (status == NSYSP_OK && rank.n_rows == 0) {
-        buf_printf(err, "%s: no report has the data it reads", recipe->name);
-        status = NSYSP_ERR_NOT_NSYS;
-    }
-    if (status != NSYSP_OK) {
+    buf why = {0};
+    int status = report_stats(r, job, i, &rank, &why);
+    if (status == NSYSP_OK)
+        recipe_outputs_take(partial, "rank_stats.csv", &rank);
+    else if (status == NSYSP_ERR_NOT_NSYS)
+        status = NSYSP_OK;
+    else
+        buf_printf(err, "%s", buf_cstr(&why));
+    buf_free(&why);
+    recipe_table_free(&rank);
+    return status;
+}
+
+/* The reports' rows in job order, then the job's table. */
+static int reduce_stats(const recipe_def *recipe, const recipe_job *job,
+                        const recipe_outputs *partials, recipe_outputs *out, buf *err)
+{
+    const stats_recipe *r = recipe->family;
+    const char *names[N_ALL_COLUMNS];
+    column_names(r, names, false);
+    recipe_table rank;
+    recipe_table_init(&rank, names, C_FILE + 1);
+    for (size_t i = 0; i < job->n; i++)
+        for (size_t t = 0; t < partials[i].n; t++)
+            recipe_table_append(&rank, &partials[i].items[t].table);
+    if (rank.n_rows == 0) {
         recipe_table_free(&rank);
-        return status;
+        buf_printf(err, "%s: no report has the data it reads", recipe->name);
+        return NSYSP_ERR_NOT_NSYS;
     }
     for (size_t c = 0; c < rank.n_columns; c++)
         recipe_table_promote_column(&rank, c);
@@ -593,14 +608,15 @@ static int run_stats(const recipe_def *recipe, const recipe_job *job, recipe_out
     return NSYSP_OK;
 }
 
+#define STATS(name, about, family) {name, about, NULL, family, map_stats, reduce_stats}
 const recipe_def RECIPES_STATS[] = {
-    {"cuda_api_sum", "CUDA API calls per name, per report and for the job", run_stats, &CUDA_API_SUM},
-    {"cuda_gpu_kern_sum", "GPU kernels per name, per report and for the job", run_stats,
-     &CUDA_GPU_KERN_SUM},
-    {"cuda_gpu_mem_size_sum", "GPU memory operations by size, per report and for the job",
-     run_stats, &CUDA_GPU_MEM_SIZE_SUM},
-    {"cuda_gpu_mem_time_sum", "GPU memory operations by time, per report and for the job",
-     run_stats, &CUDA_GPU_MEM_TIME_SUM},
-    {"osrt_sum", "OS runtime calls per name, per report and for the job", run_stats, &OSRT_SUM},
+    STATS("cuda_api_sum", "CUDA API calls per name, per report and for the job", &CUDA_API_SUM),
+    STATS("cuda_gpu_kern_sum", "GPU kernels per name, per report and for the job",
+          &CUDA_GPU_KERN_SUM),
+    STATS("cuda_gpu_mem_size_sum", "GPU memory operations by size, per report and for the job",
+          &CUDA_GPU_MEM_SIZE_SUM),
+    STATS("cuda_gpu_mem_time_sum", "GPU memory operations by time, per report and for the job",
+          &CUDA_GPU_MEM_TIME_SUM),
+    STATS("osrt_sum", "OS runtime calls per name, per report and for the job", &OSRT_SUM),
 };
 const size_t N_RECIPES_STATS = sizeof RECIPES_STATS / sizeof *RECIPES_STATS;

@@ -39,6 +39,18 @@ recipe_cell *recipe_table_add_row(recipe_table *t)
     return row;
 }
 
+void recipe_table_append(recipe_table *t, const recipe_table *from)
+{
+    for (size_t r = 0; r < from->n_rows; r++) {
+        recipe_cell *row = recipe_table_add_row(t);
+        for (size_t c = 0; c < t->n_columns && c < from->n_columns; c++) {
+            row[c] = *recipe_table_cell(from, r, c);
+            if (row[c].s)
+                row[c].s = xstrdup(row[c].s);
+        }
+    }
+}
+
 recipe_cell *recipe_table_cell(const recipe_table *t, size_t row, size_t column)
 {
     return t->cells + row * t->n_columns + column;

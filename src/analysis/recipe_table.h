@@ -33,6 +33,8 @@ typedef struct recipe_table {
 
 void recipe_table_init(recipe_table *t, const char *const *columns, size_t n_columns);
 void recipe_table_free(recipe_table *t);
+/* Appends copies of from's rows (the same columns). */
+void recipe_table_append(recipe_table *t, const recipe_table *from);
 /* Appends a row of NULL cells; returns its first cell. */
 recipe_cell *recipe_table_add_row(recipe_table *t);
 recipe_cell *recipe_table_cell(const recipe_table *t, size_t row, size_t column);

@@ -3,6 +3,7 @@
  * a new directory, whole or not at all. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +43,12 @@ static void recipe_usage(FILE *to)
           "      --drop             diff: leave out rows where nothing changed\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
+          "Reading reports apart (tools/recipe_dask.py runs these on a Dask cluster):\n"
+          "      --list-reports     print the job's reports in the order the recipe reads\n"
+          "                         them, one per line (--null: NUL-terminated)\n"
+          "      --partial          the recipe's work on one report, as text on stdout\n"
+          "      --from-partials    the inputs are partials, in job order: fold them into\n"
+          "                         DIR as a run over their reports writes it\n"
           "  -h, --help             show this help\n",
           to);
 }
@@ -49,6 +56,7 @@ static void recipe_usage(FILE *to)
 typedef struct recipe_args {
     const char *name, *output;
     int force, list;
+    int partial, from_partials, list_reports, null; /* for running reports apart (Dask) */
     nsysp_recipe_options options;
     char **inputs;
     size_t n_inputs;
@@ -70,7 +78,8 @@ static int parse_time(const char *text, const char *option, int64_t *out)
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
-           OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP };
+           OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP, OPT_PARTIAL, OPT_FROM_PARTIALS,
+           OPT_LIST_REPORTS, OPT_NULL };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -83,6 +92,10 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"list", no_argument, NULL, OPT_LIST},
         {"tolerance", required_argument, NULL, OPT_TOLERANCE},
         {"drop", no_argument, NULL, OPT_DROP},
+        {"partial", no_argument, NULL, OPT_PARTIAL},
+        {"from-partials", no_argument, NULL, OPT_FROM_PARTIALS},
+        {"list-reports", no_argument, NULL, OPT_LIST_REPORTS},
+        {"null", no_argument, NULL, OPT_NULL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -126,6 +139,10 @@ static int parse_args(int argc, char **argv, recipe_args *a)
                 return NSYSP_ERR_USAGE;
             break;
         case OPT_DROP: a->options.drop = 1; break;
+        case OPT_PARTIAL: a->partial = 1; break;
+        case OPT_FROM_PARTIALS: a->from_partials = 1; break;
+        case OPT_LIST_REPORTS: a->list_reports = 1; break;
+        case OPT_NULL: a->null = 1; break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
@@ -143,7 +160,16 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         fprintf(stderr, WHO ": no recipe named '%s' (see --list)\n", a->name);
         return NSYSP_ERR_USAGE;
     }
-    if (!a->output) {
+    if ((a->partial || a->from_partials || a->list_reports) && !nsysp_recipe_splits(a->name)) {
+        fprintf(stderr, WHO ": %s cannot read its reports apart (run it on one machine)\n",
+                a->name);
+        return NSYSP_ERR_USAGE;
+    }
+    if (a->partial + a->from_partials + a->list_reports > 1) {
+        fprintf(stderr, WHO ": --partial, --from-partials and --list-reports go alone\n");
+        return NSYSP_ERR_USAGE;
+    }
+    if (!a->output && !a->partial && !a->list_reports) {
         fprintf(stderr, WHO ": --output DIR is required\n");
         return NSYSP_ERR_USAGE;
     }
@@ -390,6 +416,122 @@ static int prepare_inputs(char **paths, size_t n, job_inputs *j)
     return NSYSP_OK;
 }
 
+/* Writes what res holds into a.output, with the README and the record of
+ * the reports (paths as the user named them). */
+static int write_result(const recipe_args *a, const nsysp_recipe_result *res, char **paths,
+                        size_t n)
+{
+    char *readme = readme_text(a, res->labels, res->n_reports, res);
+    char *analysis = analysis_text(a, paths, n, res);
+    int status = write_outputs(a, res, readme, analysis);
+    free(readme);
+    free(analysis);
+    return status;
+}
+
+/* --partial: the one report's partial on stdout. */
+static int print_partial(const recipe_args *a, char **paths, size_t n)
+{
+    if (n != 1) {
+        fprintf(stderr, WHO ": --partial reads one report, not %zu\n", n);
+        return NSYSP_ERR_USAGE;
+    }
+    job_inputs j = {0};
+    int status = prepare_inputs(paths, n, &j);
+    if (status == NSYSP_OK) {
+        char *partial, message[512] = "";
+        size_t size;
+        status = nsysp_recipe_partial(a->name, j.sqlite[0], j.labels[0], &a->options, &partial,
+                                      &size, message, sizeof message);
+        if (status != NSYSP_OK)
+            fprintf(stderr, WHO ": %s\n", message);
+        else if (fwrite(partial, 1, size, stdout) != size)
+            status = NSYSP_ERR_OUTPUT;
+        free(partial);
+    }
+    free_inputs(&j);
+    return status;
+}
+
+/* The partial in path, read whole. */
+static char *read_partial(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, WHO ": %s: cannot read: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    size_t cap = 0;
+    *size = 0;
+    for (;;) {
+        if (*size + 65536 + 1 > cap) {
+            cap = 2 * cap + 65536 + 1;
+            char *grown = realloc(text, cap);
+            if (!grown)
+                break;
+            text = grown;
+        }
+        size_t got = fread(text + *size, 1, cap - *size - 1, f);
+        *size += got;
+        if (got == 0)
+            break;
+    }
+    bool ok = text && !ferror(f);
+    fclose(f);
+    if (!ok) {
+        fprintf(stderr, WHO ": %s: cannot read\n", path);
+        free(text);
+        return NULL;
+    }
+    text[*size] = '\0';
+    return text;
+}
+
+/* --from-partials: the job folded from its reports' partials. */
+static int fold_partials(const recipe_args *a)
+{
+    char **texts = calloc(a->n_inputs + 1, sizeof *texts);
+    size_t *sizes = calloc(a->n_inputs + 1, sizeof *sizes);
+    int status = texts && sizes ? NSYSP_OK : NSYSP_ERR_INTERNAL;
+    for (size_t i = 0; i < a->n_inputs && status == NSYSP_OK; i++)
+        if (!(texts[i] = read_partial(a->inputs[i], &sizes[i])))
+            status = NSYSP_ERR_INPUT_OPEN;
+    if (status == NSYSP_OK) {
+        nsysp_recipe_result res;
+        status = nsysp_recipe_from_partials(a->name, (const char *const *)texts, sizes,
+                                            a->n_inputs, &a->options, &res);
+        if (status != NSYSP_OK)
+            fprintf(stderr, WHO ": %s\n", res.message);
+        else
+            status = write_result(a, &res, res.reports, res.n_reports);
+        nsysp_recipe_result_free(&res);
+    }
+    for (size_t i = 0; texts && i < a->n_inputs; i++)
+        free(texts[i]);
+    free(texts);
+    free(sizes);
+    return status;
+}
+
+static int run_job(const recipe_args *a, char **paths, size_t n)
+{
+    job_inputs j = {0};
+    int status = prepare_inputs(paths, n, &j);
+    if (status == NSYSP_OK) {
+        nsysp_recipe_result res;
+        status = nsysp_recipe_run(a->name, (const char *const *)j.sqlite,
+                                  (const char *const *)j.labels, j.n, &a->options, &res);
+        if (status != NSYSP_OK)
+            fprintf(stderr, WHO ": %s\n", res.message);
+        else
+            status = write_result(a, &res, paths, n);
+        nsysp_recipe_result_free(&res);
+    }
+    free_inputs(&j);
+    return status;
+}
+
 int recipe_main(int argc, char **argv)
 {
     recipe_args a = {0};
@@ -401,28 +543,22 @@ int recipe_main(int argc, char **argv)
         free(a.inputs);
         return status < 0 ? NSYSP_OK : status;
     }
+    if (a.from_partials) {
+        status = fold_partials(&a);
+        free(a.inputs);
+        return status;
+    }
     char **paths = NULL;
     size_t n = 0;
     status = collect_reports(&a, &paths, &n);
-    job_inputs j = {0};
-    if (status == NSYSP_OK)
-        status = prepare_inputs(paths, n, &j);
-    if (status == NSYSP_OK) {
-        nsysp_recipe_result res;
-        status = nsysp_recipe_run(a.name, (const char *const *)j.sqlite,
-                                  (const char *const *)j.labels, j.n, &a.options, &res);
-        if (status != NSYSP_OK) {
-            fprintf(stderr, WHO ": %s\n", res.message);
-        } else {
-            char *readme = readme_text(&a, j.labels, j.n, &res);
-            char *analysis = analysis_text(&a, paths, n, &res);
-            status = write_outputs(&a, &res, readme, analysis);
-            free(readme);
-            free(analysis);
-        }
-        nsysp_recipe_result_free(&res);
+    if (status == NSYSP_OK && a.list_reports) {
+        for (size_t i = 0; i < n; i++)
+            printf("%s%c", paths[i], a.null ? '\0' : '\n');
+    } else if (status == NSYSP_OK && a.partial) {
+        status = print_partial(&a, paths, n);
+    } else if (status == NSYSP_OK) {
+        status = run_job(&a, paths, n);
     }
-    free_inputs(&j);
     free_reports(paths, n);
     free(a.inputs);
     return status;
