@@ -48,7 +48,7 @@ def run_cli(binary, args):
     return r.returncode, r.stdout, r.stderr.decode(errors="replace")
 
 
-def look(binary, args):
+def look(binary, args, command=("ranks",)):
     """What this worker sees of each argument: ("dir", its entry names),
     ("file",) when it can read it, or None; and the CLI's listing of those it
     sees (its exit status, the paths, its notes), which drops a report named
@@ -65,14 +65,14 @@ def look(binary, args):
         except OSError:
             seen.append(None)
     visible = [a for a, s in zip(args, seen) if s]
-    listed = run_cli(binary, ["ranks", "--list-reports", "--null", "--", *visible]) \
+    listed = run_cli(binary, [*command, "--list-reports", "--null", "--", *visible]) \
         if visible else (0, b"", "")
     return seen, listed
 
 
 # ---- The driver -----------------------------------------------------------
 
-def order(binary, inputs, seen, options):
+def order(binary, inputs, seen, options, command=("ranks",)):
     """The reports of inputs in the CLI's order, as (argument index, name or
     None): the CLI lists a stand-in tree here, one empty file for each name a
     worker sees (its rules: report extensions, natural order, a .nsys-rep
@@ -91,7 +91,7 @@ def order(binary, inputs, seen, options):
             else:
                 open(stand_in, "wb").close()
             stand_ins.append(stand_in)
-        status, out, err = run_cli(binary, ["ranks", "--list-reports", "--null", *options,
+        status, out, err = run_cli(binary, [*command, "--list-reports", "--null", *options,
                                             "--", *stand_ins])
         if status != 0:  # the CLI's words, about the arguments as given
             err = re.sub(re.escape(tmp) + r"/(\d+)", lambda m: inputs[int(m.group(1))], err)
@@ -103,11 +103,11 @@ def order(binary, inputs, seen, options):
     return listed
 
 
-def expand(client, binary, inputs, options):
+def expand(client, binary, inputs, options, command=("ranks",)):
     """The reports of inputs in the CLI's order, each with the workers that
     can read it: the union of what the workers see, less what a worker's CLI
     drops as a report it was given already."""
-    looks = client.run(look, binary, inputs)  # {worker address: (seen, listed)}
+    looks = client.run(look, binary, inputs, command)  # {worker address: (seen, listed)}
     workers = sorted(looks)
     seen = [looks[w][0] for w in workers]
     for i, arg in enumerate(inputs):
@@ -121,7 +121,7 @@ def expand(client, binary, inputs, options):
                 notes.append(line)
     sys.stderr.write("".join(notes))
     reports, taken = [], set()
-    for index, name in order(binary, inputs, seen, options):
+    for index, name in order(binary, inputs, seen, options, command):
         arg = os.fsencode(inputs[index])
         path = arg + b"/" + name if name is not None else arg
         if name is not None:
@@ -201,6 +201,13 @@ def main():
     opts = p.parse_args()
     if opts.local is not None and opts.local < 1:
         p.error("--local: expected 1 or more workers")
+    return with_cluster(opts, lambda client: analyse(client, opts))
+
+
+def with_cluster(opts, work):
+    """work(client) on the cluster opts name (--local, --scheduler-file or
+    --scheduler): its exit status, or Failed's words and status, or one line
+    for anything else (a worker lost, a timeout)."""
     try:
         import logging
         from distributed import Client, LocalCluster
@@ -225,7 +232,7 @@ def main():
         with client:
             if not client.scheduler_info().get("workers"):
                 client.wait_for_workers(1, timeout=60)
-            return analyse(client, opts)
+            return work(client)
     except Failed as e:
         sys.stderr.write(e.text)
         return e.status

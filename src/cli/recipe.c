@@ -113,6 +113,11 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         if (c == -1) {
             if (optind >= argc)
                 break;
+            if (strcmp(argv[optind - 1], "--") == 0) { /* the rest are inputs */
+                while (optind < argc)
+                    a->inputs[a->n_inputs++] = argv[optind++];
+                break;
+            }
             a->inputs[a->n_inputs++] = argv[optind++];
             continue;
         }

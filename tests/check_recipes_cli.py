@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""nsys-perfetto recipe as a command: what it writes and refuses (issue 45).
+
+On a generated job of three reports (kernels, memory operations, CUDA and OS
+runtime calls): every recipe that reads its reports apart gives the same
+directory run locally, folded from --partial outputs (--from-partials), and,
+when Debian's python3-distributed is there, through tools/recipe_dask.py on a
+LocalCluster of two workers (two recipes). Then what a user gets wrong: an existing output
+(refused without --force-overwrite; a directory holding more than files is
+never replaced), a corrupt report (one line naming it, exit 4, nothing
+written, nothing left behind), a recipe without data (exit 5), an unknown
+recipe (exit 2), --start after --end (exit 2), and `recipe diff` of two
+different recipes (exit 2) or of a run with itself (--drop: no rows left).
+
+  check_recipes_cli.py NSYS_PERFETTO NSYS_FIXTURE TOOLS_DIR WORKDIR"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+from testlib import expect, finish
+
+BIN, FIXTURE, TOOLS, WORK = map(os.path.abspath, sys.argv[1:5])
+PYTHON = "/usr/bin/python3"
+
+
+def run(*args, timeout=240):
+    return subprocess.run([BIN, "recipe", *args], cwd=WORK, capture_output=True, timeout=timeout)
+
+
+def files_of(d):
+    """Every file of d and its bytes, the .nsys-analysis record by its
+    content only (its name follows the directory's)."""
+    out = {}
+    for name in sorted(os.listdir(d)):
+        with open(os.path.join(d, name), "rb") as f:
+            out["*.nsys-analysis" if name.endswith(".nsys-analysis") else name] = f.read()
+    return out
+
+
+def one_line(r):
+    return r.stderr.count(b"\n") == 1
+
+
+def has_dask():
+    return subprocess.run([PYTHON, "-c", "import distributed"], capture_output=True).returncode == 0
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+job = os.path.join(WORK, "job")
+os.makedirs(job)
+for seed in (1, 2, 3):
+    subprocess.run([FIXTURE, "--seed", str(seed), "-n", "6000", "--osrt",
+                    os.path.join(job, f"rank{seed}.sqlite")], check=True, capture_output=True)
+
+recipes = [line.split("\t")[0] for line in run("--list").stdout.decode().splitlines()]
+expect(len(recipes) >= 6 and "cuda_api_sum" in recipes and "diff" in recipes,
+       f"recipe --list names the recipes: {recipes}")
+reports = run("cuda_api_sum", "--list-reports", "job").stdout.decode().split("\n")[:-1]
+expect(reports == [f"job/rank{k}.sqlite" for k in (1, 2, 3)], f"the job's reports in order: {reports}")
+
+dask = has_dask()
+# A LocalCluster takes seconds to start: the driver is the same for every
+# recipe, so two recipes of different shapes are run through it.
+DASK_CHECKED = ("cuda_api_sum", "cuda_gpu_mem_size_sum")
+if not dask:
+    print("note: no python3-distributed here; the Dask runs are not checked")
+for name in recipes:
+    if run(name, "--list-reports", "job").returncode != 0:
+        continue  # a recipe that runs on one machine only
+    local = run(name, "--output", f"{name}-local", "job")
+    if not expect(local.returncode == 0, f"{name}: exit {local.returncode} {local.stderr[-300:]}"):
+        continue
+    want = files_of(os.path.join(WORK, f"{name}-local"))
+    expect("README.md" in want and "*.nsys-analysis" in want,
+           f"{name}: README.md and the .nsys-analysis record written: {sorted(want)}")
+    expect(f'"RecipeName": "{name}"'.encode() in want.get("*.nsys-analysis", b""),
+           f"{name}: the record names the recipe")
+    parts = []
+    for k, report in enumerate(reports):
+        r = run(name, "--partial", report)
+        expect(r.returncode == 0, f"{name} --partial {report}: exit {r.returncode} {r.stderr[-200:]}")
+        parts.append(os.path.join(WORK, f"{name}-{k}.partial"))
+        with open(parts[-1], "wb") as f:
+            f.write(r.stdout)
+    folded = run(name, "--from-partials", "--output", f"{name}-folded", *parts)
+    expect(folded.returncode == 0 and files_of(os.path.join(WORK, f"{name}-folded")) == want,
+           f"{name}: folded from partials equals the local run ({folded.stderr[-200:]})")
+    if dask and name in DASK_CHECKED:
+        d = subprocess.run([PYTHON, os.path.join(TOOLS, "recipe_dask.py"), "--local", "2",
+                            "--nsys-perfetto", BIN, name, "--output", f"{name}-dask", "job"],
+                           cwd=WORK, capture_output=True, timeout=300)
+        expect(d.returncode == 0 and files_of(os.path.join(WORK, f"{name}-dask")) == want,
+               f"{name}: the Dask run equals the local run (exit {d.returncode} {d.stderr[-300:]})")
+
+# An existing output is kept unless asked; only a directory of files is replaced.
+again = run("cuda_api_sum", "--output", "cuda_api_sum-local", "job")
+expect(again.returncode == 6 and one_line(again), f"an existing output is refused: {again.returncode}")
+forced = run("cuda_api_sum", "--force-overwrite", "--output", "cuda_api_sum-local", "job")
+expect(forced.returncode == 0, f"--force-overwrite replaces it: {forced.returncode} {forced.stderr}")
+os.makedirs(os.path.join(WORK, "keep", "sub"))
+kept = run("cuda_api_sum", "--force-overwrite", "--output", "keep", "job")
+expect(kept.returncode == 6 and os.path.isdir(os.path.join(WORK, "keep", "sub")),
+       f"a directory holding a directory is never replaced: {kept.returncode}")
+
+# A corrupt report: one line naming it, nothing written or left behind.
+with open(os.path.join(WORK, "corrupt.sqlite"), "wb") as f:
+    f.write(b"SQLite format 3\0" + b"\xff" * 4000)
+bad = run("cuda_api_sum", "--output", "bad-out", "job/rank1.sqlite", "corrupt.sqlite")
+expect(bad.returncode in (4, 5) and one_line(bad) and b"corrupt.sqlite" in bad.stderr,
+       f"a corrupt report: exit {bad.returncode}, {bad.stderr!r}")
+expect(not os.path.exists(os.path.join(WORK, "bad-out")) and not glob.glob(os.path.join(WORK, "bad-out.partial-*")),
+       "a failed run writes nothing and leaves nothing behind")
+
+# No data, unknown recipe, bad window.
+cpu = os.path.join(WORK, "cpu-only.sqlite")
+subprocess.run([FIXTURE, "--seed", "4", "-n", "2000", "--gpus", "1", cpu], check=True, capture_output=True)
+nodata = run("osrt_sum", "--output", "nodata", cpu)
+expect(nodata.returncode == 5 and one_line(nodata) and not os.path.exists(os.path.join(WORK, "nodata")),
+       f"a recipe without data exits 5 with one line: {nodata.returncode} {nodata.stderr!r}")
+unknown = run("no_such_recipe", "--output", "x", "job")
+expect(unknown.returncode == 2 and one_line(unknown), f"an unknown recipe exits 2: {unknown.returncode}")
+window = run("cuda_api_sum", "--start", "9", "--end", "5", "--output", "x", "job")
+expect(window.returncode == 2 and one_line(window), f"--start after --end exits 2: {window.returncode}")
+
+# diff: the same recipe only; a run against itself changes nothing.
+other = run("cuda_gpu_kern_sum", "--output", "kern", "job")
+mixed = run("diff", "--output", "mixed", "cuda_api_sum-local", "kern")
+expect(other.returncode == 0 and mixed.returncode == 2 and one_line(mixed),
+       f"diff of two recipes' outputs exits 2: {mixed.returncode} {mixed.stderr!r}")
+same = run("diff", "--drop", "--output", "same", "cuda_api_sum-local", "cuda_api_sum-local")
+rows = [len(open(os.path.join(WORK, "same", f)).read().splitlines()) for f in ("rank_stats.csv", "all_stats.csv")] \
+    if same.returncode == 0 else None
+expect(rows == [1, 1], f"diff --drop of a run with itself leaves only the headers: {rows} {same.stderr!r}")
+finish()
