@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""bench_recipes.py: nsys-perfetto recipe against nsys 2023.4's `nsys recipe`.
+
+    python3 tools/bench_recipes.py --nsys PATH/TO/nsys-2023.4/nsys [--build build]
+        [--ranks 16] [--kernels-per-step N] [--job-seconds T] [--runs 3]
+        [--recipes cuda_api_sum,cuda_gpu_kern_sum,...] [--reports DIR]
+
+Makes a job of --ranks reports with nsys-fixture's job mode (cached in
+BUILD/bench-recipes), and for each recipe times, over --runs runs (the
+median), `nsys recipe NAME --input DIR --csv` and `nsys-perfetto recipe NAME
+--output DIR` on the same reports, and the peak RSS of each (the process
+and its children). nsys recipe takes .nsys-rep files: the exports sit
+beside empty .nsys-rep stand-ins made earlier, so that nsys reads them as
+they are ("with the exports already made"); --reports DIR times both on
+real .nsys-rep reports instead, each run exporting them first (nsys-perfetto
+exports with the same nsys: "the export counted for both"). Both outputs
+are compared file by file. Memory: ours is run again on a job with four
+times the events; its peak RSS must not grow with them.
+
+Prints a row per recipe and exits 1 when ours is not at least 20 times as
+fast, or an output differs, or memory grew with events. Not part of the
+test suite: timings vary with the machine; run it on an idle one.
+"""
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+STATS = ["cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_size_sum", "cuda_gpu_mem_time_sum",
+         "osrt_sum"]
+
+
+def timed(cmd, cwd=None, env=None):
+    """(seconds, peak RSS MiB of the command and its children, exit status)."""
+    t = time.monotonic()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.wait()
+    return time.monotonic() - t, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)
+
+
+def make_job(build, ranks, kernels, seconds, directory):
+    """A job of ranks reports (cached), as directory/rank*.sqlite."""
+    if not os.path.exists(os.path.join(directory, "rank0.sqlite")):
+        os.makedirs(directory, exist_ok=True)
+        subprocess.run([os.path.join(build, "nsys-fixture"), "--job", str(ranks),
+                        "--kernels-per-step", str(kernels), "--job-seconds", str(seconds),
+                        directory], check=True, capture_output=True)
+    return sorted(os.path.join(directory, f) for f in os.listdir(directory)
+                  if f.endswith(".sqlite"))
+
+
+def stand_ins(reports, directory):
+    """directory/NAME.nsys-rep (empty, older) beside a copy of each export."""
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    for r in reports:
+        open(os.path.join(directory, os.path.basename(r)[:-len(".sqlite")] + ".nsys-rep"), "w").close()
+    time.sleep(1.1)  # nsys keeps an export made after its report
+    for r in reports:
+        shutil.copy(r, directory)
+    return directory
+
+
+def same_outputs(a, b):
+    names = sorted(f for f in os.listdir(a) if f.endswith(".csv"))
+    return bool(names) and all(
+        os.path.exists(os.path.join(b, n)) and
+        open(os.path.join(a, n), "rb").read() == open(os.path.join(b, n), "rb").read()
+        for n in names)
+
+
+def bench(opts, recipe, inputs, ours_inputs, work):
+    theirs, ours = [], []
+    for k in range(opts.runs):
+        out = os.path.join(work, f"nv-{recipe}-{k}")
+        t, rss_n, st = timed([opts.nsys, "recipe", recipe, "--input", inputs, "--output", out,
+                              "--csv", "--force-overwrite"])
+        theirs.append((t, rss_n, st))
+        mine = os.path.join(work, f"us-{recipe}-{k}")
+        shutil.rmtree(mine, ignore_errors=True)
+        env = dict(os.environ, NSYS=opts.nsys)
+        t, rss_u, st = timed([os.path.join(opts.build, "nsys-perfetto"), "recipe", recipe,
+                              "--output", mine, *ours_inputs], env=env)
+        ours.append((t, rss_u, st))
+    equal = same_outputs(os.path.join(work, f"nv-{recipe}-0"), os.path.join(work, f"us-{recipe}-0"))
+    t_n = statistics.median(x[0] for x in theirs)
+    t_u = statistics.median(x[0] for x in ours)
+    return {"recipe": recipe, "nsys_s": t_n, "ours_s": t_u, "speedup": t_n / t_u,
+            "nsys_rss": max(x[1] for x in theirs), "ours_rss": max(x[1] for x in ours),
+            "equal": equal, "status": (theirs[0][2], ours[0][2])}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--nsys", required=True, help="nsys 2023.4 (its `nsys recipe`)")
+    p.add_argument("--build", default="build")
+    p.add_argument("--ranks", type=int, default=16)
+    p.add_argument("--kernels-per-step", type=int, default=200)
+    p.add_argument("--job-seconds", type=int, default=20)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--recipes", default=",".join(STATS))
+    p.add_argument("--reports", help="a directory of real .nsys-rep reports (export counted)")
+    opts = p.parse_args()
+    work = os.path.join(opts.build, "bench-recipes")
+    os.makedirs(work, exist_ok=True)
+    if opts.reports:
+        inputs = os.path.abspath(opts.reports)
+        ours_inputs = sorted(os.path.join(inputs, f) for f in os.listdir(inputs)
+                             if f.endswith((".nsys-rep", ".qdrep")))
+        what = f"{len(ours_inputs)} real reports, each run exporting them"
+    else:
+        reports = make_job(opts.build, opts.ranks, opts.kernels_per_step, opts.job_seconds,
+                           os.path.join(work, f"job-{opts.ranks}-{opts.kernels_per_step}-{opts.job_seconds}"))
+        inputs = stand_ins(reports, os.path.join(work, "inputs"))
+        ours_inputs = reports
+        rows = sum(os.path.getsize(r) for r in reports) >> 20
+        what = f"{len(reports)} ranks ({rows} MiB of exports), exports already made"
+    print(f"# nsys recipe (2023.4) vs nsys-perfetto recipe: {what}; median of {opts.runs} runs")
+    print(f"{'recipe':24} {'nsys s':>8} {'ours s':>8} {'speedup':>8} {'nsys MiB':>9} {'ours MiB':>9}  same output")
+    failed = False
+    for recipe in opts.recipes.split(","):
+        r = bench(opts, recipe, inputs, ours_inputs, work)
+        print(f"{recipe:24} {r['nsys_s']:8.2f} {r['ours_s']:8.3f} {r['speedup']:7.0f}x "
+              f"{r['nsys_rss']:9.0f} {r['ours_rss']:9.0f}  {'yes' if r['equal'] else 'NO'}")
+        failed |= r["speedup"] < 20 or not r["equal"]
+    if not opts.reports:
+        # Flat memory: the same recipe on a job with four times the events.
+        big = make_job(opts.build, opts.ranks, opts.kernels_per_step * 4, opts.job_seconds,
+                       os.path.join(work, f"job-{opts.ranks}-{opts.kernels_per_step * 4}-{opts.job_seconds}"))
+        rss = []
+        for k, reports in enumerate((ours_inputs, big)):
+            out = os.path.join(work, f"us-memory-{k}")
+            shutil.rmtree(out, ignore_errors=True)
+            _, m, _ = timed([os.path.join(opts.build, "nsys-perfetto"), "recipe",
+                             "cuda_gpu_kern_sum", "--output", out, *reports])
+            rss.append(m)
+        grew = rss[1] > rss[0] * 1.5 + 8
+        print(f"# memory: cuda_gpu_kern_sum peak RSS {rss[0]:.0f} MiB, with 4x the events "
+              f"{rss[1]:.0f} MiB{' (GREW)' if grew else ''}")
+        failed |= grew
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
