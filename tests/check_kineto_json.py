@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""check_kineto_json.py NSYS_PERFETTO NSYS_FIXTURE TRACE_PROCESSOR_SHELL WORKDIR [CORPUS_DIR]
+"""check_kineto_json.py NSYS_PERFETTO NSYS_FIXTURE TRACE_PROCESSOR_SHELL WORKDIR [CORPUS_DIR...]
 
 --format kineto (issue 33) against the protobuf trace of the same report:
 
-1. Per report (every report of CORPUS_DIR and CORPUS_DIR/local when given,
+1. Per report (every report of each CORPUS_DIR and CORPUS_DIR/local when given,
    else two written here with
    nsys-fixture: every table, kernels overlapping on their streams, negative
    timestamps, graphs, start/end NVTX, also filtered: --gpu with
@@ -42,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sql_golden as sg  # noqa: E402
 
 NSYSP, FIXTURE, TP, WORK = sys.argv[1:5]
-CORPUS_DIR = sys.argv[5] if len(sys.argv) > 5 else None
+CORPUS_DIRS = sys.argv[5:]
 
 # Our categories as Kineto names them (the JSON side of the comparison).
 KINETO_CATEGORY = {
@@ -168,11 +168,11 @@ def main():
     if not os.path.exists(TP):
         print('SKIP: trace_processor_shell missing')
         return 77
-    if CORPUS_DIR is not None:
-        reports = sorted(glob.glob(os.path.join(CORPUS_DIR, '*.sqlite.gz')) +
-                         glob.glob(os.path.join(CORPUS_DIR, 'local', '*.sqlite.gz')))
+    if CORPUS_DIRS:
+        reports = sorted(f for d in CORPUS_DIRS for f in glob.glob(os.path.join(d, '*.sqlite.gz')) +
+                         glob.glob(os.path.join(d, 'local', '*.sqlite.gz')))
         if not reports:
-            print(f'SKIP: no corpus in {CORPUS_DIR}')
+            print(f'SKIP: no corpus in {" ".join(CORPUS_DIRS)}')
             return 77
         os.makedirs(WORK, exist_ok=True)
         # Largest first, on every CPU: the reports are independent, and CI's

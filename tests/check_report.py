@@ -144,10 +144,7 @@ def expected_cpu(db, t, s, starts):
                 osrt.append((start, end - start, s.get(name, '(unnamed OS runtime call)'),
                              ch.get(c, '')))
     if 'SCHED_EVENTS' in t:
-        for start, cpu, is_in, gtid in db.execute(
-                'SELECT start, cpu, isSchedIn, globalTid FROM SCHED_EVENTS'):
-            starts.append(start)
-            (ins if is_in else outs).append((start, cpu, gtid & 0xFFFFFF))
+        ins, outs = expected_switches(db, starts)
     if 'COMPOSITE_EVENTS' in t:
         ch = chains(db, 'SAMPLING_CALLCHAINS', s) if 'SAMPLING_CALLCHAINS' in t else {}
         for cid, start, gtid in db.execute(
@@ -155,6 +152,34 @@ def expected_cpu(db, t, s, starts):
             starts.append(start)
             samples.append((start, gtid & 0xFFFFFF, ch.get(cid, '')))
     return osrt, ins, outs, samples
+
+
+def expected_switches(db, starts):
+    """Sched-ins (time, cpu, thread) and sched-outs, in the converter's order (time,
+    sched-outs first), as docs/timeline.md says: the idle task's rows (thread id 0, whatever
+    the process field, as Grace Hopper captures write them) are no switch of their own, but
+    its sched-in switches out whoever ran; a repeated sched-in and a sched-out of a thread
+    that is not running are skipped (counted in --stats)."""
+    ins, outs, running, seen = [], [], {}, set()
+    for start, cpu, is_in, gtid in db.execute(
+            'SELECT start, cpu, isSchedIn, globalTid FROM SCHED_EVENTS ORDER BY start, isSchedIn'):
+        starts.append(start)
+        tid, ran = gtid & 0xFFFFFF, running.get(cpu, 0)
+        if tid == 0:
+            if not (is_in and ran):
+                continue
+            outs.append((start, cpu, ran & 0xFFFFFF))
+        elif is_in:
+            if ran == gtid:
+                continue
+            ins.append((start, cpu, tid))
+        elif ran == gtid or (not ran and cpu not in seen):
+            outs.append((start, cpu, tid))
+        else:
+            continue
+        running[cpu] = gtid if is_in and tid else 0
+        seen.add(cpu)
+    return ins, outs
 
 
 def expected_metrics(db, t, starts):
@@ -165,8 +190,10 @@ def expected_metrics(db, t, starts):
         if 'TARGET_INFO_GPU_METRICS' in t:
             names = {(ty, m): n for ty, m, n in db.execute(
                 'SELECT typeId, metricId, metricName FROM TARGET_INFO_GPU_METRICS')}
-        for ts, ty, m, v in db.execute('SELECT COALESCE(timestamp, rawTimestamp), typeId,'
-                                       ' metricId, value FROM GPU_METRICS'):
+        # 2023.4 exports have no rawTimestamp in GPU_METRICS (later ones do).
+        cols = {r[1] for r in db.execute('PRAGMA table_info(GPU_METRICS)')}
+        ts_sql = 'COALESCE(timestamp, rawTimestamp)' if 'rawTimestamp' in cols else 'timestamp'
+        for ts, ty, m, v in db.execute(f'SELECT {ts_sql}, typeId, metricId, value FROM GPU_METRICS'):
             starts.append(ts)
             out.append((ts, ty & 0xFF, names.get((ty, m), f'metric {m}'), float(v)))
     if 'GENERIC_EVENTS' in t and 'GENERIC_EVENT_SOURCES' in t:

@@ -25,7 +25,7 @@ without GPU groups does not record the shift, and only a note says so).
 most) through the script CMD prints (`nsys-perfetto sql analyze.<module>...`), pasted without
 --add-sql-package (the Perfetto UI's query page), and require the same answers.
 
-REPORT: corpus stems (default: every report with goldens), or paths of reports kept elsewhere
+REPORT: corpus stems (default: every report with goldens of either version), or paths of reports kept elsewhere
 whose goldens were made with `NSYSP_ANALYZE_GOLDEN_DIR=DIR tests/analyze_golden.py generate
 --reports PATH` (the same DIR in the environment here).
 
@@ -187,15 +187,16 @@ def main(argv):
         print(__doc__)
         return 2
     nsysp, tp, pkg, work = argv[:4]
-    stems = argv[4:] or ag.reports()
+    # Every report with goldens of either version (the 2023-era captures have 2023.4's only).
+    stems = argv[4:] or sorted(set(ag.reports()) | set(ag.reports(ag.GOLDEN_DIR_2023)))
     if not os.path.exists(tp):
         print(f'skip: no trace_processor_shell at {tp}')
         return 77
     if not os.path.isdir(sg.CORPUS) or not sg.corpus_reports():
         print(f'skip: no corpus at {sg.CORPUS}')
         return 77
-    if not ag.reports():
-        print(f'skip: no goldens in {ag.GOLDEN_DIR}')
+    if not stems:
+        print(f'skip: no goldens in {ag.GOLDEN_DIR} or {ag.GOLDEN_DIR_2023}')
         return 77
     corpus = set(sg.corpus_reports())
     t0 = time.time()
@@ -206,8 +207,8 @@ def main(argv):
             continue
         try:
             d, counts = check_report(stem, nsysp, work, tp, pkg)
-            findings[stem] = sum(e['golden'].kind in ('rows', 'digest')
-                                 for e in ag.load(sg.stem_of(stem))['variants'].values())
+            goldens = ag.load(sg.stem_of(stem)) or ag.load(sg.stem_of(stem), ag.GOLDEN_DIR_2023)
+            findings[stem] = sum(e['golden'].kind in ('rows', 'digest') for e in goldens['variants'].values())
         except Exception as e:  # noqa: BLE001
             d, counts = [f'{stem}: {e}'], {}
         diffs += d

@@ -22,14 +22,15 @@ with nsys 2022.4 (tests/sql_golden, its report names) and nsys 2023.4
                                                    column added to an export made before green
                                                    contexts, which 2023.4 refuses)
 
-<report-stem> is the corpus file name without `.sqlite.gz` (corpus/ and
-corpus/local/); <name> the 2022.4 report name (cudaapisum, gpukernsum, ...).
+<report-stem> is the corpus file name without `.sqlite.gz` (corpus/, corpus/local/ and
+tests/corpus2023/, whose 2023-era captures have 2023.4 goldens only); <name> the 2022.4 report
+name (cudaapisum, gpukernsum, ...).
 tests/sql_golden/index.tsv lists every golden (stem, name, kind, rows).
 
 Library API (import with sys.path.insert(0, <tests dir>); import sql_golden as sg):
 
   Paths (defaults; override with the environment or arguments):
-    sg.REPO, sg.SHARED (NSYSP_SHARED, default REPO/../shared), sg.CORPUS,
+    sg.REPO, sg.SHARED (NSYSP_SHARED, default REPO/../shared), sg.CORPUS, sg.CORPUS_2023,
     sg.TRACE_PROCESSOR (NSYSP_TRACE_PROCESSOR), sg.PACKAGE (REPO/src/sql/nsys),
     sg.GOLDEN_DIR (NSYSP_GOLDEN_DIR, default tests/sql_golden), sg.GOLDEN_DIR_2023
     (NSYSP_GOLDEN_DIR_2023, default tests/sql_golden_2023), sg.WORK (NSYSP_SQL_WORK)
@@ -124,6 +125,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 SHARED = os.environ.get('NSYSP_SHARED', os.path.join(os.path.dirname(REPO), 'shared'))
 CORPUS = os.path.join(SHARED, 'corpus')
+# Exports made by nsys 2023.4 of 2023-era captures 2022.4 cannot read (tests/corpus2023/README.md).
+CORPUS_2023 = os.path.join(HERE, 'corpus2023')
 TRACE_PROCESSOR = os.environ.get('NSYSP_TRACE_PROCESSOR', os.path.join(SHARED, 'tools', 'trace_processor_shell'))
 PACKAGE = os.path.join(REPO, 'src', 'sql', 'nsys')
 GOLDEN_DIR = os.environ.get('NSYSP_GOLDEN_DIR', os.path.join(HERE, 'sql_golden'))
@@ -179,11 +182,18 @@ CURRENT_NAME = {
 
 # ---------------------------------------------------------------- corpus and conversion
 
+def _corpus_dirs(corpus=None):
+    """Where corpus reports are: the shared corpus and its local/, and (for the default corpus)
+    the 2023-era exports kept in tests/corpus2023."""
+    dirs = [corpus or CORPUS, os.path.join(corpus or CORPUS, 'local')]
+    return dirs if corpus else dirs + [CORPUS_2023]
+
+
 def corpus_reports(corpus=None):
-    """Stems of every corpus report (corpus/*.sqlite.gz and corpus/local/*.sqlite.gz), sorted."""
-    corpus = corpus or CORPUS
+    """Stems of every corpus report (corpus/*.sqlite.gz, corpus/local/*.sqlite.gz and
+    tests/corpus2023/*.sqlite.gz), sorted."""
     out = []
-    for d in (corpus, os.path.join(corpus, 'local')):
+    for d in _corpus_dirs(corpus):
         if os.path.isdir(d):
             out += [f[:-len('.sqlite.gz')] for f in os.listdir(d) if f.endswith('.sqlite.gz')]
     return sorted(set(out))
@@ -193,8 +203,7 @@ def corpus_path(stem, corpus=None):
     """The .sqlite.gz of a corpus report (a path to a .sqlite.gz or .sqlite is returned as is)."""
     if os.path.sep in stem or stem.endswith('.gz') or stem.endswith('.sqlite'):
         return stem
-    corpus = corpus or CORPUS
-    for d in (corpus, os.path.join(corpus, 'local')):
+    for d in _corpus_dirs(corpus):
         p = os.path.join(d, stem + '.sqlite.gz')
         if os.path.exists(p):
             return p
