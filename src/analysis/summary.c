@@ -23,6 +23,7 @@
 typedef struct summary_build {
     nsys_db *db;
     nsys_strings strings;
+    nsys_enums enums;        /* memcpy copy kinds' labels */
     regex_t *match;          /* a name is kept when it matches any */
     size_t n_match;
     hmap index;              /* "category\\0name" -> row index + 1 */
@@ -144,18 +145,24 @@ static const char *api_name(summary_build *b, sqlite3_stmt *st, char *scratch, s
     return scratch;
 }
 
+/* A memcpy named as nsys 2023.4's reports name it, "[CUDA memcpy
+ * Host-to-Device]" from the copy kind's label; a kind without a label (which
+ * nsys would leave out) by its number, so that its time still shows. */
 static const char *memcpy_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
 {
-    (void)b;
-    const char *kind = nsys_memcpy_short_name(sqlite3_column_int64(st, 0));
-    snprintf(scratch, size, "Memcpy %s", kind ? kind : "(unknown kind)");
+    int64_t kind = sqlite3_column_int64(st, 0);
+    const char *label = nsys_enum_label(&b->enums, NSYS_ENUM_MEMCPY_OPER, kind);
+    if (label)
+        snprintf(scratch, size, "[CUDA memcpy %s]", label);
+    else
+        snprintf(scratch, size, "[CUDA memcpy kind %lld]", (long long)kind);
     return scratch;
 }
 
 static const char *memset_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
 {
     (void)b, (void)st, (void)scratch, (void)size;
-    return "Memset";
+    return "[CUDA memset]";
 }
 
 #define DURATIONS "count(*), sum(\"end\" - start), min(\"end\" - start), max(\"end\" - start)"
@@ -199,9 +206,9 @@ static const struct category_query {
      api_name},
     {"api-gpu", "CUBLAS_EVENTS", "globalTid", LIBRARY_GPU("CUBLAS_EVENTS"), api_name},
     {"api-gpu", "CUDNN_EVENTS", "globalTid", LIBRARY_GPU("CUDNN_EVENTS"), api_name},
-    {"nvtx", "NVTX_EVENTS", "textId",
-     "SELECT textId, text, " DURATIONS " FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"
-     " AND \"end\" >= start GROUP BY text, textId", range_name},
+    {"nvtx", SUMMARY_NVTX_VIEW, NULL,
+     "SELECT NULL, name, " DURATIONS " FROM " SUMMARY_NVTX_VIEW " WHERE \"end\" >= start"
+     " GROUP BY name", range_name},
     {"nvtx-gpu", SUMMARY_RANGES_TABLE, NULL,
      "SELECT NULL, name, " GPU_TIMES("proj") " FROM " SUMMARY_RANGES_TABLE " GROUP BY name",
      range_name},
@@ -268,7 +275,8 @@ nsysp_status nsysp_summarize_matching(const char *input, const char *const *matc
         b.db = nsys_db_open(input, &b.err, &status);
     if (b.db)
         nsys_db_set_cancel(b.db, summary_cancel);
-    if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK)
+    if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK &&
+        (status = nsys_enums_load(b.db, &b.enums, &b.err)) == NSYSP_OK)
         status = summarize(&b);
     if (status == NSYSP_OK && cancel_requested(summary_cancel)) { /* after the last query */
         buf_printf(&b.err, "%s: interrupted", input);
@@ -286,6 +294,7 @@ nsysp_status nsysp_summarize_matching(const char *input, const char *const *matc
         snprintf(out->message, sizeof out->message, "%s", buf_cstr(&b.err));
     }
     nsys_strings_free(&b.strings);
+    nsys_enums_free(&b.enums);
     nsys_db_close(b.db);
     for (size_t i = 0; i < b.n_match; i++)
         regfree(&b.match[i]);
