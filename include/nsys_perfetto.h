@@ -219,7 +219,7 @@ int nsysp_default_threads(void);
 
  * Per-name totals of a report, as `nsys-perfetto summary` prints them, each
  * with count and total, minimum and maximum duration in ns, by category:
- *   kernel        kernels (short names)
+ *   kernel        kernels (short names; nsysp_summary_set_kernel_names)
  *   memory        memory operations ("[CUDA memcpy Host-to-Device]",
  *                 "[CUDA memset]")
  *   cuda-api      CUDA API calls (without "_v7000"-style version suffix)
@@ -269,6 +269,11 @@ void nsysp_summary_set_cancel(volatile sig_atomic_t *cancel);
  * text instead, as nsys stats does. Process-wide, like the cancel flag:
  * set it before summaries start. */
 void nsysp_summary_set_raw_names(int raw);
+/* The names summaries give kernels: short (the default, as nsys stats'
+ * cuda_gpu_kern_sum:base), demangled (its default) or mangled (its
+ * :mangled; demangled where the report has no mangled names). Process-wide,
+ * like the cancel flag: set it before summaries start. */
+void nsysp_summary_set_kernel_names(nsysp_kernel_names kind);
 
 /* ---- Measures: a run's headline times, for comparing runs ------------- */
 

@@ -5,7 +5,8 @@
 (count, total, min, max per kernel name, memory operation named as nsys
 2023.4 names it, CUDA API call without version suffix, NVTX range name
 with its domain's, an open range ending at the last NVTX timestamp), and
-several reports come out as labelled column groups with the right values.
+several reports come out as labelled column groups with the right values;
+a bad --kernel-names is refused in one line (exit 2, nothing printed).
 """
 import collections
 import csv
@@ -88,6 +89,11 @@ def main():
             missing = {k: v for k, v in want.items() if got.get(k) != v}
             extra = {k: v for k, v in got.items() if want.get(k) != v}
             problems.append(f'{path}: differs: want {list(missing.items())[:3]} got {list(extra.items())[:3]}')
+    bad = subprocess.run([bin_, 'summary', '--kernel-names', 'base', reports[0]],
+                         capture_output=True, text=True)
+    if bad.returncode != 2 or bad.stdout or len(bad.stderr.splitlines()) != 1 \
+            or "--kernel-names" not in bad.stderr:
+        problems.append(f'--kernel-names base: exit {bad.returncode}, {bad.stdout!r} {bad.stderr!r}')
     if problems:
         print('\n'.join(problems))
         return 1

@@ -6,8 +6,8 @@
 nsys 2023.4, through its committed outputs (tests/sql_golden_2023, made by
 `sql_golden.py generate --version 2023.4`; no nsys needed), on every corpus
 report beside the REPORTs that has them (unpacked into --unpacked DIR, default
-WORKDIR, a cache the SQL tests share): kernel = cuda_gpu_kern_sum:base,
-memory = cuda_gpu_mem_time_sum ('[CUDA memcpy Host-to-Device]', '[CUDA
+WORKDIR, a cache the SQL tests share): kernel = cuda_gpu_kern_sum:base
+(and, with --kernel-names demangled, cuda_gpu_kern_sum, its default), memory = cuda_gpu_mem_time_sum ('[CUDA memcpy Host-to-Device]', '[CUDA
 memset]'), cuda-api = cuda_api_sum, nvtx = nvtx_sum ('DOMAIN:name') and
 nvtx-gpu = nvtx_gpu_proj_sum, each by count, total, min and max per name;
 with --raw-names, as nsys groups PyTorch op ranges by their whole text, and
@@ -41,16 +41,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_names import torch_op  # noqa: E402
 import sql_golden as sg  # noqa: E402
 
-# nsys 2023.4's reports the summary equals, read from the committed goldens;
-# True: PyTorch op ranges, grouped by op without --raw-names.
+# nsys 2023.4's reports the summary equals, read from the committed goldens:
+# (report, category, its columns, summary options besides --raw-names, whether
+# PyTorch op ranges are grouped by op without --raw-names).
 CHECKS_2023 = [
-    ('cuda_gpu_kern_sum:base', 'kernel', dict(name='Name', count='Instances'), False),
-    ('cuda_gpu_mem_time_sum', 'memory', dict(name='Operation', count='Count'), False),
-    ('cuda_api_sum', 'cuda-api', dict(name='Name', count='Num Calls'), False),
-    ('nvtx_sum', 'nvtx', dict(name='Range', count='Instances'), True),
+    ('cuda_gpu_kern_sum:base', 'kernel', dict(name='Name', count='Instances'), (), False),
+    ('cuda_gpu_kern_sum', 'kernel', dict(name='Name', count='Instances'),
+     ('--kernel-names', 'demangled'), False),
+    ('cuda_gpu_mem_time_sum', 'memory', dict(name='Operation', count='Count'), (), False),
+    ('cuda_api_sum', 'cuda-api', dict(name='Name', count='Num Calls'), (), False),
+    ('nvtx_sum', 'nvtx', dict(name='Range', count='Instances'), (), True),
     ('nvtx_gpu_proj_sum', 'nvtx-gpu', dict(name='Range', count='Range Instances',
                                            dur='Total Proj Time (ns)', lo='Proj Min (ns)',
-                                           hi='Proj Max (ns)'), True),
+                                           hi='Proj Max (ns)'), (), True),
 ]
 
 
@@ -150,12 +153,19 @@ def check_2022(bin_, nsys, report, copy, problems, compared):
 
 def check_2023(bin_, stem, report, problems, compared):
     """The summary of report against nsys 2023.4's committed outputs for stem."""
-    ours, by_op = summary(bin_, report, '--raw-names'), None
-    for report_name, category, how, torch in CHECKS_2023:
+    runs = {}
+
+    def ours(*options):
+        if options not in runs:
+            runs[options] = summary(bin_, report, *options)
+        return runs[options]
+    for report_name, category, how, options, torch in CHECKS_2023:
         g = sg.golden(stem, report_name, sg.GOLDEN_DIR_2023)
         if g is None or g.kind == 'error':  # nsys failed: nothing to compare
             continue
-        got = ours.get(category, {})
+        if options and g.kind == 'none':  # the same rows as without the options
+            continue
+        got = ours('--raw-names', *options).get(category, {})
         if g.kind == 'none':
             if got:
                 problems.append(f'{stem}: {category} has {len(got)} names where {report_name} '
@@ -166,12 +176,12 @@ def check_2023(bin_, stem, report, problems, compared):
             problems.append(f'{stem}: {category} != {report_name} (nsys 2023.4): '
                             f'differs at {differs(got, want)}')
         elif torch and regrouped_by_op(want) != want:  # PyTorch op ranges: by op too
-            by_op = by_op or summary(bin_, report)
-            if by_op.get(category, {}) != regrouped_by_op(want):
+            by_op = ours(*options).get(category, {})
+            if by_op != regrouped_by_op(want):
                 problems.append(f'{stem}: {category} by op != {report_name} (nsys 2023.4) '
                                 f'regrouped by op: differs at '
-                                f'{differs(by_op.get(category, {}), regrouped_by_op(want))}')
-        compared[f'{category} (nsys 2023.4)'] += len(want)
+                                f'{differs(by_op, regrouped_by_op(want))}')
+        compared[f'{category} (nsys 2023.4 {report_name})'] += len(want)
 
 
 def main():

@@ -45,6 +45,14 @@ bool summary_names_raw(void)
     return summary_raw_names != 0;
 }
 
+/* See nsysp_summary_set_kernel_names. */
+static nsysp_kernel_names summary_kernel_names;
+
+void nsysp_summary_set_kernel_names(nsysp_kernel_names kind)
+{
+    summary_kernel_names = kind;
+}
+
 /* See nsysp_summary_set_cancel. */
 static volatile sig_atomic_t *summary_cancel;
 
@@ -178,14 +186,13 @@ static const char *memset_name(summary_build *b, sqlite3_stmt *st, char *scratch
     " FROM " table " AS l) WHERE gpu IS NOT NULL GROUP BY nameId"
 
 /* Every category, described once, in the order they are listed; a query
- * runs when its table has the column it needs (NULL: the table alone). */
+ * runs when its table has the column it needs (NULL: the table alone). A
+ * NULL query is the kernels', whose name column is chosen (kernel_query). */
 static const struct category_query {
     const char *category, *table, *needs, *sql;
     const char *(*name_of)(summary_build *, sqlite3_stmt *, char *, size_t);
 } QUERIES[] = {
-    {"kernel", "CUPTI_ACTIVITY_KIND_KERNEL", "shortName",
-     "SELECT shortName, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_KERNEL"
-     " WHERE \"end\" >= start GROUP BY shortName", string_name},
+    {"kernel", "CUPTI_ACTIVITY_KIND_KERNEL", "shortName", NULL, string_name},
     {"memory", "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind",
      "SELECT copyKind, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_MEMCPY"
      " WHERE \"end\" >= start GROUP BY copyKind", memcpy_name},
@@ -218,14 +225,35 @@ static const struct category_query {
 };
 enum { N_QUERIES = sizeof QUERIES / sizeof QUERIES[0] };
 
+/* Kernels by the names nsysp_summary_set_kernel_names chose, as nsys stats'
+ * cuda_gpu_kern_sum picks them: :base the short name, by default the
+ * demangled one, :mangled the mangled one where the report has it. */
+static void kernel_query(const summary_build *b, buf *sql)
+{
+    const char *column = "shortName";
+    if (summary_kernel_names == NSYSP_KERNEL_NAMES_MANGLED &&
+        nsys_db_has_column(b->db, "CUPTI_ACTIVITY_KIND_KERNEL", "mangledName"))
+        column = "coalesce(mangledName, demangledName)";
+    else if (summary_kernel_names != NSYSP_KERNEL_NAMES_SHORT &&
+             nsys_db_has_column(b->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName"))
+        column = "demangledName";
+    buf_printf(sql, "SELECT %s, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_KERNEL"
+                    " WHERE \"end\" >= start GROUP BY 1", column);
+}
+
 static int summarize(summary_build *b)
 {
     int status = summary_gpu_build(b->db, &b->err);
     for (size_t i = 0; i < N_QUERIES && status == NSYSP_OK; i++) {
         const struct category_query *q = &QUERIES[i];
-        if (q->needs ? nsys_db_has_column(b->db, q->table, q->needs)
-                     : nsys_db_has_table(b->db, q->table))
-            status = aggregate(b, q->category, q->sql, q->name_of);
+        if (!(q->needs ? nsys_db_has_column(b->db, q->table, q->needs)
+                       : nsys_db_has_table(b->db, q->table)))
+            continue;
+        buf sql = {0};
+        if (!q->sql)
+            kernel_query(b, &sql);
+        status = aggregate(b, q->category, q->sql ? q->sql : buf_cstr(&sql), q->name_of);
+        buf_free(&sql);
     }
     return status;
 }
