@@ -219,22 +219,24 @@ int nsysp_default_threads(void);
 
  * Per-name totals of a report, as `nsys-perfetto summary` prints them, each
  * with count and total, minimum and maximum duration in ns, by category:
- *   kernel        kernels (short names)
- *   memory        memory operations ("Memcpy HtoD", "Memset")
+ *   kernel        kernels (short names; nsysp_summary_set_kernel_names)
+ *   memory        memory operations ("[CUDA memcpy Host-to-Device]",
+ *                 "[CUDA memset]")
  *   cuda-api      CUDA API calls (without "_v7000"-style version suffix)
  *   library       cuBLAS and cuDNN calls
  *   api-gpu       the GPU time of CUDA API, cuBLAS and cuDNN calls: the
  *                 summed duration of the kernels, copies and sets a call
  *                 launched (a library call: through the CUDA calls made on
  *                 its thread while it ran); count is calls with GPU work
- *   nvtx          NVTX ranges
+ *   nvtx          NVTX ranges; "DOMAIN:name" in a named domain
  *   nvtx-gpu      NVTX ranges projected onto the GPU, as nsys stats'
  *                 nvtxgpuproj: first operation's start to the last one's
  *                 end, over the work of the CUDA calls made inside the
  *                 range on its thread; "DOMAIN:name" in a named domain
  *   nvtx-gpu-ops  the same ranges' summed GPU operation durations
- * The categories' totals match `nsys stats` (gpukernsum, cudaapisum,
- * nvtxgpuproj) where both compute the same thing. */
+ * Names and totals are nsys stats 2023.4's (cuda_gpu_kern_sum:base,
+ * cuda_gpu_mem_time_sum, cuda_api_sum, nvtx_sum, nvtx_gpu_proj_sum) where
+ * both compute the same thing (docs/summary.md). */
 typedef struct nsysp_summary_row {
     const char *category;        /* "kernel", "memory", "cuda-api", ... */
     char *name;
@@ -267,6 +269,11 @@ void nsysp_summary_set_cancel(volatile sig_atomic_t *cancel);
  * text instead, as nsys stats does. Process-wide, like the cancel flag:
  * set it before summaries start. */
 void nsysp_summary_set_raw_names(int raw);
+/* The names summaries give kernels: short (the default, as nsys stats'
+ * cuda_gpu_kern_sum:base), demangled (its default) or mangled (its
+ * :mangled; demangled where the report has no mangled names). Process-wide,
+ * like the cancel flag: set it before summaries start. */
+void nsysp_summary_set_kernel_names(nsysp_kernel_names kind);
 
 /* ---- Measures: a run's headline times, for comparing runs ------------- */
 

@@ -33,6 +33,7 @@ import sys
 KERNEL = '_kernel_agent'          # 163 launches inside GROUPBY_AGG ranges
 OTHER = 'valid_if_n_kernel'       # 20 launches
 FOCUS = 'GROUPBY_AGG'
+FOCUS_ROW = 'cudf_python:GROUPBY_AGG'  # the nvtx row: nsys stats' name, domain first
 # Jitter goes on the GPU operations: each one's duration +-1%, drawn
 # independently. (The ends of CUDA calls and NVTX ranges are not jittered one
 # by one: that would move whole calls in or out of ranges, which run-to-run
@@ -214,7 +215,7 @@ def case_focus(bin_, base, work):
           f'focus: the kernel inside {k}')
     check(all(v['status'] == 'unchanged' for n, v in inside.items() if n != KERNEL),
           f'focus: other kernels {inside}')
-    check(status(d, FOCUS, 'nvtx') == 'unchanged', 'focus: the nvtx row changed')
+    check(status(d, FOCUS_ROW, 'nvtx') == 'unchanged', 'focus: the nvtx row changed')
     rc, d = jdiff(bin_, '--focus', 'no such range', a, slow)
     check(d['focus']['before']['instances'] == 0 and d['focus']['status'] == 'unchanged',
           f'focus on a missing range: {d["focus"]}')

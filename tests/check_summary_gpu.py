@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """check_summary_gpu.py NSYS_PERFETTO NSYS_FIXTURE WORKDIR
 
-The summary's GPU times (api-gpu, nvtx-gpu, nvtx-gpu-ops) and library CPU
-times on a report whose answer is worked out by hand: a generated report's
+The summary's GPU times (api-gpu, nvtx-gpu, nvtx-gpu-ops), library and NVTX
+CPU times on a report whose answer is worked out by hand: a generated report's
 CUDA, cuBLAS, cuDNN and NVTX tables replaced, by SQL, with a few rows:
 cuBLAS and cuDNN calls that make several launches, nested NVTX ranges, a
-named domain, a range ending on another thread, a call ending after its
-range, and two processes with equal correlation ids. When nsys is
-installed, its nvtxgpuproj report must agree on the same file.
+named domain, a range ending on another thread, a range never ended (it ends
+at the last NVTX timestamp, as in nsys stats' nvtx_sum), a call ending after
+its range, and two processes with equal correlation ids. When nsys is
+installed, its nvtxgpuproj and nvtxsum reports must agree on the same file.
 """
 import csv
 import io
@@ -43,7 +44,8 @@ NVTX = [(50, None, 75, TB, None, 'NCCL', None, 1),     # domain created in B
         (200, 500, 59, TA, None, None, 8, None),       # inner: c1-c3
         (590, 650, 59, TA, None, None, 8, None),       # inner again: c4
         (100, 1000, 60, TA, TA2, 'moved', None, None),  # ends on another thread: left out
-        (100, 1000, 59, TB, None, None, 7, 1)]         # NCCL:outer: B's c1 only
+        (100, 1000, 59, TB, None, None, 7, 1),         # NCCL:outer: B's c1 only
+        (800, None, 60, TA, None, 'open', None, None)]  # never ended: to 1000
 
 EXPECTED = {
     # count (calls with GPU work), total, min, max
@@ -60,6 +62,12 @@ EXPECTED = {
     ('nvtx-gpu-ops', 'NCCL:outer'): (1, 100, 100, 100),
     ('library', 'cublasSgemm_v2'): (2, 190 + 100, 100, 190),
     ('library', 'cudnnConvolutionForward'): (1, 220, 220, 220),
+    # CPU time, named as nsys stats' nvtx_sum names ranges
+    ('nvtx', 'outer'): (1, 900, 900, 900),
+    ('nvtx', 'inner'): (2, 300 + 60, 60, 300),
+    ('nvtx', 'moved'): (1, 900, 900, 900),
+    ('nvtx', 'NCCL:outer'): (1, 900, 900, 900),
+    ('nvtx', 'open'): (1, 1000 - 800, 200, 200),
 }
 
 
@@ -107,22 +115,39 @@ def summary(bin_, path, *args):
             for r in list(csv.reader(io.StringIO(out)))[1:]}
 
 
-def nvtxgpuproj(path, workdir):
-    """nsys stats' projection per name (count, total, min, max), or None."""
+def nsys_stats(path, workdir, report):
+    """nsys stats' rows of report on a copy of path, or None without nsys."""
     nsys = os.environ.get('NSYS') or shutil.which('nsys')
     if not nsys:
         return None
     copy = os.path.join(workdir, 'copy.sqlite')
     shutil.copyfile(path, copy)
-    out = subprocess.run([nsys, 'stats', '--report', 'nvtxgpuproj', '--format', 'csv',
+    out = subprocess.run([nsys, 'stats', '--report', report, '--format', 'csv',
                           '--output', '-', copy], check=True, capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO('\n'.join(
+        l for l in out.splitlines() if not l.startswith('Processing [')))))
+
+
+def nvtxgpuproj(path, workdir):
+    """nsys stats' projection per name (count, total, min, max), or None."""
+    rows = nsys_stats(path, workdir, 'nvtxgpuproj')
+    if rows is None:
+        return None
     got = {}
-    for r in csv.DictReader(io.StringIO('\n'.join(
-            l for l in out.splitlines() if not l.startswith('Processing [')))):
+    for r in rows:
         d = int(r['Projected Duration (ns)'])
         c, t, lo, hi = got.get(('nvtx-gpu', r['Name']), (0, 0, d, d))
         got[('nvtx-gpu', r['Name'])] = (c + 1, t + d, min(lo, d), max(hi, d))
     return got
+
+
+def nvtxsum(path, workdir):
+    """nsys stats' NVTX range totals per name (count, total, min, max), or None."""
+    rows = nsys_stats(path, workdir, 'nvtxsum')
+    if rows is None:
+        return None
+    return {('nvtx', r['Range']): (int(r['Instances']), int(r['Total Time (ns)']),
+                                   int(r['Min (ns)']), int(r['Max (ns)'])) for r in rows}
 
 
 def main():
@@ -137,23 +162,25 @@ def main():
     for key, want in EXPECTED.items():
         if got.get(key) != want:
             problems.append(f'{key}: want {want}, got {got.get(key)}')
-    gpu_names = {k for k in got if k[0] in ('api-gpu', 'nvtx-gpu', 'nvtx-gpu-ops')}
-    if gpu_names - set(EXPECTED):
-        problems.append(f'unexpected rows: {sorted(gpu_names - set(EXPECTED))}')
+    worked = {k for k in got if k[0] in ('api-gpu', 'nvtx-gpu', 'nvtx-gpu-ops', 'nvtx')}
+    if worked - set(EXPECTED):
+        problems.append(f'unexpected rows: {sorted(worked - set(EXPECTED))}')
     # --match twice: a name matching either is kept.
     matched = set(summary(bin_, path, '--match', '^inner$', '--match', 'cudnn'))
     if {k[1] for k in matched} != {'inner', 'cudnnConvolutionForward'}:
         problems.append(f'--match twice kept {sorted(matched)}')
-    nsys = nvtxgpuproj(path, workdir)
-    if nsys is not None:
-        ours = {k: v for k, v in got.items() if k[0] == 'nvtx-gpu'}
-        if nsys != ours:
-            problems.append(f'nvtx-gpu differs from nsys stats nvtxgpuproj: {nsys} vs {ours}')
+    nsys = None
+    for category, report in (('nvtx-gpu', nvtxgpuproj), ('nvtx', nvtxsum)):
+        nsys = report(path, workdir)
+        ours = {k: v for k, v in got.items() if k[0] == category}
+        if nsys is not None and nsys != ours:
+            problems.append(f'{category} differs from nsys stats {report.__name__}: '
+                            f'{nsys} vs {ours}')
     if problems:
         print('\n'.join(problems))
         return 1
     print(f'ok: {len(EXPECTED)} hand-worked rows' +
-          (', nvtx-gpu equal to nsys stats' if nsys is not None else ''))
+          (', nvtx-gpu and nvtx equal to nsys stats' if nsys is not None else ''))
     return 0
 
 

@@ -23,6 +23,7 @@
 typedef struct summary_build {
     nsys_db *db;
     nsys_strings strings;
+    nsys_enums enums;        /* memcpy copy kinds' labels */
     regex_t *match;          /* a name is kept when it matches any */
     size_t n_match;
     hmap index;              /* "category\\0name" -> row index + 1 */
@@ -42,6 +43,14 @@ void nsysp_summary_set_raw_names(int raw)
 bool summary_names_raw(void)
 {
     return summary_raw_names != 0;
+}
+
+/* See nsysp_summary_set_kernel_names. */
+static nsysp_kernel_names summary_kernel_names;
+
+void nsysp_summary_set_kernel_names(nsysp_kernel_names kind)
+{
+    summary_kernel_names = kind;
 }
 
 /* See nsysp_summary_set_cancel. */
@@ -144,18 +153,24 @@ static const char *api_name(summary_build *b, sqlite3_stmt *st, char *scratch, s
     return scratch;
 }
 
+/* A memcpy named as nsys 2023.4's reports name it, "[CUDA memcpy
+ * Host-to-Device]" from the copy kind's label; a kind without a label (which
+ * nsys would leave out) by its number, so that its time still shows. */
 static const char *memcpy_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
 {
-    (void)b;
-    const char *kind = nsys_memcpy_short_name(sqlite3_column_int64(st, 0));
-    snprintf(scratch, size, "Memcpy %s", kind ? kind : "(unknown kind)");
+    int64_t kind = sqlite3_column_int64(st, 0);
+    const char *label = nsys_enum_label(&b->enums, NSYS_ENUM_MEMCPY_OPER, kind);
+    if (label)
+        snprintf(scratch, size, "[CUDA memcpy %s]", label);
+    else
+        snprintf(scratch, size, "[CUDA memcpy kind %lld]", (long long)kind);
     return scratch;
 }
 
 static const char *memset_name(summary_build *b, sqlite3_stmt *st, char *scratch, size_t size)
 {
     (void)b, (void)st, (void)scratch, (void)size;
-    return "Memset";
+    return "[CUDA memset]";
 }
 
 #define DURATIONS "count(*), sum(\"end\" - start), min(\"end\" - start), max(\"end\" - start)"
@@ -171,14 +186,13 @@ static const char *memset_name(summary_build *b, sqlite3_stmt *st, char *scratch
     " FROM " table " AS l) WHERE gpu IS NOT NULL GROUP BY nameId"
 
 /* Every category, described once, in the order they are listed; a query
- * runs when its table has the column it needs (NULL: the table alone). */
+ * runs when its table has the column it needs (NULL: the table alone). A
+ * NULL query is the kernels', whose name column is chosen (kernel_query). */
 static const struct category_query {
     const char *category, *table, *needs, *sql;
     const char *(*name_of)(summary_build *, sqlite3_stmt *, char *, size_t);
 } QUERIES[] = {
-    {"kernel", "CUPTI_ACTIVITY_KIND_KERNEL", "shortName",
-     "SELECT shortName, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_KERNEL"
-     " WHERE \"end\" >= start GROUP BY shortName", string_name},
+    {"kernel", "CUPTI_ACTIVITY_KIND_KERNEL", "shortName", NULL, string_name},
     {"memory", "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind",
      "SELECT copyKind, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_MEMCPY"
      " WHERE \"end\" >= start GROUP BY copyKind", memcpy_name},
@@ -199,9 +213,9 @@ static const struct category_query {
      api_name},
     {"api-gpu", "CUBLAS_EVENTS", "globalTid", LIBRARY_GPU("CUBLAS_EVENTS"), api_name},
     {"api-gpu", "CUDNN_EVENTS", "globalTid", LIBRARY_GPU("CUDNN_EVENTS"), api_name},
-    {"nvtx", "NVTX_EVENTS", "textId",
-     "SELECT textId, text, " DURATIONS " FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"
-     " AND \"end\" >= start GROUP BY text, textId", range_name},
+    {"nvtx", SUMMARY_NVTX_VIEW, NULL,
+     "SELECT NULL, name, " DURATIONS " FROM " SUMMARY_NVTX_VIEW " WHERE \"end\" >= start"
+     " GROUP BY name", range_name},
     {"nvtx-gpu", SUMMARY_RANGES_TABLE, NULL,
      "SELECT NULL, name, " GPU_TIMES("proj") " FROM " SUMMARY_RANGES_TABLE " GROUP BY name",
      range_name},
@@ -211,14 +225,35 @@ static const struct category_query {
 };
 enum { N_QUERIES = sizeof QUERIES / sizeof QUERIES[0] };
 
+/* Kernels by the names nsysp_summary_set_kernel_names chose, as nsys stats'
+ * cuda_gpu_kern_sum picks them: :base the short name, by default the
+ * demangled one, :mangled the mangled one where the report has it. */
+static void kernel_query(const summary_build *b, buf *sql)
+{
+    const char *column = "shortName";
+    if (summary_kernel_names == NSYSP_KERNEL_NAMES_MANGLED &&
+        nsys_db_has_column(b->db, "CUPTI_ACTIVITY_KIND_KERNEL", "mangledName"))
+        column = "coalesce(mangledName, demangledName)";
+    else if (summary_kernel_names != NSYSP_KERNEL_NAMES_SHORT &&
+             nsys_db_has_column(b->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName"))
+        column = "demangledName";
+    buf_printf(sql, "SELECT %s, NULL, " DURATIONS " FROM CUPTI_ACTIVITY_KIND_KERNEL"
+                    " WHERE \"end\" >= start GROUP BY 1", column);
+}
+
 static int summarize(summary_build *b)
 {
     int status = summary_gpu_build(b->db, &b->err);
     for (size_t i = 0; i < N_QUERIES && status == NSYSP_OK; i++) {
         const struct category_query *q = &QUERIES[i];
-        if (q->needs ? nsys_db_has_column(b->db, q->table, q->needs)
-                     : nsys_db_has_table(b->db, q->table))
-            status = aggregate(b, q->category, q->sql, q->name_of);
+        if (!(q->needs ? nsys_db_has_column(b->db, q->table, q->needs)
+                       : nsys_db_has_table(b->db, q->table)))
+            continue;
+        buf sql = {0};
+        if (!q->sql)
+            kernel_query(b, &sql);
+        status = aggregate(b, q->category, q->sql ? q->sql : buf_cstr(&sql), q->name_of);
+        buf_free(&sql);
     }
     return status;
 }
@@ -268,7 +303,8 @@ nsysp_status nsysp_summarize_matching(const char *input, const char *const *matc
         b.db = nsys_db_open(input, &b.err, &status);
     if (b.db)
         nsys_db_set_cancel(b.db, summary_cancel);
-    if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK)
+    if (b.db && (status = nsys_strings_load(b.db, &b.strings, &b.err)) == NSYSP_OK &&
+        (status = nsys_enums_load(b.db, &b.enums, &b.err)) == NSYSP_OK)
         status = summarize(&b);
     if (status == NSYSP_OK && cancel_requested(summary_cancel)) { /* after the last query */
         buf_printf(&b.err, "%s: interrupted", input);
@@ -286,6 +322,7 @@ nsysp_status nsysp_summarize_matching(const char *input, const char *const *matc
         snprintf(out->message, sizeof out->message, "%s", buf_cstr(&b.err));
     }
     nsys_strings_free(&b.strings);
+    nsys_enums_free(&b.enums);
     nsys_db_close(b.db);
     for (size_t i = 0; i < b.n_match; i++)
         regfree(&b.match[i]);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "summary_cli.h"
+#include "tool/options.h"
 #include "tool/report_summary.h"
 #include "tool/text_out.h"
 
@@ -42,6 +43,9 @@ static void summary_usage(FILE *to)
           "      --csv          comma-separated values instead of an aligned table\n"
           "      --raw-names    group PyTorch op ranges by their whole text, as nsys stats\n"
           "                     does (default: by op, 'aten::to, op_id = 7' is aten::to)\n"
+          "      --kernel-names KIND\n"
+          "                     short | demangled | mangled (default: short, as nsys\n"
+          "                     stats' cuda_gpu_kern_sum:base; demangled is its default)\n"
           "      --series DIR   write DIR/series.csv, series.md and series.svg from the\n"
           "                     reports in DIR, as `nsys-perfetto series` does\n"
           "  -o, --output PATTERN\n"
@@ -231,13 +235,14 @@ static int summarize_all(char **paths, size_t reports, const char *const *labels
 
 int summary_main(int argc, char **argv)
 {
-    enum { OPT_MATCH = 256, OPT_LABEL, OPT_CSV, OPT_SERIES, OPT_RAW_NAMES };
+    enum { OPT_MATCH = 256, OPT_LABEL, OPT_CSV, OPT_SERIES, OPT_RAW_NAMES, OPT_KERNEL_NAMES };
     static const struct option options[] = {
         {"match", required_argument, NULL, OPT_MATCH},
         {"label", required_argument, NULL, OPT_LABEL},
         {"csv", no_argument, NULL, OPT_CSV},
         {"series", required_argument, NULL, OPT_SERIES},
         {"raw-names", no_argument, NULL, OPT_RAW_NAMES},
+        {"kernel-names", required_argument, NULL, OPT_KERNEL_NAMES},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -272,6 +277,16 @@ int summary_main(int argc, char **argv)
         case OPT_RAW_NAMES:
             nsysp_summary_set_raw_names(1);
             break;
+        case OPT_KERNEL_NAMES: {
+            nsysp_kernel_names kind;
+            if (parse_kernel_names(optarg, &kind) < 0) {
+                fprintf(stderr, "nsys-perfetto summary: --kernel-names: expected short, "
+                                "demangled or mangled, got '%s'\n", optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            nsysp_summary_set_kernel_names(kind);
+            break;
+        }
         case 'o':
             pattern = optarg;
             break;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """nsys-perfetto serve without a browser: 8 uploads at once, each converted
-to its own trace and summary (checked against the report's SQL); refusals
+to its own trace and summary (checked against the report's SQL, and one
+against `summary --csv`: the same rows, memory named as nsys stats 2023.4); refusals
 with a 4xx and no file left behind (a 2 GB upload past --max-upload, one
 past it while streaming, a truncated multipart, a multipart without its end,
 bad ids, a huge header, not multipart, bad options); a conversion that fails
@@ -9,7 +10,9 @@ the partial upload; the reports survive a restart. After every bad request
 the server still answers. With NSYS_REP (made by the .nsys-rep test when
 nsys is here), a .nsys-rep upload is exported with the server's nsys.
   check_serve.py NSYS_PERFETTO NSYS_FIXTURE WORKDIR [NSYS_REP]"""
+import csv
 import http.client
+import io
 import json
 import os
 import shutil
@@ -205,6 +208,18 @@ for i, rid in enumerate(ids):
         expect(status == 200 and trace == f.read() and trace[:2] == b"\x1f\x8b"
                and len(trace) == d["trace_bytes"], f"report {i} trace download")
     expect(not os.path.exists(os.path.join(REPORTS, rid, "input.sqlite")), "input removed")
+    if i == 0:
+        # The page's rows are `summary`'s, under nsys stats 2023.4's names.
+        out = subprocess.run([BIN, "summary", "--csv", reports[i]], check=True,
+                             capture_output=True, text=True).stdout
+        cli = {(r[0], r[1]): (int(r[2]), int(r[3]), int(r[5]), int(r[6]))
+               for r in list(csv.reader(io.StringIO(out)))[1:]}
+        page = {(r["category"], r["name"]): (r["count"], r["total_ns"], r["min_ns"], r["max_ns"])
+                for r in d["summary"]["rows"]}
+        same = all(cli.get(k) == v for k, v in page.items())
+        expect(page and same, f"report {i}: the page's summary rows are summary's")
+        expect(any(c == "memory" and n.startswith("[CUDA memcpy ") for c, n in page),
+               f"report {i}: memory rows named as nsys stats 2023.4: {sorted(page)[:8]}")
 status, data = request("GET", "/api/reports")
 listed = [r["id"] for r in json.loads(data)["reports"]]
 expect(sorted(listed) == sorted(ids), f"list has the 8 reports: {listed}")
