@@ -32,6 +32,7 @@ static const struct {
     const size_t *n;
 } FAMILIES[] = {
     {RECIPES_STATS, &N_RECIPES_STATS},
+    {RECIPES_DESCRIBE, &N_RECIPES_DESCRIBE},
 };
 enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
 
