@@ -23,6 +23,12 @@
 
 #include "common/xalloc.h"
 
+/* The running deviation and the compensated means must round step by step
+ * as pandas' do: no fused multiply-adds (GCC in ISO C fuses none). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 /* What a report holds for the recipe, as queries over its export. */
 typedef struct describe_source {
     /* Queries of the name and duration (dur) of every event in the window
