@@ -14,7 +14,8 @@ cannot show):
     both included (the Python's filter, not nsys stats');
   * NCCL ranges are those of the domain the "NCCL" creation names;
   * a report with nothing to describe is left out (Rank counts the others);
-    with none anywhere: exit 5, one line, no output directory.
+    with none anywhere: exit 5, one line, no output directory; a file that
+    is no export: exit 4, one line naming it.
 """
 import csv
 import io
@@ -250,6 +251,14 @@ def main():
         expect(p.returncode == 5 and len(p.stderr.splitlines()) == 1 and recipe in p.stderr
                and not os.path.exists(out),
                f'{recipe} without data: exit {p.returncode}, stderr {p.stderr!r}')
+    # A file that is no export stops the job: one line naming it, no output.
+    bad = os.path.join(work, 'rank_0.sqlite')
+    with open(bad, 'w') as f:
+        f.write('not a report\n')
+    out = os.path.join(work, 'bad')
+    p = run(bin_, 'nvtx_sum', [bad, c], out)
+    expect(p.returncode == 4 and len(p.stderr.splitlines()) == 1 and bad in p.stderr
+           and not os.path.exists(out), f'a bad report: exit {p.returncode}, stderr {p.stderr!r}')
     testlib.finish(ok_text='describe recipes: ok')
 
 
