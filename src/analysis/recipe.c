@@ -44,6 +44,7 @@ static const struct {
 } FAMILIES[] = {
     {RECIPES_STATS, &N_RECIPES_STATS},
     {RECIPES_DIFF, &N_RECIPES_DIFF},
+    {RECIPES_DESCRIBE, &N_RECIPES_DESCRIBE},
 };
 enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
 

@@ -67,6 +67,8 @@ void recipe_partial_write(const char *recipe, const char *report, const char *la
                           const recipe_outputs *partial, buf *out);
 int recipe_partial_read(const char *text, size_t size, const char *recipe, char **report,
                         char **label, recipe_outputs *partial, buf *err);
+extern const recipe_def RECIPES_DESCRIBE[]; /* recipe_describe.c: durations described per name */
+extern const size_t N_RECIPES_DESCRIBE;
 
 /* Opens a report of the job with the job's time filter applied (start,
  * end: every table with start and end columns seen through a view of the
