@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""check_sql_stats_cuda.py NSYS_PERFETTO TRACE_PROCESSOR_SHELL SQL_PACKAGE_DIR WORKDIR [REPORT ...]
+"""check_sql_stats_cuda.py [--fixture NSYS_FIXTURE] NSYS_PERFETTO TRACE_PROCESSOR_SHELL SQL_PACKAGE_DIR WORKDIR
+                          [REPORT ...]
 
 The CUDA `nsys stats` tables of the nsys PerfettoSQL package (module
 nsys.stats.cuda, docs/sql.md) against nsys stats itself, 2023.4 and 2022.4, on
@@ -27,19 +28,36 @@ nsys 2023.4 (the package's own form):
                                                        Thread Name (unnamed threads: the trace's
                                                        name), Start aligned on nsys's first
   and the *_by_name('base') functions = the :base variants.
+  The unified-memory reports (nsys.stats.um, nsys.stats.cpu), empty on every corpus report:
+  nsys_um_sum                = um_sum                  count + sha256 of every row (10 rows)
+  nsys_um_sum_by_rows(-1)    = um_sum:rows=-1          key: Virtual Address
+  nsys_um_total_sum          = um_total_sum            its one row
+  nsys_um_cpu_page_faults_sum = um_cpu_page_faults_sum key: CPU Instruction Address
 nsys 2022.4 (its names; what changed read back the way docs/sql.md says):
   the same tables, gpukernsum = nsys_cuda_gpu_kern_gb_sum, memcpy names through
-  nsys_cuda_memcpy_name_2022 ('[CUDA memcpy HtoD]').
+  nsys_cuda_memcpy_name_2022 ('[CUDA memcpy HtoD]'); unifiedmemory, unifiedmemorytotals
+  (and :rows=-1) = the unified-memory tables, on the fixture report only.
+
+With --fixture, the unified-memory tables on a report nsys-fixture makes (no corpus report
+has unified memory): `nsys-fixture --um-migrations`, page faults and the migrations they
+cause on shared addresses, goldens from both versions in tests/sql_golden_2023_fixtures
+and tests/sql_golden_fixtures (fixture-modern-uvm: the arguments and the sha256 of the
+report in fixture.meta; made with `tests/sql_golden.py generate --reports
+fixture-modern-uvm.sqlite` and NSYSP_GOLDEN_DIR / NSYSP_GOLDEN_DIR_2023 set to those).
 
 Exits 77 without trace_processor_shell, the corpus or the goldens.
 """
+import hashlib
+import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sql_golden  # noqa: E402
 
 MODULES = ['nsys.stats.cuda']
+UM_MODULES = ['nsys.stats.um', 'nsys.stats.cpu']
 KERN_EXEC_KEY = ['PID', 'TID', 'DevId', 'API Name', 'Kernel Name']
 OLD_MEMCPY = 'nsys_cuda_memcpy_name_2022'
 
@@ -74,6 +92,16 @@ SPECS_2023 = [
     dict(name='cuda_kern_exec_sum:base', sql="SELECT * FROM nsys_cuda_kern_exec_sum_by_name('base')",
          key=KERN_EXEC_KEY),
 ]
+UM_ALL = 'SELECT * FROM nsys_um_sum_by_rows(-1)'
+UM_SPECS_2023 = [
+    dict(name='um_sum', table='nsys_um_sum'),
+    dict(name='um_sum:rows=-1', sql=UM_ALL, key=['Virtual Address']),
+    dict(name='um_total_sum', table='nsys_um_total_sum', key=['Minimum Virtual Address']),
+    dict(name='um_cpu_page_faults_sum', table='nsys_um_cpu_page_faults_sum', key=['CPU Instruction Address']),
+]
+for spec in UM_SPECS_2023:
+    spec['modules'] = UM_MODULES
+SPECS_2023 += UM_SPECS_2023
 for spec in SPECS_2023:
     spec['version'] = '2023.4'
 
@@ -101,9 +129,23 @@ SPECS_2022 = [
     dict(name='kernexecsum:base', sql="SELECT * FROM nsys_cuda_kern_exec_sum_by_name('base')",
          key=KERN_EXEC_KEY),
 ]
+OLD_THROUGHPUT = {'Migration Throughput (MBps)': 'migration_throughput_mb_s'}
+UM_SPECS_2022 = [
+    dict(name='unifiedmemory', table='nsys_um_sum', key=['Virtual Address'], columns=OLD_THROUGHPUT),
+    dict(name='unifiedmemory:rows=-1', sql=UM_ALL, key=['Virtual Address'], columns=OLD_THROUGHPUT),
+    dict(name='unifiedmemorytotals', table='nsys_um_total_sum', key=['Minimum Virtual Address']),
+    dict(name='umcpupagefaults', table='nsys_um_cpu_page_faults_sum', key=['CPU Instruction Address']),
+]
+for spec in UM_SPECS_2022:
+    spec['modules'] = UM_MODULES
 SPECS = SPECS_2023 + SPECS_2022
 for spec in SPECS:
-    spec['modules'] = MODULES
+    spec.setdefault('modules', MODULES)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UM_FIXTURE = 'fixture-modern-uvm'
+UM_FIXTURE_GOLDENS = [(os.path.join(HERE, 'sql_golden_2023_fixtures'), UM_SPECS_2023),
+                      (os.path.join(HERE, 'sql_golden_fixtures'), UM_SPECS_2022)]
 
 # _nsys_stats_round(x, 1) against SQLite 3.40's round(x, 1), the rounding of nsys 2022.4's
 # numbers (goldens made on Debian 12: Python's sqlite3 3.40.1): values a hair under a tie
@@ -139,10 +181,43 @@ def check_round(nsysp, tp, pkg, work, *reports):
     return bad
 
 
+def check_um_fixture(fixture, nsysp, tp, pkg, work):
+    """The unified-memory tables on the nsys-fixture report of UM_FIXTURE, remade from its
+    fixture.meta, against the goldens of both versions. Returns differences."""
+    golden_dir = UM_FIXTURE_GOLDENS[0][0]
+    with open(os.path.join(golden_dir, UM_FIXTURE, 'fixture.meta')) as f:
+        meta = json.load(f)
+    os.makedirs(work, exist_ok=True)
+    report = os.path.join(work, UM_FIXTURE + '.sqlite')
+    if os.path.exists(report):
+        os.remove(report)
+    subprocess.run([fixture, *meta['args'], report], check=True, capture_output=True)
+    with open(report, 'rb') as f:
+        if hashlib.sha256(f.read()).hexdigest() != meta['sha256']:
+            return [f'{UM_FIXTURE}: nsys-fixture {" ".join(meta["args"])} no longer writes the report '
+                    'the goldens were made from: make them again (tests/sql_golden.py generate)']
+    diffs = []
+    for golden_dir, specs in UM_FIXTURE_GOLDENS:
+        specs = [dict(sp, golden_dir=golden_dir) for sp in specs]
+        compared, d = sql_golden.check_corpus(specs, nsysp, work, [report], tp, pkg)
+        missing = [n for n, count in compared.items() if not count]
+        diffs += d + [f'{UM_FIXTURE}: no golden for {n}' for n in missing]
+    return diffs
+
+
 if __name__ == '__main__':
-    rc = sql_golden.main_check(SPECS)
+    args = sys.argv[1:]
+    fixture = None
+    if args[:1] == ['--fixture']:
+        fixture, args = args[1], args[2:]
+    rc = sql_golden.main_check(SPECS, args)
     if rc in (0, 1):
-        bad = check_round(*sys.argv[1:])
+        bad = check_round(*args)
+        if fixture:
+            um = check_um_fixture(fixture, *args[:4])
+            print(f'{UM_FIXTURE} (unified memory, nsys 2023.4 and 2022.4): '
+                  + ('ok' if not um else f'{len(um)} differences'))
+            bad += um
         for b in bad:
             print('FAIL ' + b)
         rc = 1 if bad else rc

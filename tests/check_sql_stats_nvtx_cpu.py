@@ -27,9 +27,7 @@ as nvtxgpuproj below), by the same keys as their 2022.4 reports. nsys 2022.4:
 
 on every corpus report that has a golden for them (a report without the data
 must give an empty table), integers exact, other numbers to the digits nsys
-prints. One known difference (docs/sql.md) passes with a note saying so: the
-faulting instruction of umcpupagefaults (the trace does not carry
-CpuInstruction yet). nvtxgpuproj is compared in report time with no
+prints. nvtxgpuproj is compared in report time with no
 alignment: in a trace the converter shifted, the package undoes the shift it
 records (nsys_gpus.time_shift_ns), start times and range tree included.
 
@@ -254,7 +252,6 @@ def compare_report(label, trace, db_path, goldens, tp, package, specs=SPECS):
         name = sp['name']
         lab = f'{label}/{sg.spec_label(sp)}'
         notes = []
-        known = False
         if name in PROJ_TRACES and g.kind == 'digest':
             db = sqlite3.connect(f'file:{db_path}?immutable=1', uri=True)
             if name == 'nvtx_pushpop_trace':  # its rows hold the ranges
@@ -275,19 +272,10 @@ def compare_report(label, trace, db_path, goldens, tp, package, specs=SPECS):
                 d += [f'{lab}: id mapping: {p}' for p in problems]
         else:
             d = sg.compare(keys_null_as_empty(g, sp.get('key')), rows, sp.get('key'), sp.get('columns'), lab)
-            if (d and name == 'umcpupagefaults' and g.kind == 'rows' and rows
-                    and all(r.get('cpu_instruction_address') is None for r in rows)
-                    and sum(r['cpu_page_faults'] for r in rows) == sum(int(r['CPU Page Faults']) for r in g.rows)):
-                notes.append(f'{lab}: known difference: the faults are all there ({len(g.rows)} '
-                             'instructions in nsys), but the trace does not record the faulting '
-                             'instruction (CUDA_UM_CPU_PAGE_FAULT_EVENTS.CpuInstruction): the '
-                             'converter does not write it yet')
-                d = []
-                known = True
         for n in notes:
             log('note: ' + n)
         diffs += d
-        line.append(f"{sg.spec_label(sp)} {('known difference' if known else 'ok') if not d else str(len(d)) + ' diff'}"
+        line.append(f"{sg.spec_label(sp)} {'ok' if not d else str(len(d)) + ' diff'}"
                     + (' (no data)' if g.kind == 'none' else f' ({g.count} rows)'))
     return diffs, ', '.join(line)
 

@@ -13,6 +13,7 @@ typedef struct memcpy_row {
     int64_t src_device;
     int64_t dst_device;
     int64_t graph_node;
+    int64_t virtual_address;
 } memcpy_row;
 
 #define COL(field, name) NSYS_COL(memcpy_row, field, name, NSYS_INT)
@@ -25,12 +26,19 @@ static const nsys_column COLUMNS[] = {
     COL(src_device, "srcDeviceId"),
     COL(dst_device, "dstDeviceId"),
     COL(graph_node, "graphNodeId"),
+    COL(virtual_address, "virtualAddress"),
 };
 #undef COL
 
 static const nsys_table TABLE = {
     "CUPTI_ACTIVITY_KIND_MEMCPY", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0], NSYS_ORDER_LONGEST_FIRST,
 };
+
+/* ENUM_CUDA_MEMCPY_OPER's unified-memory migrations: UVM_HTOD, UVM_DTOH, UVM_DTOD */
+static bool is_unified(int64_t copy_kind)
+{
+    return copy_kind >= 11 && copy_kind <= 13;
+}
 
 static int emit(conv *c, const void *r)
 {
@@ -70,6 +78,10 @@ static int emit(conv *c, const void *r)
         args[n++] = arg_int("throughput MB/s", (int64_t)(mb_per_s + 0.5));
     if (row->graph_node != NSYS_NULL)
         args[n++] = arg_int("graph node id", row->graph_node);
+    /* A unified-memory migration's base address (what nsys's um_sum groups by); other
+     * copies leave it NULL or 0. */
+    if (is_unified(row->copy_kind) && row->virtual_address != NSYS_NULL)
+        args[n++] = arg_int("virtual address", row->virtual_address);
     n = gpu_op_args(&row->op, args, n);
 
     pw_event ev = {.name = name, .category = "memcpy"};

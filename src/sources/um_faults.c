@@ -12,6 +12,7 @@ typedef struct cpu_fault_row {
     int64_t address;
     int64_t fault_pc;
     int64_t module;
+    int64_t instruction;
 } cpu_fault_row;
 
 static const nsys_column CPU_COLUMNS[] = {
@@ -20,15 +21,16 @@ static const nsys_column CPU_COLUMNS[] = {
     NSYS_COL(cpu_fault_row, address, "address", NSYS_INT),
     NSYS_COL(cpu_fault_row, fault_pc, "originalFaultPc", NSYS_INT),
     NSYS_COL(cpu_fault_row, module, "module", NSYS_INT),
+    NSYS_COL(cpu_fault_row, instruction, "CpuInstruction", NSYS_INT),
 };
-static const nsys_table CPU_TABLE = {"CUDA_UM_CPU_PAGE_FAULT_EVENTS", CPU_COLUMNS, 5, NSYS_ORDER_BY("start")};
+static const nsys_table CPU_TABLE = {"CUDA_UM_CPU_PAGE_FAULT_EVENTS", CPU_COLUMNS, 6, NSYS_ORDER_BY("start")};
 
 static int emit_cpu(conv *c, const void *r)
 {
     const cpu_fault_row *row = r;
     if (row->global_pid == NSYS_NULL)
         return SOURCE_SKIPPED(NSYSP_SKIP_MISSING_VALUE);
-    pw_arg args[3];
+    pw_arg args[4];
     size_t n = 0;
     if (row->address != NSYS_NULL)
         args[n++] = arg_int("address", row->address);
@@ -37,6 +39,10 @@ static int emit_cpu(conv *c, const void *r)
     const char *module = nsys_string(c->strings, row->module);
     if (module)
         args[n++] = arg_str("module", module);
+    /* The faulting code as nsys resolved it: a function name, or its address as text. */
+    const char *instruction = nsys_string(c->strings, row->instruction);
+    if (instruction)
+        args[n++] = arg_str("cpu instruction", instruction);
     pw_event ev = {.name = "CPU page fault", .category = "unified_memory", .args = args,
                    .n_args = n};
     slice_row *dest = model_process_row(&c->model, nsys_global_pid_of(row->global_pid),
