@@ -2,7 +2,7 @@
 """nsys-perfetto recipe as a command: what it writes and refuses (issue 45).
 
 On a generated job of three reports (kernels, memory operations, CUDA and OS
-runtime calls): every recipe that reads its reports apart gives the same
+runtime calls, NVTX, MPI): every recipe that reads its reports apart gives the same
 directory run locally, folded from --partial outputs (--from-partials), and,
 when Debian's python3-distributed is there, through tools/recipe_dask.py on a
 LocalCluster of two workers (two recipes). Then what a user gets wrong: an existing output
@@ -51,7 +51,7 @@ shutil.rmtree(WORK, ignore_errors=True)
 job = os.path.join(WORK, "job")
 os.makedirs(job)
 for seed in (1, 2, 3):
-    subprocess.run([FIXTURE, "--seed", str(seed), "-n", "6000", "--osrt",
+    subprocess.run([FIXTURE, "--seed", str(seed), "-n", "6000", "--osrt", "--nvtx", "--mpi",
                     os.path.join(job, f"rank{seed}.sqlite")], check=True, capture_output=True)
 
 recipes = [line.split("\t")[0] for line in run("--list").stdout.decode().splitlines()]
@@ -63,7 +63,7 @@ expect(reports == [f"job/rank{k}.sqlite" for k in (1, 2, 3)], f"the job's report
 dask = has_dask()
 # A LocalCluster takes seconds to start: the driver is the same for every
 # recipe, so two recipes of different shapes are run through it.
-DASK_CHECKED = ("cuda_api_sum", "cuda_gpu_mem_size_sum")
+DASK_CHECKED = ("cuda_api_sum", "nvtx_sum")
 if not dask:
     print("note: no python3-distributed here; the Dask runs are not checked")
 for name in recipes:

@@ -511,41 +511,54 @@ static void combine_job(const recipe_table *rank, recipe_table *all)
     free(order);
 }
 
-static int run_describe(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out,
-                        buf *err)
+static const char *const RANK_COLUMNS[N_RANK_COLUMNS] = {
+    "Text", "Count", "Mean", "Std", "Min", "Q1", "Median", "Q3", "Max", "Sum", "Rank", "File"};
+
+/* One report's rows (its Rank is set when the job is folded), or no table
+ * when it has nothing to describe. */
+static int map_describe(const recipe_def *recipe, const recipe_job *job, size_t i,
+                        recipe_outputs *partial, buf *err)
 {
-    static const char *const COLUMNS[N_RANK_COLUMNS] = {
-        "Text", "Count", "Mean", "Std", "Min", "Q1", "Median", "Q3", "Max", "Sum", "Rank", "File"};
+    recipe_table rank;
+    recipe_table_init(&rank, RANK_COLUMNS, N_RANK_COLUMNS);
+    int status = report_describe(recipe->family, job, i, 0, &rank, err);
+    if (status == NSYSP_OK)
+        recipe_outputs_take(partial, "rank_stats.csv", &rank);
+    else if (status == NSYSP_ERR_NOT_NSYS && !err->len) /* no data: left out, as nsys does */
+        status = NSYSP_OK;
+    recipe_table_free(&rank);
+    return status;
+}
+
+static int reduce_describe(const recipe_def *recipe, const recipe_job *job,
+                           const recipe_outputs *partials, recipe_outputs *out, buf *err)
+{
     static const char *const ALL_COLUMNS[N_ALL_COLUMNS] = {
         "Text", "Count", "Mean", "Std (approx)", "Min", "Q1 (approx)", "Median (approx)",
         "Q3 (approx)", "Max", "Sum"};
     static const char *const FILES_COLUMNS[] = {"File"};
-    const describe_recipe *r = recipe->family;
 
     /* The Python ranks the reports with data by file name. */
     size_t *order = sorted_indexes(job->n, by_label, job->labels);
-
     recipe_table rank, files;
-    recipe_table_init(&rank, COLUMNS, N_RANK_COLUMNS);
+    recipe_table_init(&rank, RANK_COLUMNS, N_RANK_COLUMNS);
     recipe_table_init(&files, FILES_COLUMNS, 1);
-    int status = NSYSP_OK;
-    for (size_t k = 0; k < job->n && status == NSYSP_OK; k++) {
+    for (size_t k = 0; k < job->n; k++) {
         size_t i = order[k];
-        status = report_describe(r, job, i, (int64_t)files.n_rows, &rank, err);
-        if (status == NSYSP_OK)
-            recipe_cell_set_text(recipe_table_add_row(&files), job->labels[i]);
-        else if (status == NSYSP_ERR_NOT_NSYS && !err->len) /* no data: left out, as nsys does */
-            status = NSYSP_OK;
+        if (partials[i].n == 0)
+            continue;
+        size_t first = rank.n_rows;
+        recipe_table_append(&rank, &partials[i].items[0].table);
+        for (size_t r = first; r < rank.n_rows; r++)
+            recipe_cell_set_int(recipe_table_cell(&rank, r, C_RANK), (int64_t)files.n_rows);
+        recipe_cell_set_text(recipe_table_add_row(&files), job->labels[i]);
     }
     free(order);
-    if (status == NSYSP_OK && files.n_rows == 0) {
-        buf_printf(err, "%s: no report has the data it reads", recipe->name);
-        status = NSYSP_ERR_NOT_NSYS;
-    }
-    if (status != NSYSP_OK) {
+    if (files.n_rows == 0) {
         recipe_table_free(&rank);
         recipe_table_free(&files);
-        return status;
+        buf_printf(err, "%s: no report has the data it reads", recipe->name);
+        return NSYSP_ERR_NOT_NSYS;
     }
     /* pd.concat: a column is float when any report's is. */
     for (size_t c = 0; c < rank.n_columns; c++)
@@ -559,12 +572,11 @@ static int run_describe(const recipe_def *recipe, const recipe_job *job, recipe_
     return NSYSP_OK;
 }
 
+#define DESCRIBE(name, about, family) {name, about, NULL, family, map_describe, reduce_describe}
 const recipe_def RECIPES_DESCRIBE[] = {
-    {"mpi_sum", "MPI calls per name, described per report and for the job", run_describe,
-     &MPI_SUM},
-    {"nccl_sum", "NCCL ranges (NVTX domain NCCL) per name, described per report and for the job",
-     run_describe, &NCCL_SUM},
-    {"nvtx_sum", "NVTX ranges per name, described per report and for the job", run_describe,
-     &NVTX_SUM},
+    DESCRIBE("mpi_sum", "MPI calls per name, described per report and for the job", &MPI_SUM),
+    DESCRIBE("nccl_sum", "NCCL ranges (NVTX domain NCCL) per name, described per report and for the job",
+             &NCCL_SUM),
+    DESCRIBE("nvtx_sum", "NVTX ranges per name, described per report and for the job", &NVTX_SUM),
 };
 const size_t N_RECIPES_DESCRIBE = sizeof RECIPES_DESCRIBE / sizeof *RECIPES_DESCRIBE;
