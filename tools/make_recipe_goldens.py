@@ -24,7 +24,9 @@ one recipe at a time, and keeps under tests/recipe_golden_2023/JOB/NAME/:
                where a difference is) and its first HEAD_ROWS rows as CSV;
   args.txt     'key: value' lines: command (nsys's, with IN/OUT for the folders),
                options (what to pass besides inputs/output), inputs (report stems),
-               status (nsys's exit status), and for diff: diff_of, inputs1, inputs2;
+               status (nsys's exit status), input_note (how a report's copy was made
+               readable to nsys 2023.4, see as_current_export), and for diff:
+               diff_of, inputs1, inputs2;
   nodata.txt   when nsys wrote no folder: its exit status and its messages.
 
 Notebooks, .nsys-analysis files and nsys_display.py/nsys_pres.py are not kept.
@@ -98,6 +100,9 @@ JOBS = [
                ['GindaChen__nsys-ai__tests__fixtures__mfu_2gpu_after'])),
     # Alpa (JAX) on 2 GPUs: the corpus's only GPU report with NCCL's own NVTX domain.
     dict(name='alpa_nccl', reports=['Yu-gyoung-Yun__alpa__report1.nsys-rep']),
+    # Two small single-GPU programs with synchronous memcpy and memset and long GPU gaps.
+    dict(name='sync_gaps', reports=['Yandong-Luo__parallel_diff_evolution__report2.qdrep',
+                                    'MohanadOdema__DLProf__nsys_profile.nsys-rep']),
     # ICON on CPU and one rank: OS runtime, no CUDA.
     dict(name='icon_osrt', reports=['NTHU-SC__ISC25-ICON-C__nsys_reports__cpu',
                                     'NTHU-SC__ISC25-ICON-C__nsys_reports__rank_']),
@@ -138,12 +143,23 @@ def sqlite_to_parquet_dir(db, pqt_dir):
         con.close()
 
 
+def as_current_export(db):
+    """nsys 2023.4's stats scripts refuse an export made before green contexts (no
+    greenContextId column) and then try to re-export the .nsys-rep, which a real report
+    would allow: the copy gets a NULL greenContextId, as tests/sql_golden.py does for
+    `nsys stats`. Returns the note saying so, or None."""
+    sys.path.insert(0, os.path.join(REPO, 'tests'))
+    import sql_golden  # noqa: E402
+    return sql_golden._patch(db, 'greenContextId')
+
+
 def make_input_dir(path, stems):
     """An input folder nsys recipe reads: empty STEM.nsys-rep, then, newer, STEM.sqlite (read
     by the recipes built on nsys stats) and STEM_pqtdir/ (read by the others); nsys would
     export both from a real .nsys-rep. A pristine copy of both is kept in PATH.keep/."""
     os.makedirs(path + '.keep')
     os.makedirs(path)
+    notes = []
     for s in stems:
         open(os.path.join(path, s + '.nsys-rep'), 'w').close()
     time.sleep(1.1)
@@ -151,8 +167,12 @@ def make_input_dir(path, stems):
         db = os.path.join(path + '.keep', s + '.sqlite')
         with gzip.open(corpus_gz(s)) as i, open(db, 'wb') as o:
             shutil.copyfileobj(i, o, 1 << 20)
+        note = as_current_export(db)
+        if note:
+            notes.append(f'{s}: {note}')
         sqlite_to_parquet_dir(db, os.path.join(path + '.keep', s + '_pqtdir'))
     restore_input_dir(path, stems)
+    return notes
 
 
 def restore_input_dir(path, stems):
@@ -297,8 +317,8 @@ def run_one(nsys, env, work, recipe, job, in_dir, opts, keep):
         dirs = []
         for i, side in enumerate((side1, side2), 1):
             d_in = os.path.join(work, f'{job["name"]}-diff-in{i}')
-            if not os.path.exists(d_in):
-                make_input_dir(d_in, side)
+            if not os.path.exists(d_in):  # made once per run
+                job.setdefault('notes', []).extend(make_input_dir(d_in, side))
             restore_input_dir(d_in, side)
             d_out = os.path.join(work, f'{job["name"]}-diff-{base}{i}')
             shutil.rmtree(d_out, ignore_errors=True)
@@ -323,6 +343,7 @@ def run_one(nsys, env, work, recipe, job, in_dir, opts, keep):
         cwd = None
     p, secs = run_nsys(nsys, args, env, cwd)
     items += [('options', shlex.join(opts)), ('status', p.returncode)]
+    items += [('input_note', n) for n in sorted(set(job.get('notes', [])))]
     write_kv(os.path.join(dest, 'args.txt'), items)
     if not os.path.isdir(out):
         write_kv(os.path.join(dest, 'nodata.txt'),
@@ -360,8 +381,10 @@ def main():
     try:
         for job in jobs:
             in_dir = os.path.join(work, job['name'] + '-in')
-            if not os.path.isdir(in_dir):
-                make_input_dir(in_dir, job['reports'])
+            for d in [in_dir] + [os.path.join(work, f'{job["name"]}-diff-in{i}') for i in (1, 2)]:
+                shutil.rmtree(d, ignore_errors=True)
+                shutil.rmtree(d + '.keep', ignore_errors=True)
+            job['notes'] = make_input_dir(in_dir, job['reports'])
             dbs = [os.path.join(in_dir, s + '.sqlite') for s in job['reports']]
             in_bytes = sum(os.path.getsize(d) for d in dbs)
             kernel, rng = pick_kernel(dbs), pick_range(dbs)
