@@ -440,6 +440,7 @@ typedef struct nsysp_recipe_options {
     int has_start, has_end;      /* non-zero when start_ns, end_ns are given */
     int64_t start_ns, end_ns;    /* only events overlapping [start, end) */
     int base, mangled;           /* kernels by base or mangled name */
+    const char *nvtx_name;       /* the NVTX range of an iteration (pacing) */
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its

@@ -19,11 +19,19 @@ void recipe_outputs_take(recipe_outputs *o, const char *file, recipe_table *tabl
 
 void recipe_outputs_add_text(recipe_outputs *o, const char *file, const char *text)
 {
+    recipe_outputs_add_bytes(o, file, text, strlen(text));
+}
+
+void recipe_outputs_add_bytes(recipe_outputs *o, const char *file, const void *data, size_t size)
+{
     o->items = xrealloc(o->items, (o->n + 1) * sizeof *o->items);
     recipe_output *item = &o->items[o->n++];
     memset(item, 0, sizeof *item);
     item->file = xstrdup(file);
-    item->text = xstrdup(text);
+    item->text = xmalloc(size + 1);
+    memcpy(item->text, data, size);
+    item->text[size] = '\0';
+    item->text_size = size;
 }
 
 static void outputs_free(recipe_outputs *o)
@@ -43,6 +51,7 @@ static const struct {
     const size_t *n;
 } FAMILIES[] = {
     {RECIPES_STATS, &N_RECIPES_STATS},
+    {RECIPES_NVTX_PROJ, &N_RECIPES_NVTX_PROJ},
 };
 enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
 
@@ -149,12 +158,13 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
         for (size_t i = 0; i < out.n; i++) {
             buf csv = {0};
             if (out.items[i].text)
-                buf_append_str(&csv, out.items[i].text);
+                buf_append(&csv, out.items[i].text, out.items[i].text_size);
             else
                 recipe_table_csv(&out.items[i].table, &csv);
             result->files[i].name = xstrdup(out.items[i].file);
             result->files[i].size = csv.len;
-            result->files[i].data = xstrdup(buf_cstr(&csv));
+            result->files[i].data = xmalloc(csv.len + 1);
+            memcpy(result->files[i].data, buf_cstr(&csv), csv.len + 1);
             buf_free(&csv);
         }
         result->n_files = out.n;

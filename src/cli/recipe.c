@@ -36,6 +36,7 @@ static void recipe_usage(FILE *to)
           "      --end NS           only events overlapping [start, NS)\n"
           "      --base             kernels by base name (cuda_gpu_kern_sum)\n"
           "      --mangled          kernels by mangled name (cuda_gpu_kern_sum)\n"
+          "      --name NAME        the NVTX range of an iteration (nvtx_gpu_proj_pace)\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "  -h, --help             show this help\n",
@@ -66,7 +67,7 @@ static int parse_time(const char *text, const char *option, int64_t *out)
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
-           OPT_CSV, OPT_LIST };
+           OPT_CSV, OPT_LIST, OPT_NAME };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -77,6 +78,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"mangled", no_argument, NULL, OPT_MANGLED},
         {"csv", no_argument, NULL, OPT_CSV},
         {"list", no_argument, NULL, OPT_LIST},
+        {"name", required_argument, NULL, OPT_NAME},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -115,6 +117,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_MANGLED: a->options.mangled = 1; break;
         case OPT_CSV: break;
         case OPT_LIST: a->list = 1; break;
+        case OPT_NAME: a->options.nvtx_name = optarg; break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
