@@ -445,23 +445,34 @@ static void set_thread(recipe_cell *row, int64_t gtid)
     recipe_cell_set_int(&row[T_TID], gtid & 0xFFFFFF);
 }
 
-/* ":root:...:id", the ids of the span's ancestors and its own. */
-static void range_stack(const trace_report *r, size_t s, buf *out)
+/* ":root:...:id", the ids of the span's ancestors and its own (chain:
+ * room for the span's depth + 1 indexes). Deep stacks are most of a deep
+ * report's output: the ids are written without printf. */
+static void range_stack(const trace_report *r, size_t s, size_t *chain, buf *out)
 {
-    if (r->spans[s].parent != NONE)
-        range_stack(r, r->spans[s].parent, out);
-    buf_printf(out, ":%lld", (long long)span_id(r, s));
+    size_t n = 0;
+    for (; s != NONE; s = r->spans[s].parent)
+        chain[n++] = s;
+    while (n-- > 0) {
+        char digits[24], *p = digits + sizeof digits;
+        int64_t id = span_id(r, chain[n]);
+        uint64_t v = id < 0 ? 0 - (uint64_t)id : (uint64_t)id;
+        do
+            *--p = (char)('0' + v % 10);
+        while (v /= 10);
+        if (id < 0)
+            *--p = '-';
+        *--p = ':';
+        buf_append(out, p, (size_t)(digits + sizeof digits - p));
+    }
 }
 
-/* nsys's order: projected start, longest first, then as its GROUP BY met
- * them (the outside row, then by range id). */
-static int by_projection(const recipe_cell *a, const recipe_cell *b, const void *ctx)
+/* nsys's order: its ORDER BY names no column (the columns are named
+ * "Projected Start:ts_ns"...), so SQLite orders nothing and the rows come
+ * as its GROUP BY made them: the outside row, then by range id. */
+static int by_range_id(const recipe_cell *a, const recipe_cell *b, const void *ctx)
 {
     (void)ctx;
-    if (a[T_PROJ_START].i != b[T_PROJ_START].i)
-        return a[T_PROJ_START].i < b[T_PROJ_START].i ? -1 : 1;
-    if (a[T_PROJ_DUR].i != b[T_PROJ_DUR].i)
-        return a[T_PROJ_DUR].i > b[T_PROJ_DUR].i ? -1 : 1;
     if (a[T_RANGE].kind != b[T_RANGE].kind)
         return a[T_RANGE].kind == RECIPE_NULL ? -1 : 1;
     return a[T_RANGE].i < b[T_RANGE].i ? -1 : a[T_RANGE].i > b[T_RANGE].i;
@@ -491,6 +502,7 @@ static void trace_rows(const trace_report *r, const char *label, recipe_table *o
         recipe_cell_set_text(&row[T_FILE], label);
     }
     buf stack = {0};
+    size_t *chain = xcalloc(r->n_spans ? r->n_spans : 1, sizeof *chain);
     for (size_t i = 0; i < r->n_ranges; i++) {
         const trace_range *g = &r->ranges[i];
         const trace_span *sp = &r->spans[g->span];
@@ -513,13 +525,14 @@ static void trace_rows(const trace_report *r, const char *label, recipe_table *o
             recipe_cell_set_int(&row[T_PARENT], r->ranges[g->parent].id);
         if (sp->lvl >= 0) {
             buf_clear(&stack);
-            range_stack(r, g->span, &stack);
+            range_stack(r, g->span, chain, &stack);
             recipe_cell_set_text(&row[T_STACK], buf_cstr(&stack));
         }
         recipe_cell_set_text(&row[T_FILE], label);
     }
     buf_free(&stack);
-    recipe_table_sort(&t, by_projection, NULL);
+    free(chain);
+    recipe_table_sort(&t, by_range_id, NULL);
     move_rows(out, &t);
     recipe_table_free(&t);
 }
