@@ -83,7 +83,7 @@ static char *column_text(sqlite3_stmt *stmt, int column)
 typedef struct gpu_call {
     int64_t gtid, start, end;
     int64_t gpu_start, gpu_end;
-    int64_t rowid;
+    int64_t rowid, correlation;
 } gpu_call;
 
 static void read_call(sqlite3_stmt *stmt, gpu_call *c)
@@ -94,6 +94,7 @@ static void read_call(sqlite3_stmt *stmt, gpu_call *c)
     c->gpu_start = sqlite3_column_int64(stmt, 3);
     c->gpu_end = sqlite3_column_int64(stmt, 4);
     c->rowid = sqlite3_column_int64(stmt, 5);
+    c->correlation = sqlite3_column_int64(stmt, 6);
 }
 
 /* The span of some GPU work: the earliest start, the latest end. */
@@ -165,6 +166,8 @@ typedef struct trace_report {
     size_t n_spans;
     gpu_span outside;             /* work launched outside every range */
     int64_t outside_gtid;
+    int64_t *outside_ids;         /* its calls' correlation ids (nsys counts distinct ones) */
+    size_t outside_cap;
 } trace_report;
 
 static void trace_report_free(trace_report *r)
@@ -173,6 +176,7 @@ static void trace_report_free(trace_report *r)
         free(r->ranges[i].name);
     free(r->ranges);
     free(r->spans);
+    free(r->outside_ids);
     memset(r, 0, sizeof *r);
 }
 
@@ -290,7 +294,27 @@ static void trace_outside(trace_report *r, const gpu_call *call)
 {
     if (!r->outside.calls || call->gpu_end >= r->outside.end)
         r->outside_gtid = call->gtid;
+    r->outside_ids = xgrow(r->outside_ids, &r->outside_cap, (size_t)r->outside.calls + 1,
+                           sizeof *r->outside_ids);
+    r->outside_ids[r->outside.calls] = call->correlation;
     span_add(&r->outside, call->gpu_start, call->gpu_end, 1, call->rowid);
+}
+
+static int by_int64(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The outside row's count: its calls' distinct correlation ids (those of
+ * other processes may repeat). */
+static int64_t outside_distinct_ids(trace_report *r)
+{
+    size_t n = (size_t)r->outside.calls, distinct = 0;
+    qsort(r->outside_ids, n, sizeof *r->outside_ids, by_int64);
+    for (size_t i = 0; i < n; i++)
+        distinct += i == 0 || r->outside_ids[i] != r->outside_ids[i - 1];
+    return (int64_t)distinct;
 }
 
 /* Gives each call of the thread (its spans [a, b)) to the spans that
@@ -383,8 +407,8 @@ static int trace_project(nsys_db *db, trace_report *r, buf *err)
     if (status != NSYSP_OK)
         return status;
     buf sql = {0};
-    buf_printf(&sql, "SELECT r.globalTid, r.start, r.\"end\", min(o.start), max(o.\"end\"), r.rowid"
-                     " FROM (");
+    buf_printf(&sql, "SELECT r.globalTid, r.start, r.\"end\", min(o.start), max(o.\"end\"), r.rowid,"
+                     " r.correlationId FROM (");
     gpu_ops_sql(db, &sql);
     buf_printf(&sql, ") AS o JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r"
                      " ON o.correlationId = r.correlationId"
@@ -488,7 +512,7 @@ static void move_rows(recipe_table *dst, recipe_table *src)
     src->n_rows = 0;
 }
 
-static void trace_rows(const trace_report *r, const char *label, recipe_table *out)
+static void trace_rows(trace_report *r, const char *label, recipe_table *out)
 {
     recipe_table t;
     recipe_table_init(&t, TRACE_COLUMNS, N_TRACE_COLUMNS);
@@ -497,7 +521,7 @@ static void trace_rows(const trace_report *r, const char *label, recipe_table *o
         recipe_cell_set_int(&row[T_PROJ_START], r->outside.start);
         recipe_cell_set_int(&row[T_PROJ_DUR], r->outside.end - r->outside.start);
         set_thread(row, r->outside_gtid);
-        recipe_cell_set_int(&row[T_OPS], r->outside.calls);
+        recipe_cell_set_int(&row[T_OPS], outside_distinct_ids(r));
         recipe_cell_set_int(&row[T_CHILDREN], 0);
         recipe_cell_set_text(&row[T_FILE], label);
     }
@@ -521,7 +545,9 @@ static void trace_rows(const trace_report *r, const char *label, recipe_table *o
             recipe_cell_set_int(&row[T_LVL], sp->lvl);
         recipe_cell_set_int(&row[T_CHILDREN], g->children);
         recipe_cell_set_int(&row[T_RANGE], g->id);
-        if (g->parent != NONE)
+        /* nsys takes the parent from its tree, which ranges in or under a
+         * cycle never join: they have none (but count as children). */
+        if (g->parent != NONE && sp->lvl >= 0)
             recipe_cell_set_int(&row[T_PARENT], r->ranges[g->parent].id);
         if (sp->lvl >= 0) {
             buf_clear(&stack);
@@ -966,8 +992,8 @@ static int sweep_project(nsys_db *db, const recipe_job *job, sweep *s, buf *err)
 {
     const nsysp_recipe_options *o = job->options;
     buf sql = {0};
-    buf_printf(&sql, "SELECT r.globalTid, r.start, r.\"end\", min(o.start), max(o.\"end\"), r.rowid"
-                     " FROM (");
+    buf_printf(&sql, "SELECT r.globalTid, r.start, r.\"end\", min(o.start), max(o.\"end\"), r.rowid,"
+                     " r.correlationId FROM (");
     gpu_ops_sql(db, &sql);
     buf_printf(&sql, ") AS o JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r"
                      " ON o.correlationId = r.correlationId"
@@ -1075,12 +1101,6 @@ static double quantile(const int64_t *sorted, size_t n, double q)
     size_t i = (size_t)at;
     double frac = fmod(at, 1.0), v = (double)sorted[i];
     return frac == 0.0 ? v : v + ((double)sorted[i + 1] - v) * frac;
-}
-
-static int by_int64(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return a < b ? -1 : a > b;
 }
 
 /* One name's row from its durations (in the projection's order): the
