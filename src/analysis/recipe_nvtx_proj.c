@@ -36,12 +36,6 @@
 #include "common/xalloc.h"
 #include "perfetto/pw_writer.h"
 
-enum {
-    EVENT_PUSHPOP = 59,
-    EVENT_STARTEND = 60,
-    EVENT_DOMAIN_CREATE = 75,
-};
-
 #define NONE SIZE_MAX
 
 /* The GPU operations a call can launch, as both rule sets read them. */
@@ -627,31 +621,32 @@ static void trace_begin(trace_file *f, trace_lane *lane, const trace_report *r,
     lane->ends[lane->depth++] = sp->gpu.end;
 }
 
-static const trace_report *sort_report;
+/* A projected range in the order slices nest: by start, longest first. */
+typedef struct slice_order {
+    int64_t start, end, id;
+    size_t range;
+} slice_order;
 
-static int by_projected_start(const void *pa, const void *pb)
+static int by_slice_start(const void *pa, const void *pb)
 {
-    const trace_range *a = &sort_report->ranges[*(const size_t *)pa];
-    const trace_range *b = &sort_report->ranges[*(const size_t *)pb];
-    const gpu_span *x = &sort_report->spans[a->span].gpu, *y = &sort_report->spans[b->span].gpu;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->end != y->end)
-        return x->end > y->end ? -1 : 1;
+    const slice_order *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->end != b->end)
+        return a->end > b->end ? -1 : 1;
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* The projected ranges of one thread (ranges[order[0..n)]). */
+/* The projected ranges of one thread. */
 static void trace_thread(trace_file *f, uint64_t group, int32_t rank, const trace_report *r,
-                         size_t *order, size_t n)
+                         slice_order *order, size_t n)
 {
-    sort_report = r;
-    qsort(order, n, sizeof *order, by_projected_start);
-    int64_t gtid = r->ranges[order[0]].gtid;
+    qsort(order, n, sizeof *order, by_slice_start);
+    int64_t gtid = r->ranges[order[0].range].gtid;
     char name[96];
     f->n_lanes = 0;
     for (size_t i = 0; i < n && !f->failed; i++) {
-        const trace_range *g = &r->ranges[order[i]];
+        const trace_range *g = &r->ranges[order[i].range];
         const gpu_span *p = &r->spans[g->span].gpu;
         if (p->start < 0)
             continue;
@@ -686,13 +681,15 @@ static void trace_file_report(trace_file *f, const trace_report *r, const char *
                               int32_t rank)
 {
     uint64_t group = trace_track(f, 0, label, rank);
-    size_t *order = xcalloc(r->n_ranges ? r->n_ranges : 1, sizeof *order);
+    slice_order *order = xcalloc(r->n_ranges ? r->n_ranges : 1, sizeof *order);
     int32_t thread = 0;
     for (size_t i = 0; i < r->n_ranges && !f->failed;) {
         size_t n = 0, j = i;
-        for (; j < r->n_ranges && r->ranges[j].gtid == r->ranges[i].gtid; j++)
-            if (r->spans[r->ranges[j].span].gpu.calls)
-                order[n++] = j;
+        for (; j < r->n_ranges && r->ranges[j].gtid == r->ranges[i].gtid; j++) {
+            const gpu_span *p = &r->spans[r->ranges[j].span].gpu;
+            if (p->calls)
+                order[n++] = (slice_order){p->start, p->end, r->ranges[j].id, j};
+        }
         if (n)
             trace_thread(f, group, thread++, r, order, n);
         i = j;
@@ -845,12 +842,18 @@ typedef struct sweep_group {
     size_t below, above;          /* the older and newer groups, or NONE */
 } sweep_group;
 
+/* A range of the thread by the time it ends. */
+typedef struct range_end {
+    int64_t end;
+    size_t range;
+} range_end;
+
 typedef struct sweep {
     sweep_range *ranges;
     size_t n_ranges;
     sweep_group *groups;
     size_t n_groups, groups_cap, free_group, top;
-    size_t *by_end;
+    range_end *by_end;
 } sweep;
 
 static void sweep_free(sweep *s)
@@ -909,13 +912,10 @@ static void sweep_close(sweep *s, size_t i)
     s->free_group = g;
 }
 
-static const sweep *sort_sweep;
-
 static int by_range_end(const void *pa, const void *pb)
 {
-    int64_t a = sort_sweep->ranges[*(const size_t *)pa].end;
-    int64_t b = sort_sweep->ranges[*(const size_t *)pb].end;
-    return a < b ? -1 : a > b;
+    const range_end *a = pa, *b = pb;
+    return a->end < b->end ? -1 : a->end > b->end;
 }
 
 /* The thread's ranges [a, b) (by start) over its calls (by start): a range
@@ -928,8 +928,7 @@ static void sweep_thread(sweep *s, size_t a, size_t b, sqlite3_stmt *calls, gpu_
 {
     size_t n = b - a;
     for (size_t k = 0; k < n; k++)
-        s->by_end[k] = a + k;
-    sort_sweep = s;
+        s->by_end[k] = (range_end){s->ranges[a + k].end, a + k};
     qsort(s->by_end, n, sizeof *s->by_end, by_range_end);
     s->n_groups = 0;
     s->free_group = s->top = NONE;
@@ -941,15 +940,15 @@ static void sweep_thread(sweep *s, size_t a, size_t b, sqlite3_stmt *calls, gpu_
         for (; next < b && s->ranges[next].start <= call->start; next++)
             if (s->ranges[next].state == WAITING)
                 sweep_open(s, next);
-        for (; ended < n && s->ranges[s->by_end[ended]].end <= latest_end; ended++)
-            sweep_close(s, s->by_end[ended]);
+        for (; ended < n && s->by_end[ended].end <= latest_end; ended++)
+            sweep_close(s, s->by_end[ended].range);
         if (s->top != NONE)
             span_add(&s->groups[s->top].work, call->gpu_start, call->gpu_end, 1, call->rowid);
         if ((*rc = sqlite3_step(calls)) == SQLITE_ROW)
             read_call(calls, call);
     }
     for (; ended < n; ended++)
-        sweep_close(s, s->by_end[ended]);
+        sweep_close(s, s->by_end[ended].range);
 }
 
 /* Reads the ranges the recipe projects, by thread and start. */
@@ -1169,14 +1168,18 @@ static int by_double_value(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-static const recipe_table *sort_rank;
+/* A row of text, or a report of a name: sorted by text, then index
+ * (stable, as pandas' groupby and NVIDIA's sorted() keep the order). */
+typedef struct text_order {
+    const char *text;
+    size_t index;
+} text_order;
 
-/* Rows by text, in report order within a text (pandas' groupby). */
-static int by_rank_text(const void *pa, const void *pb)
+static int by_text_order(const void *pa, const void *pb)
 {
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    int c = strcmp(recipe_table_cell(sort_rank, a, S_TEXT)->s, recipe_table_cell(sort_rank, b, S_TEXT)->s);
-    return c ? c : a < b ? -1 : a > b;
+    const text_order *a = pa, *b = pb;
+    int c = strcmp(a->text, b->text);
+    return c ? c : a->index < b->index ? -1 : a->index > b->index;
 }
 
 static double median(double *v, size_t n)
@@ -1192,20 +1195,19 @@ static double median(double *v, size_t n)
 static void aggregate(const recipe_table *rank, recipe_table *all)
 {
     size_t n = rank->n_rows;
-    size_t *order = xcalloc(n ? n : 1, sizeof *order);
+    text_order *order = xcalloc(n ? n : 1, sizeof *order);
     for (size_t i = 0; i < n; i++)
-        order[i] = i;
+        order[i] = (text_order){recipe_table_cell(rank, i, S_TEXT)->s, i};
     double *medians = xcalloc(n ? n : 1, sizeof *medians);
-    sort_rank = rank;
-    qsort(order, n, sizeof *order, by_rank_text);
+    qsort(order, n, sizeof *order, by_text_order);
     for (size_t i = 0; i < n;) {
-        const recipe_cell *first = recipe_table_cell(rank, order[i], 0);
+        const recipe_cell *first = recipe_table_cell(rank, order[i].index, 0);
         size_t j = i;
         int64_t count = 0, sum = 0, lo = 0, hi = 0;
         double std_sum = 0.0, compensation = 0.0, q1 = 0.0, q3 = 0.0;
         size_t n_std = 0, n_med = 0;
-        for (; j < n && strcmp(recipe_table_cell(rank, order[j], 0)[S_TEXT].s, first[S_TEXT].s) == 0; j++) {
-            const recipe_cell *row = recipe_table_cell(rank, order[j], 0);
+        for (; j < n && strcmp(order[j].text, order[i].text) == 0; j++) {
+            const recipe_cell *row = recipe_table_cell(rank, order[j].index, 0);
             count += row[S_COUNT].i;
             sum += row[S_SUM].i;
             if (j == i || row[S_MIN].i < lo)
@@ -1244,23 +1246,17 @@ static void aggregate(const recipe_table *rank, recipe_table *all)
 
 /* ==== The recipes ======================================================= */
 
-static const recipe_job *sort_job;
-
-static int by_label(const void *pa, const void *pb)
-{
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    int c = strcmp(sort_job->labels[a], sort_job->labels[b]);
-    return c ? c : a < b ? -1 : a > b;
-}
-
 /* The job's reports in NVIDIA's reducers' order: by file name. */
 static size_t *reports_by_label(const recipe_job *job)
 {
+    text_order *by_label = xcalloc(job->n ? job->n : 1, sizeof *by_label);
+    for (size_t i = 0; i < job->n; i++)
+        by_label[i] = (text_order){job->labels[i], i};
+    qsort(by_label, job->n, sizeof *by_label, by_text_order);
     size_t *order = xcalloc(job->n ? job->n : 1, sizeof *order);
     for (size_t i = 0; i < job->n; i++)
-        order[i] = i;
-    sort_job = job;
-    qsort(order, job->n, sizeof *order, by_label);
+        order[i] = by_label[i].index;
+    free(by_label);
     return order;
 }
 
