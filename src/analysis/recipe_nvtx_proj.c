@@ -36,6 +36,13 @@
 #include "common/xalloc.h"
 #include "perfetto/pw_writer.h"
 
+/* The running deviations, compensated means and numpy's sums must round
+ * step by step as pandas' and numpy's do: no fused multiply-adds (GCC in
+ * ISO C fuses none). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #define NONE SIZE_MAX
 
 /* The GPU operations a call can launch, as both rule sets read them. */
