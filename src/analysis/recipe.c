@@ -13,17 +13,26 @@ void recipe_outputs_take(recipe_outputs *o, const char *file, recipe_table *tabl
     o->items = xrealloc(o->items, (o->n + 1) * sizeof *o->items);
     o->items[o->n].file = xstrdup(file);
     o->items[o->n].text = NULL;
+    o->items[o->n].text_size = 0;
     o->items[o->n++].table = *table;
     memset(table, 0, sizeof *table);
 }
 
 void recipe_outputs_add_text(recipe_outputs *o, const char *file, const char *text)
 {
+    recipe_outputs_add_bytes(o, file, text, strlen(text));
+}
+
+void recipe_outputs_add_bytes(recipe_outputs *o, const char *file, const void *data, size_t size)
+{
     o->items = xrealloc(o->items, (o->n + 1) * sizeof *o->items);
     recipe_output *item = &o->items[o->n++];
     memset(item, 0, sizeof *item);
     item->file = xstrdup(file);
-    item->text = xstrdup(text);
+    item->text = xmalloc(size + 1);
+    memcpy(item->text, data, size);
+    item->text[size] = '\0';
+    item->text_size = size;
 }
 
 static void outputs_free(recipe_outputs *o)
@@ -45,6 +54,7 @@ static const struct {
     {RECIPES_STATS, &N_RECIPES_STATS},
     {RECIPES_DIFF, &N_RECIPES_DIFF},
     {RECIPES_DESCRIBE, &N_RECIPES_DESCRIBE},
+    {RECIPES_NVTX_PROJ, &N_RECIPES_NVTX_PROJ},
 };
 enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
 
@@ -138,7 +148,7 @@ static int finish(int status, recipe_outputs *out, buf *err, nsysp_recipe_result
     for (size_t i = 0; i < out->n; i++) {
         buf csv = {0};
         if (out->items[i].text)
-            buf_append_str(&csv, out->items[i].text);
+            buf_append(&csv, out->items[i].text, out->items[i].text_size);
         else
             recipe_table_csv(&out->items[i].table, &csv);
         result->files[i].name = xstrdup(out->items[i].file);

@@ -18,11 +18,13 @@ typedef struct recipe_job {
 } recipe_job;
 
 /* A file a recipe writes: a table under NVIDIA's file name
- * ("all_stats.csv"), or text (a picture, "heatmap.svg") when text is set. */
+ * ("all_stats.csv"), or text (a picture, "heatmap.svg") or other bytes (a
+ * Perfetto trace) when text is set: text_size bytes. */
 typedef struct recipe_output {
     char *file;
     recipe_table table;
     char *text;
+    size_t text_size;
 } recipe_output;
 
 typedef struct recipe_outputs {
@@ -34,6 +36,8 @@ typedef struct recipe_outputs {
 void recipe_outputs_take(recipe_outputs *o, const char *file, recipe_table *table);
 /* Adds the text of a file that is no table (an SVG picture), copied. */
 void recipe_outputs_add_text(recipe_outputs *o, const char *file, const char *text);
+/* Adds a file of size bytes that is no text (a Perfetto trace), copied. */
+void recipe_outputs_add_bytes(recipe_outputs *o, const char *file, const void *data, size_t size);
 
 typedef struct recipe_def recipe_def;
 struct recipe_def {
@@ -69,6 +73,8 @@ int recipe_partial_read(const char *text, size_t size, const char *recipe, char 
                         char **label, recipe_outputs *partial, buf *err);
 extern const recipe_def RECIPES_DESCRIBE[]; /* recipe_describe.c: durations described per name */
 extern const size_t N_RECIPES_DESCRIBE;
+extern const recipe_def RECIPES_NVTX_PROJ[]; /* recipe_nvtx_proj.c: NVTX ranges projected onto the GPU */
+extern const size_t N_RECIPES_NVTX_PROJ;
 
 /* Opens a report of the job with the job's time filter applied (start,
  * end: every table with start and end columns seen through a view of the

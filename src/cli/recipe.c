@@ -41,6 +41,7 @@ static void recipe_usage(FILE *to)
           "      --mangled          kernels by mangled name (cuda_gpu_kern_sum)\n"
           "      --tolerance N      diff: differences of at most N become 0\n"
           "      --drop             diff: leave out rows where nothing changed\n"
+          "      --name NAME        the NVTX range of an iteration (nvtx_gpu_proj_pace)\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "Reading reports apart (tools/recipe_dask.py runs these on a Dask cluster):\n"
@@ -79,7 +80,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
            OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP, OPT_PARTIAL, OPT_FROM_PARTIALS,
-           OPT_LIST_REPORTS, OPT_NULL };
+           OPT_LIST_REPORTS, OPT_NULL, OPT_NAME };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -96,6 +97,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"from-partials", no_argument, NULL, OPT_FROM_PARTIALS},
         {"list-reports", no_argument, NULL, OPT_LIST_REPORTS},
         {"null", no_argument, NULL, OPT_NULL},
+        {"name", required_argument, NULL, OPT_NAME},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -148,6 +150,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_FROM_PARTIALS: a->from_partials = 1; break;
         case OPT_LIST_REPORTS: a->list_reports = 1; break;
         case OPT_NULL: a->null = 1; break;
+        case OPT_NAME: a->options.nvtx_name = optarg; break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
