@@ -34,7 +34,7 @@ from testlib import expect, finish  # noqa: E402
 
 GOLDEN = os.path.join(HERE, 'recipe_golden_2023')
 # Until the recipe command is merged a binary without it skips; afterwards it must fail.
-SKIP_WITHOUT_COMMAND = True
+SKIP_WITHOUT_COMMAND = False
 MAX_DIFFS_PER_TABLE = 5
 
 
