@@ -440,6 +440,9 @@ typedef struct nsysp_recipe_options {
     int has_start, has_end;      /* non-zero when start_ns, end_ns are given */
     int64_t start_ns, end_ns;    /* only events overlapping [start, end) */
     int base, mangled;           /* kernels by base or mangled name */
+    int bins;                    /* time bins of the *_util_map recipes; 0: 30 */
+    int cumulative;              /* util maps: concurrent kernels add up */
+    const char *name;            /* the pace recipes' kernel or NVTX range */
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its

@@ -43,6 +43,8 @@ static const struct {
     const size_t *n;
 } FAMILIES[] = {
     {RECIPES_STATS, &N_RECIPES_STATS},
+    {RECIPES_MAPS, &N_RECIPES_MAPS},
+    {RECIPES_PACE, &N_RECIPES_PACE},
 };
 enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
 

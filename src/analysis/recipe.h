@@ -49,6 +49,10 @@ struct recipe_def {
 /* The families (listed in recipe.c's FAMILIES). */
 extern const recipe_def RECIPES_STATS[]; /* recipe_stats.c: per-name statistics */
 extern const size_t N_RECIPES_STATS;
+extern const recipe_def RECIPES_MAPS[]; /* recipe_maps.c: utilization per time bin */
+extern const size_t N_RECIPES_MAPS;
+extern const recipe_def RECIPES_PACE[]; /* recipe_pace.c: a kernel's or range's iterations */
+extern const size_t N_RECIPES_PACE;
 
 /* Opens a report of the job with the job's time filter applied (start,
  * end: every table with start and end columns seen through a view of the

@@ -36,6 +36,10 @@ static void recipe_usage(FILE *to)
           "      --end NS           only events overlapping [start, NS)\n"
           "      --base             kernels by base name (cuda_gpu_kern_sum)\n"
           "      --mangled          kernels by mangled name (cuda_gpu_kern_sum)\n"
+          "      --bins N           time bins of the *_util_map recipes (default 30)\n"
+          "      --cumulative       util maps: concurrent kernels add up (can pass 100%)\n"
+          "      --name NAME        the kernel (cuda_gpu_kern_pace) or NVTX range\n"
+          "                         (nvtx_pace) whose instances are the iterations\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "  -h, --help             show this help\n",
@@ -50,13 +54,14 @@ typedef struct recipe_args {
     size_t n_inputs;
 } recipe_args;
 
-static int parse_time(const char *text, const char *option, int64_t *out)
+/* A whole number >= 0 for option (what it counts, for the message). */
+static int parse_number(const char *text, const char *option, const char *what, int64_t *out)
 {
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
     if (errno || end == text || *end || v < 0) {
-        fprintf(stderr, WHO ": %s needs a time in nanoseconds, not '%s'\n", option, text);
+        fprintf(stderr, WHO ": %s needs %s, not '%s'\n", option, what, text);
         return -1;
     }
     *out = v;
@@ -66,7 +71,7 @@ static int parse_time(const char *text, const char *option, int64_t *out)
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
-           OPT_CSV, OPT_LIST };
+           OPT_CSV, OPT_LIST, OPT_BINS, OPT_CUMULATIVE, OPT_NAME };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -77,6 +82,9 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"mangled", no_argument, NULL, OPT_MANGLED},
         {"csv", no_argument, NULL, OPT_CSV},
         {"list", no_argument, NULL, OPT_LIST},
+        {"bins", required_argument, NULL, OPT_BINS},
+        {"cumulative", no_argument, NULL, OPT_CUMULATIVE},
+        {"name", required_argument, NULL, OPT_NAME},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -102,12 +110,12 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_FORCE: a->force = 1; break;
         case OPT_INPUT: a->inputs[a->n_inputs++] = optarg; break;
         case OPT_START:
-            if (parse_time(optarg, "--start", &a->options.start_ns))
+            if (parse_number(optarg, "--start", "a time in nanoseconds", &a->options.start_ns))
                 return NSYSP_ERR_USAGE;
             a->options.has_start = 1;
             break;
         case OPT_END:
-            if (parse_time(optarg, "--end", &a->options.end_ns))
+            if (parse_number(optarg, "--end", "a time in nanoseconds", &a->options.end_ns))
                 return NSYSP_ERR_USAGE;
             a->options.has_end = 1;
             break;
@@ -115,6 +123,20 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_MANGLED: a->options.mangled = 1; break;
         case OPT_CSV: break;
         case OPT_LIST: a->list = 1; break;
+        case OPT_BINS: {
+            int64_t bins;
+            if (parse_number(optarg, "--bins", "a number of bins from 1 to 1000000", &bins))
+                return NSYSP_ERR_USAGE;
+            if (bins < 1 || bins > 1000000) {
+                fprintf(stderr, WHO ": --bins needs a number of bins from 1 to 1000000, not '%s'\n",
+                        optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            a->options.bins = (int)bins;
+            break;
+        }
+        case OPT_CUMULATIVE: a->options.cumulative = 1; break;
+        case OPT_NAME: a->options.name = optarg; break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
