@@ -334,6 +334,167 @@ static int run_cuda_gpu_time_util_map(const recipe_def *recipe, const recipe_job
     return status;
 }
 
+/* ---- gpu_metric_util_map ---------------------------------------------- */
+
+/* The GPU metrics NVIDIA's map averages, from each sample's JSON. */
+static const char *const METRICS[] = {"SM Active", "SM Issue", "Tensor Active"};
+enum { N_METRICS = 3, N_GPUS = 256 };
+
+/* A GPU's samples per bin: pandas' groupby mean, a Kahan sum in row order. */
+typedef struct metric_bins {
+    int64_t *count;
+    double *sum, *compensation; /* n_bins * N_METRICS */
+} metric_bins;
+
+static void metric_add(metric_bins *m, size_t at, double v)
+{
+    double y = v - m->compensation[at], t = m->sum[at] + y;
+    m->compensation[at] = t - m->sum[at] - y;
+    m->sum[at] = t;
+}
+
+/* The samples of report i in the session, per GPU (the type's low byte)
+ * and bin (a sample at a bin's end belongs to it, as pandas.cut puts
+ * it), appended to t. Samples without the three metrics are other
+ * generic events, left out. */
+static int metric_rows(const recipe_job *job, size_t i, const job_time *jt, recipe_table *t,
+                       buf *err)
+{
+    int status;
+    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    if (!db)
+        return status;
+    if (!nsys_db_has_table(db, "GENERIC_EVENTS")) {
+        nsys_db_close(db);
+        return NSYSP_OK;
+    }
+    const nsysp_recipe_options *o = job->options;
+    const session *s = &jt->sessions[i];
+    int64_t offset = s->start - jt->min_start;
+    char *query = sqlite3_mprintf(
+        "SELECT typeId & 255, rawTimestamp + %lld, json_extract(data, '$.\"%w\"'),"
+        " json_extract(data, '$.\"%w\"'), json_extract(data, '$.\"%w\"') FROM GENERIC_EVENTS"
+        " WHERE rawTimestamp <= %lld AND rawTimestamp >= %lld",
+        (long long)offset, METRICS[0], METRICS[1], METRICS[2],
+        (long long)(o && o->has_end ? o->end_ns : INT64_MAX),
+        (long long)(o && o->has_start ? o->start_ns : INT64_MIN));
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &stmt, NULL);
+    sqlite3_free(query);
+    metric_bins gpus[N_GPUS] = {{0}};
+    int64_t last = (int64_t)jt->n_bins * jt->bin_ns;
+    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
+        int64_t gpu = sqlite3_column_int64(stmt, 0), at = sqlite3_column_int64(stmt, 1);
+        if (at < offset || at > s->duration + offset || at <= 0 || at > last)
+            continue;
+        bool metrics = true;
+        for (int k = 0; k < N_METRICS; k++)
+            metrics = metrics && sqlite3_column_type(stmt, 2 + k) != SQLITE_NULL;
+        if (!metrics)
+            continue;
+        metric_bins *m = &gpus[gpu];
+        if (!m->count) {
+            m->count = xcalloc(jt->n_bins, sizeof *m->count);
+            m->sum = xcalloc(jt->n_bins * N_METRICS, sizeof *m->sum);
+            m->compensation = xcalloc(jt->n_bins * N_METRICS, sizeof *m->compensation);
+        }
+        size_t bin = (size_t)((at - 1) / jt->bin_ns);
+        m->count[bin]++;
+        for (int k = 0; k < N_METRICS; k++)
+            metric_add(m, bin * N_METRICS + (size_t)k, (double)sqlite3_column_int64(stmt, 2 + k));
+    }
+    status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading GPU metrics", err);
+    for (int gpu = 0; gpu < N_GPUS; gpu++) {
+        metric_bins *m = &gpus[gpu];
+        for (size_t b = 0; status == NSYSP_OK && m->count && b < jt->n_bins; b++) {
+            if (!m->count[b])
+                continue;
+            recipe_cell *c = recipe_table_add_row(t);
+            recipe_cell_set_int(&c[0], (int64_t)b * jt->bin_ns);
+            for (int k = 0; k < N_METRICS; k++)
+                recipe_cell_set_real(&c[1 + k], recipe_round1(m->sum[b * N_METRICS + (size_t)k] /
+                                                              (double)m->count[b]));
+            recipe_cell_set_int(&c[1 + N_METRICS], gpu);
+            recipe_cell_set_text(&c[2 + N_METRICS], job->labels[i]);
+        }
+        free(m->count);
+        free(m->sum);
+        free(m->compensation);
+    }
+    sqlite3_finalize(stmt);
+    nsys_db_close(db);
+    return status;
+}
+
+/* A heatmap per metric: a row per File/GPU, bins without samples empty. */
+static void draw_metric_heatmaps(const recipe_table *t, const job_time *jt, recipe_outputs *out)
+{
+    size_t n_rows = 0;
+    char **names = NULL;
+    double *values = NULL;
+    for (int k = 0; k < N_METRICS; k++) {
+        n_rows = 0;
+        for (size_t r = 0; r < t->n_rows; r++) {
+            const recipe_cell *c = recipe_table_cell(t, r, 0);
+            buf name = {0};
+            buf_printf(&name, "%s/%lld", c[2 + N_METRICS].s, (long long)c[1 + N_METRICS].i);
+            if (!n_rows || strcmp(names[n_rows - 1], buf_cstr(&name)) != 0) {
+                names = xrealloc(names, (n_rows + 1) * sizeof *names);
+                values = xrealloc(values, (n_rows + 1) * jt->n_bins * sizeof *values);
+                names[n_rows] = xstrdup(buf_cstr(&name));
+                for (size_t b = 0; b < jt->n_bins; b++)
+                    values[n_rows * jt->n_bins + b] = NAN;
+                n_rows++;
+            }
+            buf_free(&name);
+            size_t bin = (size_t)(c[0].i / jt->bin_ns);
+            values[(n_rows - 1) * jt->n_bins + bin] = c[1 + k].r;
+        }
+        char title[128], file[64];
+        snprintf(title, sizeof title, "GPU metric: %s (mean per bin of %.4g ms)", METRICS[k],
+                 (double)jt->bin_ns / 1e6);
+        snprintf(file, sizeof file, "heatmap_%s.svg",
+                 k == 0 ? "sm_active" : k == 1 ? "sm_issue" : "tensor_active");
+        recipe_heatmap h = {title, "File/GPU", "Mean (%)", n_rows, jt->n_bins,
+                            (const char *const *)names, values, jt->bin_ns, 100};
+        buf svg = {0};
+        recipe_svg_heatmap(&svg, &h);
+        recipe_outputs_add_text(out, file, buf_cstr(&svg));
+        buf_free(&svg);
+        for (size_t r = 0; r < n_rows; r++)
+            free(names[r]);
+    }
+    free(names);
+    free(values);
+}
+
+static int run_gpu_metric_util_map(const recipe_def *recipe, const recipe_job *job,
+                                   recipe_outputs *out, buf *err)
+{
+    job_time jt = {0};
+    int status = read_job_time(job, &jt, err);
+    static const char *const COLUMNS[] = {"Duration", "SM Active", "SM Issue", "Tensor Active",
+                                          "GPU", "File"};
+    recipe_table t;
+    recipe_table_init(&t, COLUMNS, sizeof COLUMNS / sizeof *COLUMNS);
+    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++)
+        if (jt.sessions[i].known)
+            status = metric_rows(job, i, &jt, &t, err);
+    if (status == NSYSP_ERR_NOT_NSYS || (status == NSYSP_OK && t.n_rows == 0)) {
+        buf_clear(err);
+        buf_printf(err, "%s: no report has the data it reads", recipe->name);
+        status = NSYSP_ERR_NOT_NSYS;
+    }
+    if (status == NSYSP_OK) {
+        draw_metric_heatmaps(&t, &jt, out);
+        recipe_outputs_take(out, "analysis.csv", &t);
+    }
+    recipe_table_free(&t);
+    free(jt.sessions);
+    return status;
+}
+
 /* ---- Maps answered only without data ----------------------------------- */
 
 /* What a map reads: a table with rows, or (NCCL) an NVTX domain. */
@@ -349,8 +510,6 @@ static const map_data MPI_DATA = {
     "MPI events",
     "SELECT 1 FROM MPI_P2P_EVENTS UNION ALL SELECT 1 FROM MPI_COLLECTIVES_EVENTS LIMIT 1"};
 static const map_data UCX_DATA = {"UCX events", "SELECT 1 FROM UCP_EVENTS LIMIT 1"};
-static const map_data GPU_METRIC_DATA = {"GPU metrics",
-                                         "SELECT 1 FROM GENERIC_EVENTS LIMIT 1"};
 static const map_data NIC_DATA = {"NIC metrics", "SELECT 1 FROM NET_NIC_METRIC LIMIT 1"};
 
 static bool has_data(nsys_db *db, const char *query)
@@ -394,8 +553,8 @@ const recipe_def RECIPES_MAPS[] = {
      run_without_data, &MPI_DATA},
     {"ucx_gpu_time_util_map", "kernels, UCX and their overlap per bin (no-data answer only)",
      run_without_data, &UCX_DATA},
-    {"gpu_metric_util_map", "GPU metrics (SM active, issue, tensor) per bin (no-data answer only)",
-     run_without_data, &GPU_METRIC_DATA},
+    {"gpu_metric_util_map", "GPU metrics (SM active, SM issue, tensor active) per bin and GPU",
+     run_gpu_metric_util_map, NULL},
     {"nic_metric_map", "NIC bytes and congestion per bin (no-data answer only)", run_without_data,
      &NIC_DATA},
 };
