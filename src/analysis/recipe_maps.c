@@ -294,10 +294,7 @@ static void draw_heatmap(const recipe_table *t, const job_time *jt, const char *
     long column = recipe_table_column(t, value);
     for (size_t k = 0; k < t->n_rows; k++)
         values[k] = recipe_cell_number(recipe_table_cell(t, k, (size_t)column));
-    char title[128];
-    snprintf(title, sizeof title, "GPU utilization by kernels (%zu bins of %.4g ms)", jt->n_bins,
-             (double)jt->bin_ns / 1e6);
-    recipe_heatmap h = {title, "File/Device ID/PID", "Busy (%)", n_rows, jt->n_bins,
+    recipe_heatmap h = {"GPU time busy with kernels", "File/Device ID/PID", "Busy (%)", "outside the session", n_rows, jt->n_bins,
                         (const char *const *)names, values, jt->bin_ns, 100};
     buf svg = {0};
     recipe_svg_heatmap(&svg, &h);
@@ -452,11 +449,10 @@ static void draw_metric_heatmaps(const recipe_table *t, const job_time *jt, reci
             values[(n_rows - 1) * jt->n_bins + bin] = c[1 + k].r;
         }
         char title[128], file[64];
-        snprintf(title, sizeof title, "GPU metric: %s (mean per bin of %.4g ms)", METRICS[k],
-                 (double)jt->bin_ns / 1e6);
+        snprintf(title, sizeof title, "GPU metric %s, mean per bin", METRICS[k]);
         snprintf(file, sizeof file, "heatmap_%s.svg",
                  k == 0 ? "sm_active" : k == 1 ? "sm_issue" : "tensor_active");
-        recipe_heatmap h = {title, "File/GPU", "Mean (%)", n_rows, jt->n_bins,
+        recipe_heatmap h = {title, "File/GPU", "Mean (%)", "no samples", n_rows, jt->n_bins,
                             (const char *const *)names, values, jt->bin_ns, 100};
         buf svg = {0};
         recipe_svg_heatmap(&svg, &h);
@@ -497,19 +493,26 @@ static int run_gpu_metric_util_map(const recipe_def *recipe, const recipe_job *j
 
 /* ---- Maps answered only without data ----------------------------------- */
 
-/* What a map reads: a table with rows, or (NCCL) an NVTX domain. */
+/* What a map reads: a table with rows, or (NCCL) an NVTX domain; those
+ * over GPU time need kernels too, as NVIDIA's find no data without. */
 typedef struct map_data {
     const char *what;  /* for the message */
     const char *query; /* a row when the report has the data */
 } map_data;
 
+#define WITH_KERNELS " AND EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_KERNEL)"
 static const map_data NCCL_DATA = {
-    "NCCL's NVTX ranges",
-    "SELECT 1 FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'NCCL' LIMIT 1"};
+    "NCCL's NVTX ranges and kernels",
+    "SELECT 1 FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'NCCL'" WITH_KERNELS " LIMIT 1"};
 static const map_data MPI_DATA = {
-    "MPI events",
-    "SELECT 1 FROM MPI_P2P_EVENTS UNION ALL SELECT 1 FROM MPI_COLLECTIVES_EVENTS LIMIT 1"};
-static const map_data UCX_DATA = {"UCX events", "SELECT 1 FROM UCP_EVENTS LIMIT 1"};
+    "MPI events and kernels",
+    "SELECT 1 WHERE (EXISTS (SELECT 1 FROM MPI_P2P_EVENTS) OR EXISTS (SELECT 1 FROM"
+    " MPI_COLLECTIVES_EVENTS) OR EXISTS (SELECT 1 FROM MPI_START_WAIT_EVENTS) OR EXISTS"
+    " (SELECT 1 FROM MPI_OTHER_EVENTS))" WITH_KERNELS};
+static const map_data UCX_DATA = {
+    "UCX events and kernels",
+    "SELECT 1 WHERE (EXISTS (SELECT 1 FROM UCP_EVENTS) OR EXISTS (SELECT 1 FROM"
+    " UCP_SUBMIT_EVENTS) OR EXISTS (SELECT 1 FROM UCP_PROGRESS_EVENTS))" WITH_KERNELS};
 static const map_data NIC_DATA = {"NIC metrics", "SELECT 1 FROM NET_NIC_METRIC LIMIT 1"};
 
 static bool has_data(nsys_db *db, const char *query)

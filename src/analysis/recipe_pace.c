@@ -390,11 +390,15 @@ static void pace_tables(const rank_pace *ranks, size_t n, recipe_outputs *out)
         legend[r] = xstrdup(buf_cstr(&name));
         buf_free(&name);
     }
+    /* From the second iteration, as the notebook draws: the first one's
+     * delta is its start, out of scale. */
+    size_t first = iterations > 1 ? 1 : 0, drawn = iterations - first;
     for (size_t p = 0; p < sizeof PICTURES / sizeof *PICTURES; p++) {
         for (size_t r = 0; r < n; r++)
-            for (size_t k = 0; k < iterations; k++)
-                points[r * iterations + k] = k < ranks[r].n ? (double)q[PICTURES[p].q][r][k] : NAN;
-        recipe_lines l = {PICTURES[p].title, "Iteration", PICTURES[p].y_label, n, iterations,
+            for (size_t k = first; k < iterations; k++)
+                points[r * drawn + k - first] =
+                    k < ranks[r].n ? (double)q[PICTURES[p].q][r][k] : NAN;
+        recipe_lines l = {PICTURES[p].title, "Iteration", PICTURES[p].y_label, n, drawn, first,
                           (const char *const *)legend, points};
         buf svg = {0};
         recipe_svg_lines(&svg, &l);
@@ -493,9 +497,9 @@ static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outp
 }
 
 const recipe_def RECIPES_PACE[] = {
-    {"cuda_gpu_kern_pace", "each instance of kernel --name per rank: start, duration, delta",
+    {"cuda_gpu_kern_pace", "Each instance of kernel --name per rank: its start, duration and delta",
      run_pace, &KERNEL_PACE},
-    {"nvtx_pace", "each instance of NVTX range --name per rank: start, duration, delta", run_pace,
+    {"nvtx_pace", "Each instance of NVTX range --name per rank: its start, duration and delta", run_pace,
      &NVTX_PACE},
 };
 const size_t N_RECIPES_PACE = sizeof RECIPES_PACE / sizeof *RECIPES_PACE;

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { LEFT = 230, TOP = 50, PLOT_W = 760, BOTTOM = 60, LEGEND_W = 150 };
-enum { MAX_CELLS = 65536, MAX_ROW_LABELS = 40, MAX_LEGEND = 12 };
+enum { LEFT = 290, TOP = 50, PLOT_W = 760, BOTTOM = 60, LEGEND_W = 300 };
+enum { MAX_CELLS = 65536, MAX_ROW_LABELS = 40, MAX_LEGEND = 12, MAX_NAME = 38 };
 
 static void xml_text(buf *out, const char *s)
 {
@@ -23,18 +23,40 @@ static void xml_text(buf *out, const char *s)
     }
 }
 
-/* The unit that shows the largest value in at most three digits. */
+/* A name cut to its last MAX_NAME characters (report names differ at
+ * their ends), whole UTF-8 characters. */
+static void short_name(buf *out, const char *name)
+{
+    size_t len = strlen(name);
+    if (len > MAX_NAME) {
+        name += len - MAX_NAME;
+        while ((*name & 0xC0) == 0x80)
+            name++;
+        buf_append_str(out, "…");
+    }
+    xml_text(out, name);
+}
+
+/* The unit that shows the largest value in at most three digits (or in
+ * hours past them). */
 static void time_unit(double max_ns, const char **unit, double *ns)
 {
     static const struct {
         const char *unit;
         double ns;
-    } UNITS[] = {{"ns", 1}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    } UNITS[] = {{"ns", 1}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9}, {"h", 3600e9}};
     size_t u = 0;
     while (u + 1 < sizeof UNITS / sizeof *UNITS && fabs(max_ns) / UNITS[u].ns >= 1000)
         u++;
     *unit = UNITS[u].unit;
     *ns = UNITS[u].ns;
+}
+
+/* A tick's number: plain digits, never an exponent. */
+static void tick_number(buf *out, double v)
+{
+    double a = fabs(v);
+    buf_printf(out, a >= 100 || a == 0 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f", v);
 }
 
 static void open_svg(buf *out, double width, double height, const char *title)
@@ -56,9 +78,10 @@ static void x_axis(buf *out, double plot_h, double max, double unit_ns, const ch
         double x = LEFT + PLOT_W * t / 5.0;
         buf_printf(out,
                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.4g</text>\n",
-                   x, TOP + plot_h, x, TOP + plot_h + 5, x, TOP + plot_h + 18,
-                   max * t / 5.0 / unit_ns);
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+                   x, TOP + plot_h, x, TOP + plot_h + 5, x, TOP + plot_h + 18);
+        tick_number(out, max * t / 5.0 / unit_ns);
+        buf_append_str(out, "</text>\n");
     }
     buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", LEFT + PLOT_W / 2.0,
                TOP + plot_h + 40);
@@ -95,7 +118,17 @@ void recipe_svg_heatmap(buf *out, const recipe_heatmap *h)
     double unit_ns;
     time_unit(span, &unit, &unit_ns);
 
-    open_svg(out, LEFT + PLOT_W + LEGEND_W, TOP + plot_h + BOTTOM, h->title);
+    /* The title says the bins' size; the picture is tall enough for the
+     * legend's scale. */
+    const char *bin_unit;
+    double bin_unit_ns;
+    time_unit((double)h->bin_ns, &bin_unit, &bin_unit_ns);
+    buf title = {0};
+    buf_printf(&title, "%s (%zu bins of %.3g %s)", h->title, h->n_bins,
+               (double)h->bin_ns / bin_unit_ns, bin_unit);
+    open_svg(out, LEFT + PLOT_W + LEGEND_W, fmax(TOP + plot_h + BOTTOM, TOP + 220),
+             buf_cstr(&title));
+    buf_free(&title);
     double cell_w = (double)PLOT_W / (double)columns;
     for (size_t r = 0; r < h->n_rows; r++) {
         double y = TOP + row_h * (double)r;
@@ -125,13 +158,7 @@ void recipe_svg_heatmap(buf *out, const recipe_heatmap *h)
         if (r % every == 0) {
             buf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">",
                        LEFT - 6, y + row_h / 2 + 3);
-            const char *name = h->row_names[r];
-            size_t len = strlen(name);
-            if (len > 36) {
-                buf_append_str(out, "…");
-                name += len - 35;
-            }
-            xml_text(out, name);
+            short_name(out, h->row_names[r]);
             buf_append_str(out, "</text>\n");
         }
     }
@@ -157,8 +184,10 @@ void recipe_svg_heatmap(buf *out, const recipe_heatmap *h)
     buf_printf(out,
                "<text x=\"%.1f\" y=\"%d\">%g</text><text x=\"%.1f\" y=\"%d\">0</text>\n"
                "<rect x=\"%.1f\" y=\"%d\" width=\"16\" height=\"16\" fill=\"#d9d9d9\"/>"
-               "<text x=\"%.1f\" y=\"%d\">no session</text>\n",
+               "<text x=\"%.1f\" y=\"%d\">",
                lx + 22, TOP + 12, h->max, lx + 22, TOP + 172, lx, TOP + 186, lx + 22, TOP + 198);
+    xml_text(out, h->empty_label);
+    buf_append_str(out, "</text>\n");
     buf_append_str(out, "</svg>\n");
 }
 
@@ -187,21 +216,23 @@ void recipe_svg_lines(buf *out, const recipe_lines *l)
         double v = lo + (hi - lo) * t / 5.0, y = TOP + PLOT_H - PLOT_H * t / 5.0;
         buf_printf(out,
                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-                   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
-                   LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, v / unit_ns);
+                   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+                   LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4);
+        tick_number(out, v / unit_ns);
+        buf_append_str(out, "</text>\n");
     }
     buf_printf(out, "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\">",
                LEFT - 70, TOP + PLOT_H / 2);
     xml_text(out, l->y_label);
     buf_printf(out, " (%s)</text>\n", unit);
-    size_t last = l->n_points > 1 ? l->n_points - 1 : 1;
+    size_t last = l->n_points > 1 ? l->n_points - 1 : 1; /* x of the last point, from first_x */
     for (int t = 0; t <= 5; t++) {
         double x = LEFT + PLOT_W * t / 5.0;
         buf_printf(out,
                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>"
                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n",
                    x, TOP + PLOT_H, x, TOP + PLOT_H + 5, x, TOP + PLOT_H + 18,
-                   (double)last * t / 5.0);
+                   (double)l->first_x + (double)last * t / 5.0);
     }
     buf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", LEFT + PLOT_W / 2.0,
                TOP + PLOT_H + 40);
@@ -213,23 +244,31 @@ void recipe_svg_lines(buf *out, const recipe_lines *l)
         const char *stroke = PALETTE[s % n_colours];
         buf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
                    stroke);
-        /* Thinned to about a point per pixel. */
-        size_t step = l->n_points > PLOT_W ? l->n_points / PLOT_W : 1;
+        /* Past two points a pixel, each pixel's lowest and highest, so
+         * that spikes stay. */
+        const double *v = l->values + s * l->n_points;
+        size_t step = l->n_points > 2 * PLOT_W ? l->n_points / PLOT_W : 1;
         for (size_t p = 0; p < l->n_points; p += step) {
-            double v = l->values[s * l->n_points + p];
-            if (!isnan(v))
-                buf_printf(out, "%.1f,%.1f ", LEFT + PLOT_W * (double)p / (double)last,
-                           TOP + PLOT_H - PLOT_H * (v - lo) / (hi - lo));
+            size_t end = p + step < l->n_points ? p + step : l->n_points, low = p, high = p;
+            for (size_t k = p; k < end; k++) {
+                low = isnan(v[low]) || v[k] < v[low] ? k : low;
+                high = isnan(v[high]) || v[k] > v[high] ? k : high;
+            }
+            size_t pick[2] = {low < high ? low : high, low < high ? high : low};
+            for (int k = 0; k < (step > 1 ? 2 : 1); k++)
+                if (!isnan(v[pick[k]]))
+                    buf_printf(out, "%.1f,%.1f ", LEFT + PLOT_W * (double)pick[k] / (double)last,
+                               TOP + PLOT_H - PLOT_H * (v[pick[k]] - lo) / (hi - lo));
         }
         buf_append_str(out, "\"/>\n");
         if (s < MAX_LEGEND) {
             double y = TOP + 16.0 * (double)s;
             buf_printf(out,
                        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\""
-                       " stroke-width=\"3\"/><text x=\"%d\" y=\"%.1f\">",
+                       " stroke-width=\"3\"/><text x=\"%d\" y=\"%.1f\" font-size=\"11\">",
                        LEFT + PLOT_W + 14, y, LEFT + PLOT_W + 30, y, stroke, LEFT + PLOT_W + 34,
                        y + 4);
-            xml_text(out, l->series_names[s]);
+            short_name(out, l->series_names[s]);
             buf_append_str(out, "</text>\n");
         } else if (s == MAX_LEGEND) {
             buf_printf(out, "<text x=\"%d\" y=\"%.1f\">and %zu more</text>\n",
