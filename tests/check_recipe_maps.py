@@ -119,7 +119,12 @@ def check_pictures(nsysp, work):
 
 
 def check_bad_input(nsysp, work):
+    not_sqlite = os.path.join(work, 'not-sqlite.sqlite')
+    with open(not_sqlite, 'w') as f:
+        f.write('not a database')
     cases = [
+        ('cuda_gpu_time_util_map', [], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite database'),
+        ('nvtx_pace', ['--name', 'x'], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite database'),
         ('cuda_gpu_kern_pace', [], [NVLINK], 2, '--name'),
         ('cuda_gpu_time_util_map', ['--bins', '0'], [NVLINK], 2, '--bins'),
         ('cuda_gpu_time_util_map', ['--bins', 'many'], [NVLINK], 2, '--bins'),
