@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/svg_scale.h"
+
 enum { LEFT = 290, TOP = 50, PLOT_W = 760, BOTTOM = 60, LEGEND_W = 300 };
 enum { MAX_CELLS = 65536, MAX_ROW_LABELS = 40, MAX_LEGEND = 12, MAX_NAME = 38 };
 
@@ -89,21 +91,6 @@ static void x_axis(buf *out, double plot_h, double max, double unit_ns, const ch
     buf_append_str(out, "</text>\n");
 }
 
-/* Pale yellow (0) to dark blue (1). */
-static void colour(double v, char out[8])
-{
-    static const double STOPS[][3] = {{255, 255, 204}, {161, 218, 180}, {65, 182, 196},
-                                      {44, 127, 184}, {37, 52, 148}};
-    v = v < 0 ? 0 : v > 1 ? 1 : v;
-    double at = v * 4;
-    int i = at >= 4 ? 3 : (int)at;
-    double f = at - i;
-    int rgb[3];
-    for (int k = 0; k < 3; k++)
-        rgb[k] = (int)lround(STOPS[i][k] + (STOPS[i + 1][k] - STOPS[i][k]) * f);
-    snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
-}
-
 void recipe_svg_heatmap(buf *out, const recipe_heatmap *h)
 {
     size_t rows = h->n_rows ? h->n_rows : 1;
@@ -120,12 +107,10 @@ void recipe_svg_heatmap(buf *out, const recipe_heatmap *h)
 
     /* The title says the bins' size; the picture is tall enough for the
      * legend's scale. */
-    const char *bin_unit;
-    double bin_unit_ns;
-    time_unit((double)h->bin_ns, &bin_unit, &bin_unit_ns);
+    char bin[32];
+    svg_plain_duration((double)h->bin_ns, bin, sizeof bin);
     buf title = {0};
-    buf_printf(&title, "%s (%zu bins of %.3g %s)", h->title, h->n_bins,
-               (double)h->bin_ns / bin_unit_ns, bin_unit);
+    buf_printf(&title, "%s (%zu bins of %s)", h->title, h->n_bins, bin);
     open_svg(out, LEFT + PLOT_W + LEGEND_W, fmax(TOP + plot_h + BOTTOM, TOP + 220),
              buf_cstr(&title));
     buf_free(&title);
@@ -148,7 +133,7 @@ void recipe_svg_heatmap(buf *out, const recipe_heatmap *h)
             }
             char fill[8] = "#d9d9d9";
             if (n)
-                colour(sum / (double)n / (h->max > 0 ? h->max : 1), fill);
+                svg_colour(sum / (double)n / (h->max > 0 ? h->max : 1), fill);
             buf_printf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
                        LEFT + cell_w * (double)c, y, cell_w + 0.05, row_h, fill);
         }
@@ -177,7 +162,7 @@ void recipe_svg_heatmap(buf *out, const recipe_heatmap *h)
     buf_append_str(out, "</text>\n");
     for (int i = 0; i <= 10; i++) {
         char fill[8];
-        colour(1 - i / 10.0, fill);
+        svg_colour(1 - i / 10.0, fill);
         buf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"16\" fill=\"%s\"/>\n",
                    lx, TOP + 16.0 * i, fill);
     }
