@@ -550,15 +550,15 @@ static int run_without_data(const recipe_def *recipe, const recipe_job *job, rec
 const recipe_def RECIPES_MAPS[] = {
     {"cuda_gpu_time_util_map", "GPU time busy with kernels per time bin, process and GPU",
      run_cuda_gpu_time_util_map, NULL},
-    {"nccl_gpu_time_util_map", "NCCL and compute kernels' GPU time per bin (no-data answer only)",
+    {"nccl_gpu_time_util_map", "NCCL and compute kernels' GPU time per bin (answers only when no report has data)",
      run_without_data, &NCCL_DATA},
-    {"mpi_gpu_time_util_map", "kernels, MPI and their overlap per bin (no-data answer only)",
+    {"mpi_gpu_time_util_map", "Kernels, MPI and their overlap per bin (answers only when no report has data)",
      run_without_data, &MPI_DATA},
-    {"ucx_gpu_time_util_map", "kernels, UCX and their overlap per bin (no-data answer only)",
+    {"ucx_gpu_time_util_map", "Kernels, UCX and their overlap per bin (answers only when no report has data)",
      run_without_data, &UCX_DATA},
     {"gpu_metric_util_map", "GPU metrics (SM active, SM issue, tensor active) per bin and GPU",
      run_gpu_metric_util_map, NULL},
-    {"nic_metric_map", "NIC bytes and congestion per bin (no-data answer only)", run_without_data,
+    {"nic_metric_map", "NIC bytes and congestion per bin (answers only when no report has data)", run_without_data,
      &NIC_DATA},
 };
 const size_t N_RECIPES_MAPS = sizeof RECIPES_MAPS / sizeof *RECIPES_MAPS;

@@ -61,13 +61,13 @@ static void rank_free(rank_pace *r)
  * n == 0 when the report lacks them or the tables. */
 static int read_rank(const pace_recipe *p, const recipe_job *job, size_t i, rank_pace *r, buf *err)
 {
+    memset(r, 0, sizeof *r);
+    r->label = job->labels[i];
+    r->report = i;
     int status;
     nsys_db *db = nsys_db_open(job->paths[i], err, &status);
     if (!db)
         return status;
-    memset(r, 0, sizeof *r);
-    r->label = job->labels[i];
-    r->report = i;
     const nsysp_recipe_options *o = job->options;
     if (!nsys_db_has_table(db, p->table) || !nsys_db_has_table(db, "StringIds") ||
         !nsys_db_has_table(db, "TARGET_INFO_SESSION_START_TIME")) {
