@@ -77,11 +77,13 @@ def rows_of(path):
 def check_cumulative_two_gpus(nsysp, work):
     """Per GPU and bin, the summed kernel time is at least the merged one and
     exceeds it where kernels ran at once."""
-    merged, out1 = recipe(nsysp, work, 'cuda_gpu_time_util_map', ['--bins', '40'], [NVLINK], 'merged')
+    merged, out1 = recipe(nsysp, work, 'cuda_gpu_time_util_map', ['--bins', '40'], [NVLINK],
+                          'merged')
     summed, out2 = recipe(nsysp, work, 'cuda_gpu_time_util_map', ['--bins', '40', '--cumulative'],
                           [NVLINK], 'summed')
     if not expect(merged.returncode == 0 and summed.returncode == 0,
-                  f'two GPUs: exit {merged.returncode}/{summed.returncode}: {summed.stderr.strip()}'):
+                  f'two GPUs: exit {merged.returncode}/{summed.returncode}: '
+                  f'{summed.stderr.strip()}'):
         return
     h, a = rows_of(os.path.join(out1, 'analysis.csv'))
     _, b = rows_of(os.path.join(out2, 'analysis.csv'))
@@ -89,7 +91,8 @@ def check_cumulative_two_gpus(nsysp, work):
     expect(sorted({r[3] for r in a}) == ['0', '3'] and len(a) == 80 and len(b) == 80,
            f'two GPUs: {len(a)}, {len(b)} rows for devices {sorted({r[3] for r in a})}, not 2 x 40')
     pairs = [(float(x[1]), float(y[1])) for x, y in zip(a, b) if x[1] and y[1]]
-    expect(pairs and all(s >= m for m, s in pairs), 'two GPUs: a cumulative share below the merged one')
+    expect(pairs and all(s >= m for m, s in pairs),
+           'two GPUs: a cumulative share below the merged one')
     expect(all(m <= 100 for m, _ in pairs), 'two GPUs: a merged share over 100%')
 
 
@@ -112,7 +115,8 @@ def check_pictures(nsysp, work):
                 expect(False, f'{name}/{pic}: not XML: {e}')
                 continue
             texts = ' '.join(t.text or '' for t in root.iter('{http://www.w3.org/2000/svg}text'))
-            expect(root.tag.endswith('svg') and ('(ms)' in texts or '(s)' in texts or '(µs)' in texts),
+            plain = any(f'({unit})' in texts for unit in ('µs', 'ms', 's', 'min'))
+            expect(root.tag.endswith('svg') and plain,
                    f'{name}/{pic}: no axis in plain time units: {texts[:200]!r}')
             expect(readme.find(f'![{pic}]') >= 0 and readme.find(f'![{pic}]') < readme.find('.csv'),
                    f'{name}: README.md does not show {pic} before the tables')
@@ -123,8 +127,8 @@ def check_bad_input(nsysp, work):
     with open(not_sqlite, 'w') as f:
         f.write('not a database')
     cases = [
-        ('cuda_gpu_time_util_map', [], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite database'),
-        ('nvtx_pace', ['--name', 'x'], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite database'),
+        ('cuda_gpu_time_util_map', [], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite'),
+        ('nvtx_pace', ['--name', 'x'], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite'),
         ('cuda_gpu_kern_pace', [], [NVLINK], 2, '--name'),
         ('cuda_gpu_time_util_map', ['--bins', '0'], [NVLINK], 2, '--bins'),
         ('cuda_gpu_time_util_map', ['--bins', 'many'], [NVLINK], 2, '--bins'),

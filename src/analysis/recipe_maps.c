@@ -294,7 +294,8 @@ static void draw_heatmap(const recipe_table *t, const job_time *jt, const char *
     long column = recipe_table_column(t, value);
     for (size_t k = 0; k < t->n_rows; k++)
         values[k] = recipe_cell_number(recipe_table_cell(t, k, (size_t)column));
-    recipe_heatmap h = {"GPU time busy with kernels", "File/Device ID/PID", "Busy (%)", "outside the session", n_rows, jt->n_bins,
+    recipe_heatmap h = {"GPU time busy with kernels", "File/Device ID/PID", "Busy (%)",
+                        "outside the session", n_rows, jt->n_bins,
                         (const char *const *)names, values, jt->bin_ns, 100};
     buf svg = {0};
     recipe_svg_heatmap(&svg, &h);
@@ -547,18 +548,20 @@ static int run_without_data(const recipe_def *recipe, const recipe_job *job, rec
     return NSYSP_ERR_NOT_NSYS;
 }
 
+/* The maps with no-data answers only say so in --list. */
+#define NO_DATA_ONLY " (answers only when no report has data)"
 const recipe_def RECIPES_MAPS[] = {
     {"cuda_gpu_time_util_map", "GPU time busy with kernels per time bin, process and GPU",
      run_cuda_gpu_time_util_map, NULL},
-    {"nccl_gpu_time_util_map", "NCCL and compute kernels' GPU time per bin (answers only when no report has data)",
+    {"nccl_gpu_time_util_map", "NCCL and compute kernels' GPU time per bin" NO_DATA_ONLY,
      run_without_data, &NCCL_DATA},
-    {"mpi_gpu_time_util_map", "Kernels, MPI and their overlap per bin (answers only when no report has data)",
+    {"mpi_gpu_time_util_map", "Kernels, MPI and their overlap per bin" NO_DATA_ONLY,
      run_without_data, &MPI_DATA},
-    {"ucx_gpu_time_util_map", "Kernels, UCX and their overlap per bin (answers only when no report has data)",
+    {"ucx_gpu_time_util_map", "Kernels, UCX and their overlap per bin" NO_DATA_ONLY,
      run_without_data, &UCX_DATA},
     {"gpu_metric_util_map", "GPU metrics (SM active, SM issue, tensor active) per bin and GPU",
      run_gpu_metric_util_map, NULL},
-    {"nic_metric_map", "NIC bytes and congestion per bin (answers only when no report has data)", run_without_data,
+    {"nic_metric_map", "NIC bytes and congestion per bin" NO_DATA_ONLY, run_without_data,
      &NIC_DATA},
 };
 const size_t N_RECIPES_MAPS = sizeof RECIPES_MAPS / sizeof *RECIPES_MAPS;

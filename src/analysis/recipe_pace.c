@@ -499,7 +499,7 @@ static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outp
 const recipe_def RECIPES_PACE[] = {
     {"cuda_gpu_kern_pace", "Each instance of kernel --name per rank: its start, duration and delta",
      run_pace, &KERNEL_PACE},
-    {"nvtx_pace", "Each instance of NVTX range --name per rank: its start, duration and delta", run_pace,
-     &NVTX_PACE},
+    {"nvtx_pace", "Each instance of NVTX range --name per rank: its start, duration and delta",
+     run_pace, &NVTX_PACE},
 };
 const size_t N_RECIPES_PACE = sizeof RECIPES_PACE / sizeof *RECIPES_PACE;

@@ -134,12 +134,15 @@ void recipe_svg_heatmap(buf *out, const recipe_heatmap *h)
             char fill[8] = "#d9d9d9";
             if (n)
                 svg_colour(sum / (double)n / (h->max > 0 ? h->max : 1), fill);
-            buf_printf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
+            buf_printf(out,
+                       "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\""
+                       " fill=\"%s\"/>\n",
                        LEFT + cell_w * (double)c, y, cell_w + 0.05, row_h, fill);
         }
         buf_append_str(out, "</g>\n");
         /* Every row named while names fit; else every few. */
-        size_t every = h->n_rows > MAX_ROW_LABELS ? (h->n_rows + MAX_ROW_LABELS - 1) / MAX_ROW_LABELS : 1;
+        size_t every =
+            h->n_rows > MAX_ROW_LABELS ? (h->n_rows + MAX_ROW_LABELS - 1) / MAX_ROW_LABELS : 1;
         if (r % every == 0) {
             buf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">",
                        LEFT - 6, y + row_h / 2 + 3);
