@@ -54,17 +54,31 @@ typedef struct recipe_args {
     size_t n_inputs;
 } recipe_args;
 
-/* A whole number >= 0 for option (what it counts, for the message). */
-static int parse_number(const char *text, const char *option, const char *what, int64_t *out)
+static int parse_time(const char *text, const char *option, int64_t *out)
 {
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
     if (errno || end == text || *end || v < 0) {
-        fprintf(stderr, WHO ": %s needs %s, not '%s'\n", option, what, text);
+        fprintf(stderr, WHO ": %s needs a time in nanoseconds, not '%s'\n", option, text);
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+/* --bins: 1 to 1,000,000 bins (a picture draws at most 65,536 cells). */
+static int parse_bins(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > 1000000) {
+        fprintf(stderr, WHO ": --bins needs a number of bins from 1 to 1000000, not '%s'\n",
+                text);
+        return -1;
+    }
+    *out = (int)v;
     return 0;
 }
 
@@ -110,12 +124,12 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_FORCE: a->force = 1; break;
         case OPT_INPUT: a->inputs[a->n_inputs++] = optarg; break;
         case OPT_START:
-            if (parse_number(optarg, "--start", "a time in nanoseconds", &a->options.start_ns))
+            if (parse_time(optarg, "--start", &a->options.start_ns))
                 return NSYSP_ERR_USAGE;
             a->options.has_start = 1;
             break;
         case OPT_END:
-            if (parse_number(optarg, "--end", "a time in nanoseconds", &a->options.end_ns))
+            if (parse_time(optarg, "--end", &a->options.end_ns))
                 return NSYSP_ERR_USAGE;
             a->options.has_end = 1;
             break;
@@ -123,18 +137,10 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_MANGLED: a->options.mangled = 1; break;
         case OPT_CSV: break;
         case OPT_LIST: a->list = 1; break;
-        case OPT_BINS: {
-            int64_t bins;
-            if (parse_number(optarg, "--bins", "a number of bins from 1 to 1000000", &bins))
+        case OPT_BINS:
+            if (parse_bins(optarg, &a->options.bins))
                 return NSYSP_ERR_USAGE;
-            if (bins < 1 || bins > 1000000) {
-                fprintf(stderr, WHO ": --bins needs a number of bins from 1 to 1000000, not '%s'\n",
-                        optarg);
-                return NSYSP_ERR_USAGE;
-            }
-            a->options.bins = (int)bins;
             break;
-        }
         case OPT_CUMULATIVE: a->options.cumulative = 1; break;
         case OPT_NAME: a->options.name = optarg; break;
         case 'h': recipe_usage(stdout); return -1;
