@@ -449,7 +449,9 @@ typedef struct nsysp_recipe_options {
     int base, mangled;           /* kernels by base or mangled name */
     int64_t tolerance;           /* diff: differences up to this become 0 */
     int drop;                    /* diff: leave out rows that did not change */
-    const char *nvtx_name;       /* the NVTX range of an iteration (pacing) */
+    int bins;                    /* time bins of the *_util_map recipes; 0: 30 */
+    int cumulative;              /* util maps: concurrent kernels add up */
+    const char *name;            /* the pace recipes' kernel or NVTX range */
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its

@@ -75,6 +75,10 @@ extern const recipe_def RECIPES_DESCRIBE[]; /* recipe_describe.c: durations desc
 extern const size_t N_RECIPES_DESCRIBE;
 extern const recipe_def RECIPES_NVTX_PROJ[]; /* recipe_nvtx_proj.c: NVTX ranges projected onto the GPU */
 extern const size_t N_RECIPES_NVTX_PROJ;
+extern const recipe_def RECIPES_MAPS[]; /* recipe_maps.c: utilization per time bin */
+extern const size_t N_RECIPES_MAPS;
+extern const recipe_def RECIPES_PACE[]; /* recipe_pace.c: a kernel's or range's iterations */
+extern const size_t N_RECIPES_PACE;
 
 /* Opens a report of the job with the job's time filter applied (start,
  * end: every table with start and end columns seen through a view of the

@@ -1067,7 +1067,7 @@ static int sweep_report(const recipe_job *job, size_t i, sweep_kind kind, sweep 
         buf_printf(why, "does not contain GPU operation data");
         status = NSYSP_ERR_NOT_NSYS;
     }
-    const char *name = job->options ? job->options->nvtx_name : NULL;
+    const char *name = job->options ? job->options->name : NULL;
     if (status == NSYSP_OK)
         status = sweep_read_ranges(db, kind, name, s, why);
     if (status == NSYSP_OK)
@@ -1506,7 +1506,7 @@ static void pace_delta_stats(const pace_rank *ranks, size_t n_ranks, recipe_tabl
 static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out,
                     buf *err)
 {
-    const char *name = job->options ? job->options->nvtx_name : NULL;
+    const char *name = job->options ? job->options->name : NULL;
     if (!name) {
         buf_printf(err, "%s: --name NAME is required (the NVTX range that marks an iteration)",
                    recipe->name);

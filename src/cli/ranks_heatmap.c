@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "common/svg_scale.h"
 #include "ranks_heatmap.h"
 #include "tool/text_out.h"
 
@@ -29,42 +30,6 @@ static void column_span(size_t c, size_t n_columns, size_t n_values, size_t *fir
 {
     *first = c * n_values / n_columns;
     *end = (c + 1) * n_values / n_columns;
-}
-
-/* A duration in the unit that shows it in three digits at most: "350 ms",
- * "3.51 s", "12 µs", "2.5 min" (never "3.51e+03 ms"). */
-static void plain_duration(double ns, char *out, size_t size)
-{
-    static const struct {
-        const char *unit;
-        double ns;
-    } UNITS[] = {{"ns", 1}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9}, {"h", 3600e9}};
-    size_t u = 0;
-    while (u + 1 < sizeof UNITS / sizeof *UNITS && ns / UNITS[u].ns >= 999.5)
-        u++;
-    if (ns == 0)
-        snprintf(out, size, "0");
-    else
-        snprintf(out, size, ns / UNITS[u].ns < 999.5 ? "%.3g %s" : "%.0f %s",
-                 ns / UNITS[u].ns, UNITS[u].unit);
-}
-
-/* A sequential colour for v in 0..1: pale yellow to dark blue. */
-static void colour(double v, char out[8])
-{
-    static const double STOPS[][3] = {{255, 255, 204}, {161, 218, 180}, {65, 182, 196},
-                                      {44, 127, 184}, {37, 52, 148}};
-    if (!(v >= 0))
-        v = 0;
-    if (v > 1)
-        v = 1;
-    double at = v * 4;
-    int i = at >= 4 ? 3 : (int)at;
-    double f = at - i;
-    int rgb[3];
-    for (int c = 0; c < 3; c++)
-        rgb[c] = (int)lround(STOPS[i][c] + f * (STOPS[i + 1][c] - STOPS[i][c]));
-    snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
 
 static void open_svg(FILE *to, const char *title)
@@ -98,7 +63,7 @@ static void legend(FILE *to, const char *low, const char *high, const char *what
     int x = LEFT + PLOT_W + 30;
     for (int k = 0; k < 50; k++) {
         char c[8];
-        colour(1.0 - k / 49.0, c);
+        svg_colour(1.0 - k / 49.0, c);
         fprintf(to, "<rect x=\"%d\" y=\"%d\" width=\"20\" height=\"%.1f\" fill=\"%s\"/>\n", x,
                 TOP + k * PLOT_H / 50, (double)PLOT_H / 50 + 0.5, c);
     }
@@ -114,7 +79,7 @@ static void legend(FILE *to, const char *low, const char *high, const char *what
 static void cell(FILE *to, double x, double y, double w, double h, double v)
 {
     char c[8];
-    colour(v, c);
+    svg_colour(v, c);
     fprintf(to, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
             x, y, w + 0.3, h + 0.3, c);
 }
@@ -153,7 +118,7 @@ heatmap_drawn ranks_heatmap_utilization(FILE *to, const job *j)
     double window_ns = (double)(j->window_end_utc - j->window_start_utc);
     for (int t = 0; t <= 4; t++) {
         char tick[32];
-        plain_duration(window_ns * t / 4, tick, sizeof tick);
+        svg_plain_duration(window_ns * t / 4, tick, sizeof tick);
         fprintf(to, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
                 LEFT + t * PLOT_W / 4.0, TOP + PLOT_H + 18, tick);
     }
@@ -219,8 +184,8 @@ heatmap_drawn ranks_heatmap_steps(FILE *to, const job *j)
     fprintf(to, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">step</text>\n",
             LEFT + PLOT_W / 2, TOP + PLOT_H + 42);
     char low[32], high[32];
-    plain_duration(lo == INFINITY ? 0 : lo, low, sizeof low);
-    plain_duration(hi, high, sizeof high);
+    svg_plain_duration(lo == INFINITY ? 0 : lo, low, sizeof low);
+    svg_plain_duration(hi, high, sizeof high);
     legend(to, low, high, "step time");
     fputs("</svg>\n", to);
     return (heatmap_drawn){.values = steps, .columns = columns};

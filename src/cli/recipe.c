@@ -41,7 +41,11 @@ static void recipe_usage(FILE *to)
           "      --mangled          kernels by mangled name (cuda_gpu_kern_sum)\n"
           "      --tolerance N      diff: differences of at most N become 0\n"
           "      --drop             diff: leave out rows where nothing changed\n"
-          "      --name NAME        the NVTX range of an iteration (nvtx_gpu_proj_pace)\n"
+          "      --bins N           time bins of the *_util_map recipes (default 30)\n"
+          "      --cumulative       util maps: concurrent kernels add up (can pass 100%)\n"
+          "      --name NAME        the kernel (cuda_gpu_kern_pace) or NVTX range\n"
+          "                         (nvtx_pace, nvtx_gpu_proj_pace) whose instances are\n"
+          "                         the iterations\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "Reading reports apart (tools/recipe_dask.py runs these on a Dask cluster):\n"
@@ -76,11 +80,26 @@ static int parse_time(const char *text, const char *option, int64_t *out)
     return 0;
 }
 
+/* --bins: 1 to 1,000,000 bins (a picture draws at most 65,536 cells). */
+static int parse_bins(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > 1000000) {
+        fprintf(stderr, WHO ": --bins needs a number of bins from 1 to 1000000, not '%s'\n",
+                text);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
            OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP, OPT_PARTIAL, OPT_FROM_PARTIALS,
-           OPT_LIST_REPORTS, OPT_NULL, OPT_NAME };
+           OPT_LIST_REPORTS, OPT_NULL, OPT_NAME, OPT_BINS, OPT_CUMULATIVE };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -97,6 +116,8 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"from-partials", no_argument, NULL, OPT_FROM_PARTIALS},
         {"list-reports", no_argument, NULL, OPT_LIST_REPORTS},
         {"null", no_argument, NULL, OPT_NULL},
+        {"bins", required_argument, NULL, OPT_BINS},
+        {"cumulative", no_argument, NULL, OPT_CUMULATIVE},
         {"name", required_argument, NULL, OPT_NAME},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -150,7 +171,12 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_FROM_PARTIALS: a->from_partials = 1; break;
         case OPT_LIST_REPORTS: a->list_reports = 1; break;
         case OPT_NULL: a->null = 1; break;
-        case OPT_NAME: a->options.nvtx_name = optarg; break;
+        case OPT_BINS:
+            if (parse_bins(optarg, &a->options.bins))
+                return NSYSP_ERR_USAGE;
+            break;
+        case OPT_CUMULATIVE: a->options.cumulative = 1; break;
+        case OPT_NAME: a->options.name = optarg; break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",

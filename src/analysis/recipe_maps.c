@@ -1,0 +1,567 @@
+/* The utilization maps: cuda_gpu_time_util_map, and the maps this project
+ * answers only without data so far (nccl_, mpi_, ucx_gpu_time_util_map,
+ * gpu_metric_util_map, nic_metric_map).
+ *
+ * cuda_gpu_time_util_map cuts the job's time (from the earliest session
+ * start to the latest report's end) into --bins bins and gives, per report,
+ * process and GPU, the share of each bin in which a kernel ran (analysis.csv,
+ * NVIDIA's analysis.parquet), as nsys 2023.4 computes it: overlapping
+ * kernels merged first unless --cumulative; a bin cut by the report's
+ * session start or end counted over the part inside it; bins outside the
+ * session empty (NaN). A kernel's time is streamed from SQLite, sorted by
+ * process, device and start; memory grows with bins, not kernels.
+ * heatmap.svg draws the table as the recipe's notebook does. */
+#include "recipe.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/recipe_svg.h"
+#include "common/xalloc.h"
+
+enum { DEFAULT_BINS = 30 };
+
+/* ---- The job's time -------------------------------------------------- */
+
+/* A report's session: its duration and its start (UTC ns). */
+typedef struct session {
+    bool known;
+    int64_t duration, start;
+} session;
+
+static bool read_first(nsys_db *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *stmt = NULL;
+    bool ok = sqlite3_prepare_v2(nsys_db_sqlite(db), sql, -1, &stmt, NULL) == SQLITE_OK &&
+              sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL;
+    if (ok)
+        *out = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return ok;
+}
+
+static session read_session(nsys_db *db)
+{
+    session s = {false, 0, 0};
+    if (nsys_db_has_table(db, "ANALYSIS_DETAILS") &&
+        nsys_db_has_table(db, "TARGET_INFO_SESSION_START_TIME"))
+        s.known = read_first(db, "SELECT duration FROM ANALYSIS_DETAILS", &s.duration) &&
+                  read_first(db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", &s.start);
+    return s;
+}
+
+/* The job's bins: each report's session placed after the earliest start. */
+typedef struct job_time {
+    session *sessions;
+    int64_t min_start, bin_ns;
+    size_t n_bins;
+} job_time;
+
+/* Reads every report's session; NSYSP_ERR_NOT_NSYS when none has one.
+ * A report that cannot be opened is an error. */
+static int read_job_time(const recipe_job *job, job_time *t, buf *err)
+{
+    t->sessions = xcalloc(job->n ? job->n : 1, sizeof *t->sessions);
+    t->n_bins = job->options && job->options->bins > 0 ? (size_t)job->options->bins : DEFAULT_BINS;
+    bool any = false;
+    for (size_t i = 0; i < job->n; i++) {
+        int status;
+        nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+        if (!db)
+            return status;
+        t->sessions[i] = read_session(db);
+        nsys_db_close(db);
+        if (t->sessions[i].known && (!any || t->sessions[i].start < t->min_start))
+            t->min_start = t->sessions[i].start;
+        any = any || t->sessions[i].known;
+    }
+    if (!any)
+        return NSYSP_ERR_NOT_NSYS;
+    int64_t max_end = 0;
+    for (size_t i = 0; i < job->n; i++) {
+        const session *s = &t->sessions[i];
+        if (s->known && s->duration + (s->start - t->min_start) > max_end)
+            max_end = s->duration + (s->start - t->min_start);
+    }
+    t->bin_ns = (int64_t)ceil((double)max_end / (double)t->n_bins);
+    return NSYSP_OK;
+}
+
+/* ---- A row of bins ------------------------------------------------------ */
+
+/* A range's place in the bins: its first and last bin and the parts of
+ * them it covers (0..1), from its ends scaled to bins, as numpy computes. */
+typedef struct bin_span {
+    int64_t first, last;
+    double first_part, last_part;
+} bin_span;
+
+static bin_span span_of(int64_t start, int64_t end, int64_t bin_ns)
+{
+    double s = (double)start / (double)bin_ns, e = (double)end / (double)bin_ns;
+    bin_span b = {(int64_t)floor(s), (int64_t)floor(e), 0, 0};
+    b.first_part = fmin(ceil(s), e) - s;
+    b.last_part = e - fmax(floor(e), s);
+    return b;
+}
+
+/* The busy share of each bin: ranges within one bin summed first, then
+ * the ranges over several bins, in order (NVIDIA adds them in this order,
+ * and floating point remembers it). */
+typedef struct bin_row {
+    size_t n;
+    double *share;
+    bin_span *spread; /* ranges over several bins */
+    size_t n_spread, cap_spread;
+} bin_row;
+
+static void row_reset(bin_row *r, size_t n_bins)
+{
+    if (r->n != n_bins) {
+        free(r->share);
+        r->share = xcalloc(n_bins ? n_bins : 1, sizeof *r->share);
+        r->n = n_bins;
+    }
+    memset(r->share, 0, n_bins * sizeof *r->share);
+    r->n_spread = 0;
+}
+
+static void row_free(bin_row *r)
+{
+    free(r->share);
+    free(r->spread);
+}
+
+/* A range past the job's bins (a kernel after the session's end) adds
+ * nothing there. */
+static void row_add(bin_row *r, int64_t bin, double part)
+{
+    if (bin >= 0 && (size_t)bin < r->n)
+        r->share[bin] += part;
+}
+
+static void row_add_range(bin_row *r, int64_t start, int64_t end, int64_t bin_ns)
+{
+    bin_span b = span_of(start, end, bin_ns);
+    if (b.first == b.last) {
+        row_add(r, b.first, b.first_part);
+        return;
+    }
+    if (r->n_spread == r->cap_spread) {
+        r->cap_spread = r->cap_spread ? 2 * r->cap_spread : 64;
+        r->spread = xrealloc(r->spread, r->cap_spread * sizeof *r->spread);
+    }
+    r->spread[r->n_spread++] = b;
+}
+
+/* Shares in percent, to 0.1, of the session's part of each bin; NaN
+ * outside the session. */
+static void row_finish(bin_row *r, const job_time *t, const session *s)
+{
+    for (size_t i = 0; i < r->n_spread; i++) {
+        const bin_span *b = &r->spread[i];
+        row_add(r, b->last, b->last_part);
+        row_add(r, b->first, b->first_part);
+        for (int64_t k = b->first + 1; k < b->last; k++)
+            row_add(r, k, 1.0);
+    }
+    int64_t offset = s->start - t->min_start;
+    bin_span in = span_of(offset, s->duration + offset, t->bin_ns);
+    if (in.first_part != 0 && in.first >= 0 && (size_t)in.first < r->n)
+        r->share[in.first] /= in.first_part;
+    if (in.last_part != 0 && in.first != in.last && in.last >= 0 && (size_t)in.last < r->n)
+        r->share[in.last] /= in.last_part;
+    for (size_t k = 0; k < r->n; k++) {
+        if ((int64_t)k < in.first || (int64_t)k > in.last)
+            r->share[k] = NAN;
+        else
+            r->share[k] = recipe_round1(r->share[k] * 100);
+    }
+}
+
+/* ---- cuda_gpu_time_util_map ------------------------------------------- */
+
+enum { C_DURATION, C_KERNEL, C_PID, C_DEVICE, C_FILE, N_COLUMNS };
+
+static void append_rows(recipe_table *t, const bin_row *r, const job_time *jt, int64_t pid,
+                        int64_t device, const char *label)
+{
+    for (size_t k = 0; k < r->n; k++) {
+        recipe_cell *c = recipe_table_add_row(t);
+        recipe_cell_set_int(&c[C_DURATION], (int64_t)k * jt->bin_ns);
+        if (!isnan(r->share[k])) /* else NULL: NaN */
+            recipe_cell_set_real(&c[C_KERNEL], r->share[k]);
+        recipe_cell_set_int(&c[C_PID], pid);
+        recipe_cell_set_int(&c[C_DEVICE], device);
+        recipe_cell_set_text(&c[C_FILE], label);
+    }
+}
+
+/* The kernels of report i by process and device, each group's bins
+ * appended to t. */
+static int kernel_rows(const recipe_job *job, size_t i, const job_time *jt, recipe_table *t,
+                       buf *err)
+{
+    int status;
+    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    if (!db)
+        return status;
+    if (!nsys_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
+        nsys_db_close(db);
+        return NSYSP_OK;
+    }
+    const nsysp_recipe_options *o = job->options;
+    bool cumulative = o && o->cumulative;
+    const session *s = &jt->sessions[i];
+    int64_t offset = s->start - jt->min_start;
+    /* As NVIDIA filters: a kernel that starts by --end and ends from
+     * --start on, in the report's own time. */
+    char *query = sqlite3_mprintf(
+        "SELECT (globalPid >> 24) & 16777215 AS pid, deviceId, start + %lld, \"end\" + %lld"
+        " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start <= %lld AND \"end\" >= %lld"
+        " ORDER BY pid, deviceId, %s",
+        (long long)offset, (long long)offset,
+        (long long)(o && o->has_end ? o->end_ns : INT64_MAX),
+        (long long)(o && o->has_start ? o->start_ns : INT64_MIN),
+        cumulative ? "rowid" : "start");
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &stmt, NULL);
+    sqlite3_free(query);
+    bin_row row = {0};
+    bool in_group = false, merging = false;
+    int64_t pid = 0, device = 0, merged_start = 0, merged_end = 0;
+    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        int64_t p = sqlite3_column_int64(stmt, 0), d = sqlite3_column_int64(stmt, 1);
+        int64_t start = sqlite3_column_int64(stmt, 2), end = sqlite3_column_int64(stmt, 3);
+        if (!in_group || p != pid || d != device) {
+            if (in_group) {
+                if (merging)
+                    row_add_range(&row, merged_start, merged_end, jt->bin_ns);
+                row_finish(&row, jt, s);
+                append_rows(t, &row, jt, pid, device, job->labels[i]);
+            }
+            row_reset(&row, jt->n_bins);
+            in_group = true;
+            merging = false;
+            pid = p;
+            device = d;
+        }
+        if (cumulative) {
+            row_add_range(&row, start, end, jt->bin_ns);
+        } else if (!merging || start > merged_end) {
+            /* Kernels that overlap or touch count once, as one range. */
+            if (merging)
+                row_add_range(&row, merged_start, merged_end, jt->bin_ns);
+            merging = true;
+            merged_start = start;
+            merged_end = end;
+        } else if (end > merged_end) {
+            merged_end = end;
+        }
+        rc = SQLITE_OK;
+    }
+    if (rc == SQLITE_DONE && in_group) {
+        if (merging)
+            row_add_range(&row, merged_start, merged_end, jt->bin_ns);
+        row_finish(&row, jt, s);
+        append_rows(t, &row, jt, pid, device, job->labels[i]);
+    }
+    status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading kernels", err);
+    sqlite3_finalize(stmt);
+    row_free(&row);
+    nsys_db_close(db);
+    return status;
+}
+
+/* The notebook's heatmap: a row per File/Device ID/PID, in table order. */
+static void draw_heatmap(const recipe_table *t, const job_time *jt, const char *value,
+                         recipe_outputs *out)
+{
+    size_t n_rows = jt->n_bins ? t->n_rows / jt->n_bins : 0;
+    char **names = xcalloc(n_rows ? n_rows : 1, sizeof *names);
+    double *values = xcalloc(t->n_rows ? t->n_rows : 1, sizeof *values);
+    for (size_t r = 0; r < n_rows; r++) {
+        const recipe_cell *c = recipe_table_cell(t, r * jt->n_bins, 0);
+        buf name = {0};
+        buf_printf(&name, "%s/%lld/%lld", c[C_FILE].s, (long long)c[C_DEVICE].i,
+                   (long long)c[C_PID].i);
+        names[r] = xstrdup(buf_cstr(&name));
+        buf_free(&name);
+    }
+    long column = recipe_table_column(t, value);
+    for (size_t k = 0; k < t->n_rows; k++)
+        values[k] = recipe_cell_number(recipe_table_cell(t, k, (size_t)column));
+    recipe_heatmap h = {"GPU time busy with kernels", "File/Device ID/PID", "Busy (%)",
+                        "outside the session", n_rows, jt->n_bins,
+                        (const char *const *)names, values, jt->bin_ns, 100};
+    buf svg = {0};
+    recipe_svg_heatmap(&svg, &h);
+    recipe_outputs_add_text(out, "heatmap.svg", buf_cstr(&svg));
+    buf_free(&svg);
+    for (size_t r = 0; r < n_rows; r++)
+        free(names[r]);
+    free(names);
+    free(values);
+}
+
+static int run_cuda_gpu_time_util_map(const recipe_def *recipe, const recipe_job *job,
+                                      recipe_outputs *out, buf *err)
+{
+    job_time jt = {0};
+    int status = read_job_time(job, &jt, err);
+    static const char *const COLUMNS[] = {"Duration", "Kernel", "PID", "Device ID", "File"};
+    recipe_table t;
+    recipe_table_init(&t, COLUMNS, N_COLUMNS);
+    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++)
+        if (jt.sessions[i].known)
+            status = kernel_rows(job, i, &jt, &t, err);
+    if (status == NSYSP_ERR_NOT_NSYS || (status == NSYSP_OK && t.n_rows == 0)) {
+        buf_clear(err);
+        buf_printf(err, "%s: no report has the data it reads", recipe->name);
+        status = NSYSP_ERR_NOT_NSYS;
+    }
+    if (status == NSYSP_OK) {
+        draw_heatmap(&t, &jt, "Kernel", out);
+        recipe_outputs_take(out, "analysis.csv", &t);
+    }
+    recipe_table_free(&t);
+    free(jt.sessions);
+    return status;
+}
+
+/* ---- gpu_metric_util_map ---------------------------------------------- */
+
+/* The GPU metrics NVIDIA's map averages, from each sample's JSON. */
+static const char *const METRICS[] = {"SM Active", "SM Issue", "Tensor Active"};
+enum { N_METRICS = 3, N_GPUS = 256 };
+
+/* A GPU's samples per bin: pandas' groupby mean, a Kahan sum in row order. */
+typedef struct metric_bins {
+    int64_t *count;
+    double *sum, *compensation; /* n_bins * N_METRICS */
+} metric_bins;
+
+static void metric_add(metric_bins *m, size_t at, double v)
+{
+    double y = v - m->compensation[at], t = m->sum[at] + y;
+    m->compensation[at] = t - m->sum[at] - y;
+    m->sum[at] = t;
+}
+
+/* The samples of report i in the session, per GPU (the type's low byte)
+ * and bin (a sample at a bin's end belongs to it, as pandas.cut puts
+ * it), appended to t. Samples without the three metrics are other
+ * generic events, left out. */
+static int metric_rows(const recipe_job *job, size_t i, const job_time *jt, recipe_table *t,
+                       buf *err)
+{
+    int status;
+    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    if (!db)
+        return status;
+    if (!nsys_db_has_table(db, "GENERIC_EVENTS")) {
+        nsys_db_close(db);
+        return NSYSP_OK;
+    }
+    const nsysp_recipe_options *o = job->options;
+    const session *s = &jt->sessions[i];
+    int64_t offset = s->start - jt->min_start;
+    char *query = sqlite3_mprintf(
+        "SELECT typeId & 255, rawTimestamp + %lld, json_extract(data, '$.\"%w\"'),"
+        " json_extract(data, '$.\"%w\"'), json_extract(data, '$.\"%w\"') FROM GENERIC_EVENTS"
+        " WHERE rawTimestamp <= %lld AND rawTimestamp >= %lld",
+        (long long)offset, METRICS[0], METRICS[1], METRICS[2],
+        (long long)(o && o->has_end ? o->end_ns : INT64_MAX),
+        (long long)(o && o->has_start ? o->start_ns : INT64_MIN));
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &stmt, NULL);
+    sqlite3_free(query);
+    metric_bins gpus[N_GPUS] = {{0}};
+    int64_t last = (int64_t)jt->n_bins * jt->bin_ns;
+    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
+        int64_t gpu = sqlite3_column_int64(stmt, 0), at = sqlite3_column_int64(stmt, 1);
+        if (at < offset || at > s->duration + offset || at <= 0 || at > last)
+            continue;
+        bool metrics = true;
+        for (int k = 0; k < N_METRICS; k++)
+            metrics = metrics && sqlite3_column_type(stmt, 2 + k) != SQLITE_NULL;
+        if (!metrics)
+            continue;
+        metric_bins *m = &gpus[gpu];
+        if (!m->count) {
+            m->count = xcalloc(jt->n_bins, sizeof *m->count);
+            m->sum = xcalloc(jt->n_bins * N_METRICS, sizeof *m->sum);
+            m->compensation = xcalloc(jt->n_bins * N_METRICS, sizeof *m->compensation);
+        }
+        size_t bin = (size_t)((at - 1) / jt->bin_ns);
+        m->count[bin]++;
+        for (int k = 0; k < N_METRICS; k++)
+            metric_add(m, bin * N_METRICS + (size_t)k, (double)sqlite3_column_int64(stmt, 2 + k));
+    }
+    status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading GPU metrics", err);
+    for (int gpu = 0; gpu < N_GPUS; gpu++) {
+        metric_bins *m = &gpus[gpu];
+        for (size_t b = 0; status == NSYSP_OK && m->count && b < jt->n_bins; b++) {
+            if (!m->count[b])
+                continue;
+            recipe_cell *c = recipe_table_add_row(t);
+            recipe_cell_set_int(&c[0], (int64_t)b * jt->bin_ns);
+            for (int k = 0; k < N_METRICS; k++)
+                recipe_cell_set_real(&c[1 + k], recipe_round1(m->sum[b * N_METRICS + (size_t)k] /
+                                                              (double)m->count[b]));
+            recipe_cell_set_int(&c[1 + N_METRICS], gpu);
+            recipe_cell_set_text(&c[2 + N_METRICS], job->labels[i]);
+        }
+        free(m->count);
+        free(m->sum);
+        free(m->compensation);
+    }
+    sqlite3_finalize(stmt);
+    nsys_db_close(db);
+    return status;
+}
+
+/* A heatmap per metric: a row per File/GPU, bins without samples empty. */
+static void draw_metric_heatmaps(const recipe_table *t, const job_time *jt, recipe_outputs *out)
+{
+    size_t n_rows = 0;
+    char **names = NULL;
+    double *values = NULL;
+    for (int k = 0; k < N_METRICS; k++) {
+        n_rows = 0;
+        for (size_t r = 0; r < t->n_rows; r++) {
+            const recipe_cell *c = recipe_table_cell(t, r, 0);
+            buf name = {0};
+            buf_printf(&name, "%s/%lld", c[2 + N_METRICS].s, (long long)c[1 + N_METRICS].i);
+            if (!n_rows || strcmp(names[n_rows - 1], buf_cstr(&name)) != 0) {
+                names = xrealloc(names, (n_rows + 1) * sizeof *names);
+                values = xrealloc(values, (n_rows + 1) * jt->n_bins * sizeof *values);
+                names[n_rows] = xstrdup(buf_cstr(&name));
+                for (size_t b = 0; b < jt->n_bins; b++)
+                    values[n_rows * jt->n_bins + b] = NAN;
+                n_rows++;
+            }
+            buf_free(&name);
+            size_t bin = (size_t)(c[0].i / jt->bin_ns);
+            values[(n_rows - 1) * jt->n_bins + bin] = c[1 + k].r;
+        }
+        char title[128], file[64];
+        snprintf(title, sizeof title, "GPU metric %s, mean per bin", METRICS[k]);
+        snprintf(file, sizeof file, "heatmap_%s.svg",
+                 k == 0 ? "sm_active" : k == 1 ? "sm_issue" : "tensor_active");
+        recipe_heatmap h = {title, "File/GPU", "Mean (%)", "no samples", n_rows, jt->n_bins,
+                            (const char *const *)names, values, jt->bin_ns, 100};
+        buf svg = {0};
+        recipe_svg_heatmap(&svg, &h);
+        recipe_outputs_add_text(out, file, buf_cstr(&svg));
+        buf_free(&svg);
+        for (size_t r = 0; r < n_rows; r++)
+            free(names[r]);
+    }
+    free(names);
+    free(values);
+}
+
+static int run_gpu_metric_util_map(const recipe_def *recipe, const recipe_job *job,
+                                   recipe_outputs *out, buf *err)
+{
+    job_time jt = {0};
+    int status = read_job_time(job, &jt, err);
+    static const char *const COLUMNS[] = {"Duration", "SM Active", "SM Issue", "Tensor Active",
+                                          "GPU", "File"};
+    recipe_table t;
+    recipe_table_init(&t, COLUMNS, sizeof COLUMNS / sizeof *COLUMNS);
+    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++)
+        if (jt.sessions[i].known)
+            status = metric_rows(job, i, &jt, &t, err);
+    if (status == NSYSP_ERR_NOT_NSYS || (status == NSYSP_OK && t.n_rows == 0)) {
+        buf_clear(err);
+        buf_printf(err, "%s: no report has the data it reads", recipe->name);
+        status = NSYSP_ERR_NOT_NSYS;
+    }
+    if (status == NSYSP_OK) {
+        draw_metric_heatmaps(&t, &jt, out);
+        recipe_outputs_take(out, "analysis.csv", &t);
+    }
+    recipe_table_free(&t);
+    free(jt.sessions);
+    return status;
+}
+
+/* ---- Maps answered only without data ----------------------------------- */
+
+/* What a map reads: a table with rows, or (NCCL) an NVTX domain; those
+ * over GPU time need kernels too, as NVIDIA's find no data without. */
+typedef struct map_data {
+    const char *what;  /* for the message */
+    const char *query; /* a row when the report has the data */
+} map_data;
+
+#define WITH_KERNELS " AND EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_KERNEL)"
+static const map_data NCCL_DATA = {
+    "NCCL's NVTX ranges and kernels",
+    "SELECT 1 FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'NCCL'" WITH_KERNELS " LIMIT 1"};
+static const map_data MPI_DATA = {
+    "MPI events and kernels",
+    "SELECT 1 WHERE (EXISTS (SELECT 1 FROM MPI_P2P_EVENTS) OR EXISTS (SELECT 1 FROM"
+    " MPI_COLLECTIVES_EVENTS) OR EXISTS (SELECT 1 FROM MPI_START_WAIT_EVENTS) OR EXISTS"
+    " (SELECT 1 FROM MPI_OTHER_EVENTS))" WITH_KERNELS};
+static const map_data UCX_DATA = {
+    "UCX events and kernels",
+    "SELECT 1 WHERE (EXISTS (SELECT 1 FROM UCP_EVENTS) OR EXISTS (SELECT 1 FROM"
+    " UCP_SUBMIT_EVENTS) OR EXISTS (SELECT 1 FROM UCP_PROGRESS_EVENTS))" WITH_KERNELS};
+static const map_data NIC_DATA = {"NIC metrics", "SELECT 1 FROM NET_NIC_METRIC LIMIT 1"};
+
+static bool has_data(nsys_db *db, const char *query)
+{
+    sqlite3_stmt *stmt = NULL;
+    bool yes = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &stmt, NULL) == SQLITE_OK &&
+               sqlite3_step(stmt) == SQLITE_ROW;
+    sqlite3_finalize(stmt);
+    return yes;
+}
+
+/* No data anywhere: NVIDIA's answer. Data: refused, not guessed at. */
+static int run_without_data(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out,
+                            buf *err)
+{
+    (void)out;
+    const map_data *m = recipe->family;
+    for (size_t i = 0; i < job->n; i++) {
+        int status;
+        nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+        if (!db)
+            return status;
+        bool yes = has_data(db, m->query);
+        nsys_db_close(db);
+        if (yes) {
+            buf_printf(err, "%s: %s has %s, which this recipe does not read yet", recipe->name,
+                       job->paths[i], m->what);
+            return NSYSP_ERR_NOT_NSYS;
+        }
+    }
+    buf_printf(err, "%s: no report has the data it reads", recipe->name);
+    return NSYSP_ERR_NOT_NSYS;
+}
+
+/* The maps with no-data answers only say so in --list. */
+#define NO_DATA_ONLY " (answers only when no report has data)"
+const recipe_def RECIPES_MAPS[] = {
+    {"cuda_gpu_time_util_map", "GPU time busy with kernels per time bin, process and GPU",
+     run_cuda_gpu_time_util_map, NULL},
+    {"nccl_gpu_time_util_map", "NCCL and compute kernels' GPU time per bin" NO_DATA_ONLY,
+     run_without_data, &NCCL_DATA},
+    {"mpi_gpu_time_util_map", "Kernels, MPI and their overlap per bin" NO_DATA_ONLY,
+     run_without_data, &MPI_DATA},
+    {"ucx_gpu_time_util_map", "Kernels, UCX and their overlap per bin" NO_DATA_ONLY,
+     run_without_data, &UCX_DATA},
+    {"gpu_metric_util_map", "GPU metrics (SM active, SM issue, tensor active) per bin and GPU",
+     run_gpu_metric_util_map, NULL},
+    {"nic_metric_map", "NIC bytes and congestion per bin" NO_DATA_ONLY, run_without_data,
+     &NIC_DATA},
+};
+const size_t N_RECIPES_MAPS = sizeof RECIPES_MAPS / sizeof *RECIPES_MAPS;

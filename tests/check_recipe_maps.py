@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""check_recipe_maps.py NSYS_PERFETTO CORPUS_DIR WORKDIR
+
+The utilization maps and pace recipes where the committed goldens of
+check_recipes.py (default options) cannot look:
+
+- tests/recipe_maps_golden/CASE/: what nsys recipe 2023.4 wrote with options
+  (--bins, --start/--end, --cumulative, --name) or on data the other goldens
+  lack (GPU metrics), from the real .nsys-rep/.qdrep the corpus exports came
+  from (docs/recipes.md), its Parquet tables as CSV; ours must equal them byte
+  for byte on the corpus exports;
+- what nsys cannot show: --cumulative on a report with two GPUs (nsys 2023.4
+  fails there), the pictures (SVG that parses, README.md shows them first),
+  and bad or empty input: a one-line error, the exit status, no output folder.
+
+Exits 77 (skipped) without the corpus."""
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sql_golden as sg  # noqa: E402
+from testlib import expect, finish  # noqa: E402
+
+GOLDEN = os.path.join(HERE, 'recipe_maps_golden')
+NVLINK = ('openhackathons-org__gpubootcamp__hpc__multi_gpu_nways__labs__CFD__English__C__'
+          'source_code__memcpy__jacobi_memcpy_nvlink_report.qdrep')
+CPU_ONLY = 'NTHU-SC__ISC25-ICON-C__nsys_reports__cpu'
+
+
+def read_kv(path):
+    with open(path) as f:
+        return dict(line.rstrip('\n').partition(': ')[::2] for line in f if line.strip())
+
+
+def recipe(nsysp, work, name, options, stems, out_name):
+    out = os.path.join(work, 'out', out_name)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    inputs = sorted(sg.unpacked(s, work) for s in stems)
+    p = subprocess.run([nsysp, 'recipe', name, '--output', out, *options, *inputs],
+                       capture_output=True, text=True)
+    return p, out
+
+
+def check_goldens(nsysp, work):
+    for case in sorted(os.listdir(GOLDEN)):
+        args = read_kv(os.path.join(GOLDEN, case, 'args.txt'))
+        p, out = recipe(nsysp, work, args['recipe'], shlex.split(args['options']),
+                        args['inputs'].split(), case)
+        if not expect(p.returncode == 0, f'{case}: exit {p.returncode}: {p.stderr.strip()}'):
+            continue
+        for name in sorted(os.listdir(os.path.join(GOLDEN, case))):
+            if not name.endswith('.csv'):
+                continue
+            with open(os.path.join(GOLDEN, case, name), 'rb') as f:
+                want = f.read()
+            path = os.path.join(out, name)
+            got = open(path, 'rb').read() if os.path.exists(path) else b'(missing)'
+            if want != got:
+                first = next((i for i, (a, b) in enumerate(zip(want.splitlines(), got.splitlines()))
+                              if a != b), None)
+                expect(False, f'{case}/{name}: differs from nsys 2023.4\'s, first at line '
+                              f'{(first or 0) + 1}: ours {got.splitlines()[first or 0][:120]!r}')
+
+
+def rows_of(path):
+    with open(path) as f:
+        header = f.readline().rstrip('\n').split(',')
+        return header, [line.rstrip('\n').split(',') for line in f]
+
+
+def check_cumulative_two_gpus(nsysp, work):
+    """Per GPU and bin, the summed kernel time is at least the merged one and
+    exceeds it where kernels ran at once."""
+    merged, out1 = recipe(nsysp, work, 'cuda_gpu_time_util_map', ['--bins', '40'], [NVLINK],
+                          'merged')
+    summed, out2 = recipe(nsysp, work, 'cuda_gpu_time_util_map', ['--bins', '40', '--cumulative'],
+                          [NVLINK], 'summed')
+    if not expect(merged.returncode == 0 and summed.returncode == 0,
+                  f'two GPUs: exit {merged.returncode}/{summed.returncode}: '
+                  f'{summed.stderr.strip()}'):
+        return
+    h, a = rows_of(os.path.join(out1, 'analysis.csv'))
+    _, b = rows_of(os.path.join(out2, 'analysis.csv'))
+    expect(h == ['Duration', 'Kernel', 'PID', 'Device ID', 'File'], f'two GPUs: header {h}')
+    expect(sorted({r[3] for r in a}) == ['0', '3'] and len(a) == 80 and len(b) == 80,
+           f'two GPUs: {len(a)}, {len(b)} rows for devices {sorted({r[3] for r in a})}, not 2 x 40')
+    pairs = [(float(x[1]), float(y[1])) for x, y in zip(a, b) if x[1] and y[1]]
+    expect(pairs and all(s >= m for m, s in pairs),
+           'two GPUs: a cumulative share below the merged one')
+    expect(all(m <= 100 for m, _ in pairs), 'two GPUs: a merged share over 100%')
+
+
+def check_pictures(nsysp, work):
+    for name, options, stems, pictures in [
+            ('cuda_gpu_time_util_map', [], [NVLINK], ['heatmap.svg']),
+            ('cuda_gpu_kern_pace', ['--name', 'jacobi_kernel'], [NVLINK],
+             ['pace_start.svg', 'pace_duration.svg', 'pace_delta.svg'])]:
+        p, out = recipe(nsysp, work, name, options, stems, name + '-pictures')
+        if not expect(p.returncode == 0, f'{name}: exit {p.returncode}: {p.stderr.strip()}'):
+            continue
+        readme = open(os.path.join(out, 'README.md')).read()
+        for pic in pictures:
+            path = os.path.join(out, pic)
+            if not expect(os.path.exists(path), f'{name}: no {pic}'):
+                continue
+            try:
+                root = ET.parse(path).getroot()
+            except ET.ParseError as e:
+                expect(False, f'{name}/{pic}: not XML: {e}')
+                continue
+            texts = ' '.join(t.text or '' for t in root.iter('{http://www.w3.org/2000/svg}text'))
+            plain = any(f'({unit})' in texts for unit in ('µs', 'ms', 's', 'min'))
+            expect(root.tag.endswith('svg') and plain,
+                   f'{name}/{pic}: no axis in plain time units: {texts[:200]!r}')
+            expect(readme.find(f'![{pic}]') >= 0 and readme.find(f'![{pic}]') < readme.find('.csv'),
+                   f'{name}: README.md does not show {pic} before the tables')
+
+
+def check_bad_input(nsysp, work):
+    not_sqlite = os.path.join(work, 'not-sqlite.sqlite')
+    with open(not_sqlite, 'w') as f:
+        f.write('not a database')
+    cases = [
+        ('cuda_gpu_time_util_map', [], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite'),
+        ('nvtx_pace', ['--name', 'x'], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite'),
+        ('cuda_gpu_kern_pace', [], [NVLINK], 2, '--name'),
+        ('cuda_gpu_time_util_map', ['--bins', '0'], [NVLINK], 2, '--bins'),
+        ('cuda_gpu_time_util_map', ['--bins', 'many'], [NVLINK], 2, '--bins'),
+        ('cuda_gpu_time_util_map', [], [CPU_ONLY], 5, 'no report has the data'),
+        ('nvtx_pace', ['--name', 'no such range'], [NVLINK], 5, "'no such range'"),
+        ('nccl_gpu_time_util_map', [], [NVLINK], 5, 'no report has the data'),
+    ]
+    for i, (name, options, stems, status, says) in enumerate(cases):
+        p, out = recipe(nsysp, work, name, options, stems, f'bad-{i}')
+        what = f'{name} {shlex.join(options)}'
+        expect(p.returncode == status, f'{what}: exit {p.returncode}, not {status}')
+        lines = p.stderr.strip().splitlines()
+        expect(len(lines) == 1 and says in lines[0], f'{what}: message {p.stderr.strip()!r}')
+        expect(not os.path.exists(out), f'{what}: wrote {out}')
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    nsysp, corpus, work = sys.argv[1:]
+    if not os.path.isdir(corpus):
+        print(f'skipped: no corpus at {corpus}')
+        sys.exit(77)
+    sg.CORPUS = corpus
+    os.makedirs(work, exist_ok=True)
+    check_goldens(nsysp, work)
+    check_cumulative_two_gpus(nsysp, work)
+    check_pictures(nsysp, work)
+    check_bad_input(nsysp, work)
+    finish(ok_text='recipe maps and pace: ok')
+
+
+if __name__ == '__main__':
+    main()
