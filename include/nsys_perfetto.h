@@ -467,6 +467,8 @@ typedef struct nsysp_recipe_result {
     size_t n_files;
     char **reports, **labels;    /* the job's reports and their labels, in order */
     size_t n_reports;
+    int no_data;                 /* no report has what the recipe reads: no files,
+                                    message says so (nsys then writes nothing, exit 0) */
     char message[512];           /* one-line error, empty on success */
 } nsysp_recipe_result;
 
@@ -476,7 +478,8 @@ const char *const *nsysp_recipe_names(void);
 const char *nsysp_recipe_about(const char *name);
 /* Runs recipe name over n_reports SQLite exports, labels[i] naming report
  * i in the tables (NVIDIA's "File": the report's name without extension).
- * NSYSP_ERR_NOT_NSYS when no report has the data the recipe reads. */
+ * When no report has the data the recipe reads: NSYSP_OK with no files and
+ * result->no_data set. */
 nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
                               const char *const *labels, size_t n_reports,
                               const nsysp_recipe_options *options,

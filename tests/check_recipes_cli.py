@@ -8,7 +8,8 @@ when Debian's python3-distributed is there, through tools/recipe_dask.py on a
 LocalCluster of two workers (two recipes). Then what a user gets wrong: an existing output
 (refused without --force-overwrite; a directory holding more than files is
 never replaced), a corrupt report (one line naming it, exit 4, nothing
-written, nothing left behind), a recipe without data (exit 5), an unknown
+written, nothing left behind), a recipe without data (exit 0 as nsys, one line,
+nothing written), an unknown
 recipe (exit 2), --start after --end (exit 2), and `recipe diff` of two
 different recipes (exit 2) or of a run with itself (--drop: no rows left).
 
@@ -117,8 +118,8 @@ expect(not os.path.exists(os.path.join(WORK, "bad-out")) and not glob.glob(os.pa
 cpu = os.path.join(WORK, "cpu-only.sqlite")
 subprocess.run([FIXTURE, "--seed", "4", "-n", "2000", "--gpus", "1", cpu], check=True, capture_output=True)
 nodata = run("osrt_sum", "--output", "nodata", cpu)
-expect(nodata.returncode == 5 and one_line(nodata) and not os.path.exists(os.path.join(WORK, "nodata")),
-       f"a recipe without data exits 5 with one line: {nodata.returncode} {nodata.stderr!r}")
+expect(nodata.returncode == 0 and one_line(nodata) and not os.path.exists(os.path.join(WORK, "nodata")),
+       f"a recipe without data exits 0 with one line, as nsys: {nodata.returncode} {nodata.stderr!r}")
 unknown = run("no_such_recipe", "--output", "x", "job")
 expect(unknown.returncode == 2 and one_line(unknown), f"an unknown recipe exits 2: {unknown.returncode}")
 window = run("cuda_api_sum", "--start", "9", "--end", "5", "--output", "x", "job")

@@ -142,6 +142,11 @@ nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *stat
 /* The outputs as files into result, or err as its message. */
 static int finish(int status, recipe_outputs *out, buf *err, nsysp_recipe_result *result)
 {
+    if (status == RECIPE_NO_DATA) {
+        result->no_data = 1;
+        snprintf(result->message, sizeof result->message, "%s", buf_cstr(err));
+        return NSYSP_OK;
+    }
     if (status != NSYSP_OK) {
         snprintf(result->message, sizeof result->message, "%s", buf_cstr(err));
         return status;

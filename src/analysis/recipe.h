@@ -39,6 +39,11 @@ void recipe_outputs_add_text(recipe_outputs *o, const char *file, const char *te
 /* Adds a file of size bytes that is no text (a Perfetto trace), copied. */
 void recipe_outputs_add_bytes(recipe_outputs *o, const char *file, const void *data, size_t size);
 
+/* What a family's run or reduce returns when no report of the job has
+ * the data the recipe reads (err says so): nsys then writes nothing and
+ * exits 0, and so do we (nsysp_recipe_result.no_data). */
+enum { RECIPE_NO_DATA = 100 };
+
 typedef struct recipe_def recipe_def;
 struct recipe_def {
     const char *name;

@@ -558,7 +558,7 @@ static int reduce_describe(const recipe_def *recipe, const recipe_job *job,
         recipe_table_free(&rank);
         recipe_table_free(&files);
         buf_printf(err, "%s: no report has the data it reads", recipe->name);
-        return NSYSP_ERR_NOT_NSYS;
+        return RECIPE_NO_DATA;
     }
     /* pd.concat: a column is float when any report's is. */
     for (size_t c = 0; c < rank.n_columns; c++)

@@ -321,7 +321,7 @@ static int run_cuda_gpu_time_util_map(const recipe_def *recipe, const recipe_job
     if (status == NSYSP_ERR_NOT_NSYS || (status == NSYSP_OK && t.n_rows == 0)) {
         buf_clear(err);
         buf_printf(err, "%s: no report has the data it reads", recipe->name);
-        status = NSYSP_ERR_NOT_NSYS;
+        status = RECIPE_NO_DATA;
     }
     if (status == NSYSP_OK) {
         draw_heatmap(&t, &jt, "Kernel", out);
@@ -481,7 +481,7 @@ static int run_gpu_metric_util_map(const recipe_def *recipe, const recipe_job *j
     if (status == NSYSP_ERR_NOT_NSYS || (status == NSYSP_OK && t.n_rows == 0)) {
         buf_clear(err);
         buf_printf(err, "%s: no report has the data it reads", recipe->name);
-        status = NSYSP_ERR_NOT_NSYS;
+        status = RECIPE_NO_DATA;
     }
     if (status == NSYSP_OK) {
         draw_metric_heatmaps(&t, &jt, out);
@@ -545,7 +545,7 @@ static int run_without_data(const recipe_def *recipe, const recipe_job *job, rec
         }
     }
     buf_printf(err, "%s: no report has the data it reads", recipe->name);
-    return NSYSP_ERR_NOT_NSYS;
+    return RECIPE_NO_DATA;
 }
 
 /* The maps with no-data answers only say so in --list. */

@@ -801,7 +801,7 @@ static int run_trace(const recipe_def *recipe, const recipe_job *job, recipe_out
     }
     if (status == NSYSP_OK && all.n_rows == 0) {
         buf_printf(err, "%s: no report has NVTX ranges around GPU work", recipe->name);
-        status = NSYSP_ERR_NOT_NSYS;
+        status = RECIPE_NO_DATA;
     }
     if (file.w) {
         int closed = trace_file_close(&file, status == NSYSP_OK, out, err);
@@ -1322,7 +1322,7 @@ static int run_sum(const recipe_def *recipe, const recipe_job *job, recipe_outpu
     if (status == NSYSP_OK && files.n_rows == 0) {
         buf_printf(err, "%s: no report has %s ranges around GPU work", recipe->name,
                    kind == SWEEP_NCCL ? "NCCL" : "NVTX");
-        status = NSYSP_ERR_NOT_NSYS;
+        status = RECIPE_NO_DATA;
     }
     if (status == NSYSP_OK) {
         recipe_table all;
@@ -1541,7 +1541,7 @@ static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outp
     free(order);
     if (status == NSYSP_OK && !n_ranks) {
         buf_printf(err, "%s: no report has the NVTX range '%s' around GPU work", recipe->name, name);
-        status = NSYSP_ERR_NOT_NSYS;
+        status = RECIPE_NO_DATA;
     }
     if (status == NSYSP_OK) {
         int64_t first = ranks[0].session_start;

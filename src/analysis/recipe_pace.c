@@ -477,7 +477,7 @@ static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outp
     }
     if (status == NSYSP_OK && n == 0) {
         buf_printf(err, "%s: no report has '%s'", recipe->name, job->options->name);
-        status = NSYSP_ERR_NOT_NSYS;
+        status = RECIPE_NO_DATA;
     }
     if (status == NSYSP_OK) {
         qsort(ranks, n, sizeof *ranks, by_label);

@@ -531,7 +531,7 @@ static void combine_job(const stats_recipe *r, recipe_table *rank, recipe_table 
         i = j;
     }
     free(order);
-    recipe_table_sort(all, by_total_descending, NULL);
+    recipe_table_sort_like_pandas(all, C_TOTAL, false);
 }
 
 /* Drops the Time column of a recipe without one (its slot stays in the
@@ -592,7 +592,7 @@ static int reduce_stats(const recipe_def *recipe, const recipe_job *job,
     if (rank.n_rows == 0) {
         recipe_table_free(&rank);
         buf_printf(err, "%s: no report has the data it reads", recipe->name);
-        return NSYSP_ERR_NOT_NSYS;
+        return RECIPE_NO_DATA;
     }
     for (size_t c = 0; c < rank.n_columns; c++)
         recipe_table_promote_column(&rank, c);

@@ -152,6 +152,159 @@ void recipe_table_sort(recipe_table *t, int (*cmp)(const recipe_cell *, const re
     free(tmp);
 }
 
+/* numpy 1.24's argsort(kind='quicksort') of v[0..n) into tosort (which
+ * holds 0..n-1): median-of-three quicksort down to 16 elements, then
+ * insertion sort; heapsort past 2 log2(n) levels. Ties come out as numpy
+ * leaves them, which pandas' single-column sort shows. */
+static void numpy_heapsort(const double *v, size_t *tosort, size_t n)
+{
+    size_t *a = tosort - 1; /* one-based, as numpy's */
+    size_t i, j, l, tmp;
+    for (l = n >> 1; l > 0; --l) {
+        tmp = a[l];
+        for (i = l, j = l << 1; j <= n;) {
+            if (j < n && v[a[j]] < v[a[j + 1]])
+                j += 1;
+            if (v[tmp] < v[a[j]]) {
+                a[i] = a[j];
+                i = j;
+                j += j;
+            } else {
+                break;
+            }
+        }
+        a[i] = tmp;
+    }
+    for (; n > 1;) {
+        tmp = a[n];
+        a[n] = a[1];
+        n -= 1;
+        for (i = 1, j = 2; j <= n;) {
+            if (j < n && v[a[j]] < v[a[j + 1]])
+                j++;
+            if (v[tmp] < v[a[j]]) {
+                a[i] = a[j];
+                i = j;
+                j += j;
+            } else {
+                break;
+            }
+        }
+        a[i] = tmp;
+    }
+}
+
+static void numpy_argsort(const double *v, size_t *tosort, size_t num)
+{
+    enum { SMALL = 16, STACK = 128 };
+    if (num < 2)
+        return;
+    size_t *pl = tosort, *pr = tosort + num - 1;
+    size_t *stack[STACK], **sptr = stack;
+    int depth[STACK], *psdepth = depth;
+    int cdepth = 0;
+    for (size_t m = num; m > 1; m >>= 1)
+        cdepth++;
+    cdepth *= 2;
+#define SWAP(a, b) do { size_t t_ = (a); (a) = (b); (b) = t_; } while (0)
+    for (;;) {
+        if (cdepth < 0) {
+            numpy_heapsort(v, pl, (size_t)(pr - pl) + 1);
+            goto pop;
+        }
+        while (pr - pl > SMALL) {
+            size_t *pm = pl + ((pr - pl) >> 1);
+            if (v[*pm] < v[*pl])
+                SWAP(*pm, *pl);
+            if (v[*pr] < v[*pm])
+                SWAP(*pr, *pm);
+            if (v[*pm] < v[*pl])
+                SWAP(*pm, *pl);
+            double vp = v[*pm];
+            size_t *pi = pl, *pj = pr - 1;
+            SWAP(*pm, *pj);
+            for (;;) {
+                do
+                    ++pi;
+                while (v[*pi] < vp);
+                do
+                    --pj;
+                while (vp < v[*pj]);
+                if (pi >= pj)
+                    break;
+                SWAP(*pi, *pj);
+            }
+            size_t *pk = pr - 1;
+            SWAP(*pi, *pk);
+            if (pi - pl < pr - pi) {
+                *sptr++ = pi + 1;
+                *sptr++ = pr;
+                pr = pi - 1;
+            } else {
+                *sptr++ = pl;
+                *sptr++ = pi - 1;
+                pl = pi + 1;
+            }
+            *psdepth++ = --cdepth;
+        }
+        for (size_t *pi = pl + 1; pi <= pr; ++pi) {
+            size_t vi = *pi;
+            double vp = v[vi];
+            size_t *pj = pi, *pk = pi - 1;
+            while (pj > pl && vp < v[*pk])
+                *pj-- = *pk--;
+            *pj = vi;
+        }
+    pop:
+        if (sptr == stack)
+            break;
+        pr = *(--sptr);
+        pl = *(--sptr);
+        cdepth = *(--psdepth);
+    }
+#undef SWAP
+}
+
+void recipe_table_sort_like_pandas(recipe_table *t, size_t column, bool ascending)
+{
+    size_t n = t->n_rows, w = t->n_columns;
+    if (n < 2)
+        return;
+    /* pandas' nargsort: the non-NaN values (reversed when descending)
+     * argsorted, the order reversed back, NaN after them. */
+    size_t *idx = xcalloc(n, sizeof *idx), *order = xcalloc(n, sizeof *order);
+    double *v = xcalloc(n, sizeof *v);
+    size_t k = 0, n_nan = 0;
+    for (size_t r = 0; r < n; r++) {
+        double x = recipe_cell_number(recipe_table_cell(t, r, column));
+        if (!isnan(x))
+            idx[k++] = r;
+    }
+    for (size_t i = 0; i < k; i++) {
+        size_t r = ascending ? idx[i] : idx[k - 1 - i];
+        v[i] = recipe_cell_number(recipe_table_cell(t, r, column));
+        order[i] = i;
+    }
+    numpy_argsort(v, order, k);
+    size_t *sorted = xcalloc(n, sizeof *sorted);
+    for (size_t i = 0; i < k; i++) {
+        size_t pos = ascending ? order[i] : order[k - 1 - i];
+        sorted[i] = ascending ? idx[pos] : idx[k - 1 - pos];
+    }
+    for (size_t r = 0; r < n; r++)
+        if (isnan(recipe_cell_number(recipe_table_cell(t, r, column))))
+            sorted[k + n_nan++] = r;
+    recipe_cell *cells = xcalloc(t->capacity * w, sizeof *cells);
+    for (size_t i = 0; i < n; i++)
+        memcpy(cells + i * w, t->cells + sorted[i] * w, w * sizeof *cells);
+    free(t->cells);
+    t->cells = cells;
+    free(idx);
+    free(order);
+    free(v);
+    free(sorted);
+}
+
 double recipe_round1(double x)
 {
     if (!isfinite(x))

@@ -5,6 +5,7 @@
 #ifndef NSYSP_ANALYSIS_RECIPE_TABLE_H
 #define NSYSP_ANALYSIS_RECIPE_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,11 @@ void recipe_table_promote_column(recipe_table *t, size_t column);
 void recipe_table_sort(recipe_table *t, int (*cmp)(const recipe_cell *a, const recipe_cell *b,
                                                    const void *ctx),
                        const void *ctx);
+
+/* Sorts rows by one number column as pandas' sort_values(by=column) does:
+ * NaN last, and numpy's quicksort (an introsort, not stable), so that rows
+ * with equal values come out in the order NVIDIA's come out. */
+void recipe_table_sort_like_pandas(recipe_table *t, size_t column, bool ascending);
 
 /* numpy's round(x, 1): x * 10 rounded half to even, over 10. */
 double recipe_round1(double x);

@@ -455,6 +455,10 @@ static int prepare_inputs(char **paths, size_t n, job_inputs *j)
 static int write_result(const recipe_args *a, const nsysp_recipe_result *res, char **paths,
                         size_t n)
 {
+    if (res->no_data) { /* as nsys: nothing written, and no failure */
+        fprintf(stderr, WHO ": %s; no output generated\n", res->message);
+        return NSYSP_OK;
+    }
     char *readme = readme_text(a, res->labels, res->n_reports, res);
     char *analysis = analysis_text(a, paths, n, res);
     int status = write_outputs(a, res, readme, analysis);
