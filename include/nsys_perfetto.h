@@ -440,6 +440,12 @@ typedef struct nsysp_recipe_options {
     int has_start, has_end;      /* non-zero when start_ns, end_ns are given */
     int64_t start_ns, end_ns;    /* only events overlapping [start, end) */
     int base, mangled;           /* kernels by base or mangled name */
+    /* The rules recipes (cuda_api_sync, gpu_gaps, ...): */
+    const char *nvtx;            /* only events of this NVTX range[@domain], or NULL */
+    int has_rows, has_gap, has_threshold, has_chunks; /* non-zero when given */
+    int64_t rows;                /* at most this many rows per report (default all) */
+    int64_t gap_ms;              /* gpu_gaps: gaps longer than this (default 500) */
+    int64_t threshold, chunks;   /* gpu_time_util: % in use below which, chunks (50, 30) */
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its

@@ -47,8 +47,10 @@ extern const recipe_def RECIPES_STATS[]; /* recipe_stats.c: per-name statistics 
 extern const size_t N_RECIPES_STATS;
 
 /* Opens a report of the job with the job's time filter applied (start,
- * end: every table with start and end columns seen through a view of the
- * rows in the window, as nsys stats filters). */
+ * end, nvtx: every table with start and end columns seen through a view of
+ * the rows in the window, as nsys stats filters). NULL with
+ * NSYSP_ERR_NOT_NSYS where the report has no such window (no such NVTX
+ * range, or a start after the end), as nsys leaves such a report out. */
 nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *status);
 
 #endif

@@ -36,6 +36,12 @@ static void recipe_usage(FILE *to)
           "      --end NS           only events overlapping [start, NS)\n"
           "      --base             kernels by base name (cuda_gpu_kern_sum)\n"
           "      --mangled          kernels by mangled name (cuda_gpu_kern_sum)\n"
+          "      --nvtx RANGE[@DOMAIN]  only events in the first such NVTX range (RANGE/N:\n"
+          "                         its instance N) of each report (rules recipes)\n"
+          "      --rows N           at most N rows per report (rules recipes; default all)\n"
+          "      --gap MS           gaps longer than MS milliseconds (gpu_gaps; 500)\n"
+          "      --threshold PCT    chunks in use less than PCT % (gpu_time_util; 50)\n"
+          "      --chunks N         chunks of each GPU's span (gpu_time_util; 1-1000, 30)\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "  -h, --help             show this help\n",
@@ -63,10 +69,24 @@ static int parse_time(const char *text, const char *option, int64_t *out)
     return 0;
 }
 
+/* A whole number, as Python's int() reads the rules' options. */
+static int parse_count(const char *text, const char *option, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end) {
+        fprintf(stderr, WHO ": %s needs a whole number, not '%s'\n", option, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
-           OPT_CSV, OPT_LIST };
+           OPT_CSV, OPT_LIST, OPT_NVTX, OPT_ROWS, OPT_GAP, OPT_THRESHOLD, OPT_CHUNKS };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -77,6 +97,11 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"mangled", no_argument, NULL, OPT_MANGLED},
         {"csv", no_argument, NULL, OPT_CSV},
         {"list", no_argument, NULL, OPT_LIST},
+        {"nvtx", required_argument, NULL, OPT_NVTX},
+        {"rows", required_argument, NULL, OPT_ROWS},
+        {"gap", required_argument, NULL, OPT_GAP},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"chunks", required_argument, NULL, OPT_CHUNKS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -115,6 +140,27 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_MANGLED: a->options.mangled = 1; break;
         case OPT_CSV: break;
         case OPT_LIST: a->list = 1; break;
+        case OPT_NVTX: a->options.nvtx = optarg; break;
+        case OPT_ROWS:
+            if (parse_count(optarg, "--rows", &a->options.rows))
+                return NSYSP_ERR_USAGE;
+            a->options.has_rows = 1;
+            break;
+        case OPT_GAP:
+            if (parse_count(optarg, "--gap", &a->options.gap_ms))
+                return NSYSP_ERR_USAGE;
+            a->options.has_gap = 1;
+            break;
+        case OPT_THRESHOLD:
+            if (parse_count(optarg, "--threshold", &a->options.threshold))
+                return NSYSP_ERR_USAGE;
+            a->options.has_threshold = 1;
+            break;
+        case OPT_CHUNKS:
+            if (parse_count(optarg, "--chunks", &a->options.chunks))
+                return NSYSP_ERR_USAGE;
+            a->options.has_chunks = 1;
+            break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
