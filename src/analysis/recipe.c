@@ -33,6 +33,7 @@ static const struct {
     const size_t *n;
 } FAMILIES[] = {
     {RECIPES_STATS, &N_RECIPES_STATS},
+    {RECIPES_RULES, &N_RECIPES_RULES},
 };
 enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
 

@@ -45,6 +45,8 @@ struct recipe_def {
 /* The families (listed in recipe.c's FAMILIES). */
 extern const recipe_def RECIPES_STATS[]; /* recipe_stats.c: per-name statistics */
 extern const size_t N_RECIPES_STATS;
+extern const recipe_def RECIPES_RULES[]; /* recipe_rules.c: nsys analyze's rules */
+extern const size_t N_RECIPES_RULES;
 
 /* Opens a report of the job with the job's time filter applied (start,
  * end, nvtx: every table with start and end columns seen through a view of
