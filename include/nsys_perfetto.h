@@ -452,6 +452,12 @@ typedef struct nsysp_recipe_options {
     int bins;                    /* time bins of the *_util_map recipes; 0: 30 */
     int cumulative;              /* util maps: concurrent kernels add up */
     const char *name;            /* the pace recipes' kernel or NVTX range */
+    /* The rules recipes (cuda_api_sync, gpu_gaps, ...): */
+    const char *nvtx;            /* only events of this NVTX range[@domain], or NULL */
+    int has_rows, has_gap, has_threshold, has_chunks; /* non-zero when given */
+    int64_t rows;                /* at most this many rows per report (default all) */
+    int64_t gap_ms;              /* gpu_gaps: gaps longer than this (default 500) */
+    int64_t threshold, chunks;   /* gpu_time_util: % in use below which, chunks (50, 30) */
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its

@@ -2,6 +2,7 @@
  * recipe`), by name, over SQLite exports; every table as CSV text. */
 #include "recipe.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@ static const struct {
     {RECIPES_NVTX_PROJ, &N_RECIPES_NVTX_PROJ},
     {RECIPES_MAPS, &N_RECIPES_MAPS},
     {RECIPES_PACE, &N_RECIPES_PACE},
+    {RECIPES_RULES, &N_RECIPES_RULES},
 };
 enum { N_FAMILIES = sizeof FAMILIES / sizeof *FAMILIES };
 
@@ -94,13 +96,20 @@ const char *nsysp_recipe_about(const char *name)
 }
 
 /* Every table with start and end columns, seen through the rows that
- * overlap [start, end), as nsys stats' filter shows them. */
-static int filter_tables(nsys_db *db, int64_t start, int64_t end, buf *err)
+ * overlap [start, end), as nsys stats' filter shows them; where an NVTX
+ * range sets the window, only the rows of its thread (push/pop ranges) or
+ * process (start/end ranges, whose thread id is the process id), as nsys
+ * narrows them. */
+static int filter_tables(nsys_db *db, int64_t start, int64_t end, const int64_t *nvtx_tid,
+                         buf *err)
 {
     sqlite3 *sql = nsys_db_sqlite(db);
     sqlite3_stmt *tables = NULL;
     int rc = sqlite3_prepare_v2(sql,
-                                "SELECT m.name FROM main.sqlite_master AS m"
+                                "SELECT m.name,"
+                                " EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'globalTid'),"
+                                " EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'globalPid')"
+                                " FROM main.sqlite_master AS m"
                                 " WHERE m.type = 'table'"
                                 " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'start')"
                                 " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'end')",
@@ -110,12 +119,23 @@ static int filter_tables(nsys_db *db, int64_t start, int64_t end, buf *err)
         const char *name = (const char *)sqlite3_column_text(tables, 0);
         char *view = sqlite3_mprintf(
             "CREATE TEMP VIEW \"%w\" AS SELECT rowid, * FROM main.\"%w\""
-            " WHERE (start >= %lld AND start < %lld) OR (\"end\" >= %lld AND \"end\" < %lld)"
-            " OR (start < %lld AND \"end\" >= %lld);",
+            " WHERE ((start >= %lld AND start < %lld) OR (\"end\" >= %lld AND \"end\" < %lld)"
+            " OR (start < %lld AND \"end\" >= %lld))",
             name, name, (long long)start, (long long)end, (long long)start, (long long)end,
             (long long)start, (long long)end);
         buf_append_str(&views, view);
         sqlite3_free(view);
+        if (nvtx_tid) {
+            long long tid = (long long)*nvtx_tid;
+            bool push_pop = ((tid >> 24) & 0xFFFFFF) != (tid & 0xFFFFFF);
+            if (sqlite3_column_int(tables, 1) && push_pop)
+                buf_printf(&views, " AND globalTid = %lld", tid);
+            else if (sqlite3_column_int(tables, 1))
+                buf_printf(&views, " AND globalTid >> 24 = %lld", tid >> 24);
+            else if (sqlite3_column_int(tables, 2))
+                buf_printf(&views, " AND globalPid >> 24 = %lld", tid >> 24);
+        }
+        buf_append_str(&views, ";");
     }
     sqlite3_finalize(tables);
     if (rc == SQLITE_OK && views.len)
@@ -124,17 +144,84 @@ static int filter_tables(nsys_db *db, int64_t start, int64_t end, buf *err)
     return rc == SQLITE_OK ? NSYSP_OK : nsys_db_error(db, rc, "filtering by time", err);
 }
 
+/* The NVTX range "text[@domain]" (or its instance N, "text[@domain]/N",
+ * counted from 0 by start) as nsys stats finds it: its start, end and
+ * thread. NSYSP_ERR_NOT_NSYS when the report has no such range. */
+static int find_nvtx_range(nsys_db *db, const char *range, int64_t *start, int64_t *end,
+                           bool *has_tid, int64_t *tid, buf *err)
+{
+    if (!nsys_db_has_table(db, "NVTX_EVENTS") || !nsys_db_has_table(db, "StringIds")) {
+        buf_printf(err, "%s: no NVTX data", nsys_db_path(db));
+        return NSYSP_ERR_NOT_NSYS;
+    }
+    /* A trailing "/N" (N >= 0) is the instance; any other slash is text. */
+    size_t len = strlen(range);
+    long long instance = 0;
+    const char *slash = strrchr(range, '/');
+    if (slash) {
+        char *rest;
+        long long n = strtoll(slash + 1, &rest, 10);
+        if (slash[1] && !*rest && n >= 0) {
+            instance = n;
+            len = (size_t)(slash - range);
+        }
+    }
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(
+        nsys_db_sqlite(db),
+        "WITH domains AS (SELECT domainId, globalTid, text FROM main.NVTX_EVENTS WHERE eventType = 75)"
+        " SELECT e.start, e.\"end\", e.globalTid FROM main.NVTX_EVENTS AS e"
+        " LEFT JOIN domains AS d ON e.domainId = d.domainId AND e.globalTid >> 24 = d.globalTid >> 24"
+        " LEFT JOIN main.StringIds AS s ON e.textId = s.id"
+        " WHERE e.eventType IN (59, 60, 70, 71)"
+        " AND coalesce(e.text, s.value) || coalesce('@' || d.text, '') = ?1"
+        " ORDER BY 1 LIMIT 1 OFFSET ?2",
+        -1, &stmt, NULL);
+    bool found = false;
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(stmt, 1, range, (int)len, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(stmt, 2, instance);
+        found = sqlite3_step(stmt) == SQLITE_ROW;
+    }
+    if (found) {
+        *start = sqlite3_column_int64(stmt, 0);
+        *end = sqlite3_column_int64(stmt, 1);
+        *has_tid = sqlite3_column_type(stmt, 2) != SQLITE_NULL;
+        *tid = sqlite3_column_int64(stmt, 2);
+    }
+    sqlite3_finalize(stmt);
+    if (found)
+        return NSYSP_OK;
+    /* An export whose NVTX table lacks what nsys reads has no such range
+     * either, as nsys finds. */
+    buf_printf(err, "%s: no NVTX range '%s'", nsys_db_path(db), range);
+    return NSYSP_ERR_NOT_NSYS;
+}
+
 nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *status)
 {
     nsys_db *db = nsys_db_open(job->paths[i], err, status);
     const nsysp_recipe_options *o = job->options;
-    if (db && o && (o->has_start || o->has_end)) {
-        *status = filter_tables(db, o->has_start ? o->start_ns : 0,
-                                o->has_end ? o->end_ns : INT64_MAX, err);
-        if (*status != NSYSP_OK) {
-            nsys_db_close(db);
-            db = NULL;
-        }
+    if (!db || !o || !(o->has_start || o->has_end || o->nvtx))
+        return db;
+    int64_t start = 0, end = INT64_MAX, tid = 0;
+    bool has_tid = false;
+    *status = NSYSP_OK;
+    if (o->nvtx)
+        *status = find_nvtx_range(db, o->nvtx, &start, &end, &has_tid, &tid, err);
+    if (o->has_start)
+        start = o->start_ns;
+    if (o->has_end)
+        end = o->end_ns;
+    if (*status == NSYSP_OK && start > end) {
+        buf_printf(err, "%s: the start time is after the end time", nsys_db_path(db));
+        *status = NSYSP_ERR_NOT_NSYS;
+    }
+    if (*status == NSYSP_OK)
+        *status = filter_tables(db, start, end, has_tid ? &tid : NULL, err);
+    if (*status != NSYSP_OK) {
+        nsys_db_close(db);
+        db = NULL;
     }
     return db;
 }
@@ -169,6 +256,22 @@ static int finish(int status, recipe_outputs *out, buf *err, nsysp_recipe_result
     return NSYSP_OK;
 }
 
+/* Opens every report once before any is read: a file that is no nsys
+ * export (or not SQLite, or unreadable) is an error, where a report that
+ * lacks a recipe's data is left out as nsys leaves it out; the families
+ * tell the two apart no further. */
+static int check_reports(const recipe_job *job, buf *err)
+{
+    for (size_t i = 0; i < job->n; i++) {
+        int status;
+        nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+        if (!db)
+            return status;
+        nsys_db_close(db);
+    }
+    return NSYSP_OK;
+}
+
 static void keep_reports(nsysp_recipe_result *result, const char *const *reports,
                          const char *const *labels, size_t n)
 {
@@ -199,8 +302,9 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
     recipe_job job = {reports, labels, n_reports, options};
     recipe_outputs out = {0};
     buf err = {0};
-    int status;
-    if (recipe->run) {
+    int status = recipe->map ? check_reports(&job, &err) : NSYSP_OK;
+    if (status != NSYSP_OK) {
+    } else if (recipe->run) {
         status = recipe->run(recipe, &job, &out, &err);
     } else {
         recipe_outputs *partials = xcalloc(n_reports ? n_reports : 1, sizeof *partials);
@@ -241,7 +345,9 @@ nsysp_status nsysp_recipe_partial(const char *name, const char *report, const ch
     recipe_job job = {&report, &label, 1, options};
     recipe_outputs part = {0};
     buf err = {0}, text = {0};
-    int status = recipe->map(recipe, &job, 0, &part, &err);
+    int status = check_reports(&job, &err);
+    if (status == NSYSP_OK)
+        status = recipe->map(recipe, &job, 0, &part, &err);
     if (status == NSYSP_OK) {
         recipe_partial_write(name, report, label, &part, &text);
         *size = text.len;

@@ -84,10 +84,14 @@ extern const recipe_def RECIPES_MAPS[]; /* recipe_maps.c: utilization per time b
 extern const size_t N_RECIPES_MAPS;
 extern const recipe_def RECIPES_PACE[]; /* recipe_pace.c: a kernel's or range's iterations */
 extern const size_t N_RECIPES_PACE;
+extern const recipe_def RECIPES_RULES[]; /* recipe_rules.c: nsys analyze's rules */
+extern const size_t N_RECIPES_RULES;
 
 /* Opens a report of the job with the job's time filter applied (start,
- * end: every table with start and end columns seen through a view of the
- * rows in the window, as nsys stats filters). */
+ * end, nvtx: every table with start and end columns seen through a view of
+ * the rows in the window, as nsys stats filters). NULL with
+ * NSYSP_ERR_NOT_NSYS where the report has no such window (no such NVTX
+ * range, or a start after the end), as nsys leaves such a report out. */
 nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *status);
 
 #endif

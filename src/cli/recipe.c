@@ -46,6 +46,12 @@ static void recipe_usage(FILE *to)
           "      --name NAME        the kernel (cuda_gpu_kern_pace) or NVTX range\n"
           "                         (nvtx_pace, nvtx_gpu_proj_pace) whose instances are\n"
           "                         the iterations\n"
+          "      --nvtx RANGE[@DOMAIN]  only events in the first such NVTX range (RANGE/N:\n"
+          "                         its instance N) of each report (rules recipes)\n"
+          "      --rows N           at most N rows per report (rules recipes; default all)\n"
+          "      --gap MS           gaps longer than MS milliseconds (gpu_gaps; 500)\n"
+          "      --threshold PCT    chunks in use less than PCT % (gpu_time_util; 50)\n"
+          "      --chunks N         chunks of each GPU's span (gpu_time_util; 1-1000, 30)\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "Reading reports apart (tools/recipe_dask.py runs these on a Dask cluster):\n"
@@ -95,11 +101,26 @@ static int parse_bins(const char *text, int *out)
     return 0;
 }
 
+/* A whole number, as Python's int() reads the rules' options. */
+static int parse_count(const char *text, const char *option, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end) {
+        fprintf(stderr, WHO ": %s needs a whole number, not '%s'\n", option, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
            OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP, OPT_PARTIAL, OPT_FROM_PARTIALS,
-           OPT_LIST_REPORTS, OPT_NULL, OPT_NAME, OPT_BINS, OPT_CUMULATIVE };
+           OPT_LIST_REPORTS, OPT_NULL, OPT_NAME, OPT_BINS, OPT_CUMULATIVE, OPT_NVTX, OPT_ROWS,
+           OPT_GAP, OPT_THRESHOLD, OPT_CHUNKS };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -119,6 +140,11 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"bins", required_argument, NULL, OPT_BINS},
         {"cumulative", no_argument, NULL, OPT_CUMULATIVE},
         {"name", required_argument, NULL, OPT_NAME},
+        {"nvtx", required_argument, NULL, OPT_NVTX},
+        {"rows", required_argument, NULL, OPT_ROWS},
+        {"gap", required_argument, NULL, OPT_GAP},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"chunks", required_argument, NULL, OPT_CHUNKS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -177,6 +203,27 @@ static int parse_args(int argc, char **argv, recipe_args *a)
             break;
         case OPT_CUMULATIVE: a->options.cumulative = 1; break;
         case OPT_NAME: a->options.name = optarg; break;
+        case OPT_NVTX: a->options.nvtx = optarg; break;
+        case OPT_ROWS:
+            if (parse_count(optarg, "--rows", &a->options.rows))
+                return NSYSP_ERR_USAGE;
+            a->options.has_rows = 1;
+            break;
+        case OPT_GAP:
+            if (parse_count(optarg, "--gap", &a->options.gap_ms))
+                return NSYSP_ERR_USAGE;
+            a->options.has_gap = 1;
+            break;
+        case OPT_THRESHOLD:
+            if (parse_count(optarg, "--threshold", &a->options.threshold))
+                return NSYSP_ERR_USAGE;
+            a->options.has_threshold = 1;
+            break;
+        case OPT_CHUNKS:
+            if (parse_count(optarg, "--chunks", &a->options.chunks))
+                return NSYSP_ERR_USAGE;
+            a->options.has_chunks = 1;
+            break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
