@@ -101,6 +101,18 @@ for name in recipes:
         expect(d.returncode == 0 and files_of(os.path.join(WORK, f"{name}-dask")) == want,
                f"{name}: the Dask run equals the local run (exit {d.returncode} {d.stderr[-300:]})")
 
+# --mode dask-futures: the CLI runs the driver itself (a local cluster when
+# DASK_SCHEDULER_ADDRESS is unset), the same files; an unknown mode is refused.
+if dask:
+    env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
+    m = subprocess.run([BIN, "recipe", "cuda_api_sum", "--mode", "dask-futures", "--output",
+                        "mode-dask", "job"], cwd=WORK, capture_output=True, timeout=300, env=env)
+    expect(m.returncode == 0 and files_of(os.path.join(WORK, "mode-dask")) ==
+           files_of(os.path.join(WORK, "cuda_api_sum-local")),
+           f"--mode dask-futures equals the local run (exit {m.returncode} {m.stderr[-300:]})")
+bad_mode = run("cuda_api_sum", "--mode", "threads", "--output", "x", "job")
+expect(bad_mode.returncode == 2 and one_line(bad_mode), f"an unknown --mode exits 2: {bad_mode.returncode}")
+
 # An existing output is kept unless asked; only a directory of files is replaced.
 again = run("cuda_api_sum", "--output", "cuda_api_sum-local", "job")
 expect(again.returncode == 6 and one_line(again), f"an existing output is refused: {again.returncode}")

@@ -54,6 +54,11 @@ static void recipe_usage(FILE *to)
           "      --chunks N         chunks of each GPU's span (gpu_time_util; 1-1000, 30)\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
+          "      --mode MODE        none or concurrent: on this machine (the default);\n"
+          "                         dask-futures: each report read by a Dask worker that\n"
+          "                         holds it (tools/recipe_dask.py; the scheduler from\n"
+          "                         $DASK_SCHEDULER_ADDRESS, else a local cluster), the\n"
+          "                         same files as on this machine\n"
           "Reading reports apart (tools/recipe_dask.py runs these on a Dask cluster):\n"
           "      --list-reports     print the job's reports in the order the recipe reads\n"
           "                         them, one per line (--null: NUL-terminated)\n"
@@ -68,6 +73,7 @@ typedef struct recipe_args {
     const char *name, *output;
     int force, list;
     int partial, from_partials, list_reports, null; /* for running reports apart (Dask) */
+    int dask; /* --mode dask-futures */
     nsysp_recipe_options options;
     char **inputs;
     size_t n_inputs;
@@ -120,7 +126,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
            OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP, OPT_PARTIAL, OPT_FROM_PARTIALS,
            OPT_LIST_REPORTS, OPT_NULL, OPT_NAME, OPT_BINS, OPT_CUMULATIVE, OPT_NVTX, OPT_ROWS,
-           OPT_GAP, OPT_THRESHOLD, OPT_CHUNKS };
+           OPT_GAP, OPT_THRESHOLD, OPT_CHUNKS, OPT_MODE };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -137,6 +143,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"from-partials", no_argument, NULL, OPT_FROM_PARTIALS},
         {"list-reports", no_argument, NULL, OPT_LIST_REPORTS},
         {"null", no_argument, NULL, OPT_NULL},
+        {"mode", required_argument, NULL, OPT_MODE},
         {"bins", required_argument, NULL, OPT_BINS},
         {"cumulative", no_argument, NULL, OPT_CUMULATIVE},
         {"name", required_argument, NULL, OPT_NAME},
@@ -197,6 +204,15 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_FROM_PARTIALS: a->from_partials = 1; break;
         case OPT_LIST_REPORTS: a->list_reports = 1; break;
         case OPT_NULL: a->null = 1; break;
+        case OPT_MODE:
+            if (strcmp(optarg, "dask-futures") == 0 || strcmp(optarg, "dask") == 0) {
+                a->dask = 1;
+            } else if (strcmp(optarg, "none") != 0 && strcmp(optarg, "concurrent") != 0) {
+                fprintf(stderr, WHO ": --mode is none, concurrent or dask-futures, not '%s'\n",
+                        optarg);
+                return NSYSP_ERR_USAGE;
+            }
+            break;
         case OPT_BINS:
             if (parse_bins(optarg, &a->options.bins))
                 return NSYSP_ERR_USAGE;
@@ -617,6 +633,66 @@ static int run_job(const recipe_args *a, char **paths, size_t n)
     return status;
 }
 
+/* The Dask driver: $NSYSP_TOOLS, the installed tools, or this build's
+ * source tree, whichever holds it. */
+static const char *dask_driver(char *path, size_t size)
+{
+    const char *dirs[] = {getenv("NSYSP_TOOLS"), NSYSP_INSTALLED_TOOLS_DIR, NSYSP_SOURCE_TOOLS_DIR};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        if (dirs[i] && *dirs[i] &&
+            snprintf(path, size, "%s/recipe_dask.py", dirs[i]) < (int)size &&
+            access(path, X_OK) == 0)
+            return path;
+    return NULL;
+}
+
+/* --mode dask-futures: the same command line, less --mode, through
+ * tools/recipe_dask.py with this very binary on the workers (as nsys's
+ * dask-futures mode, the scheduler in $DASK_SCHEDULER_ADDRESS, else a local
+ * cluster of one worker per CPU). Returns only on failure. */
+static int run_on_dask(int argc, char **argv)
+{
+    char driver[4096], self[4096];
+    if (!dask_driver(driver, sizeof driver)) {
+        fprintf(stderr, WHO ": --mode dask-futures needs tools/recipe_dask.py: not found (set "
+                        "NSYSP_TOOLS to the folder that holds it)\n");
+        return NSYSP_ERR_USAGE;
+    }
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, WHO ": cannot find this program's own path for the workers\n");
+        return NSYSP_ERR_INTERNAL;
+    }
+    self[n] = '\0';
+    char cpus[32];
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(cpus, sizeof cpus, "%ld", online > 0 ? online : 1);
+    const char *scheduler = getenv("DASK_SCHEDULER_ADDRESS");
+    char **args = calloc((size_t)argc + 8, sizeof *args);
+    if (!args)
+        return NSYSP_ERR_INTERNAL;
+    size_t k = 0;
+    args[k++] = driver; /* its #! line names Debian's python3, which has Dask */
+    args[k++] = scheduler && *scheduler ? "--scheduler" : "--local";
+    args[k++] = scheduler && *scheduler ? (char *)scheduler : cpus;
+    args[k++] = "--nsys-perfetto";
+    args[k++] = self;
+    for (int i = 1; i < argc; i++) { /* argv[0] is "recipe"; --mode goes */
+        if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
+            i++;
+            continue;
+        }
+        if (strncmp(argv[i], "--mode=", 7) == 0)
+            continue;
+        args[k++] = argv[i];
+    }
+    fflush(NULL);
+    execv(driver, args);
+    fprintf(stderr, WHO ": --mode dask-futures: cannot run %s: %s\n", driver, strerror(errno));
+    free(args);
+    return NSYSP_ERR_INTERNAL;
+}
+
 int recipe_main(int argc, char **argv)
 {
     recipe_args a = {0};
@@ -627,6 +703,10 @@ int recipe_main(int argc, char **argv)
                 printf("%s\t%s\n", *n, nsysp_recipe_about(*n));
         free(a.inputs);
         return status < 0 ? NSYSP_OK : status;
+    }
+    if (a.dask && !a.partial && !a.from_partials && !a.list_reports) {
+        free(a.inputs);
+        return run_on_dask(argc, argv);
     }
     if (a.from_partials) {
         status = fold_partials(&a);
