@@ -12,7 +12,8 @@ check_recipes.py (default options) cannot look:
 - what nsys cannot show: --cumulative on a report with two GPUs (nsys 2023.4
   fails there), the pictures (SVG that parses, README.md shows them first),
   and bad or empty input: a one-line error, the exit status, no output folder;
-  a pace recipe's partial folded for another --name is refused.
+  a pace recipe's partial folded for another --name, or without its
+  instances, is refused.
 
 Exits 77 (skipped) without the corpus."""
 import os
@@ -170,6 +171,17 @@ def check_partials(nsysp, work):
         expect(q.returncode == 4 and len(lines) == 1 and f"--name '{range_name}'" in lines[0]
                and not os.path.exists(out),
                f'{name}: a partial folded for another --name: exit {q.returncode} {q.stderr!r}')
+        # A partial without its instances (well-formed text, not this
+        # recipe's tables) is refused the same way.
+        cut = p.stdout[:p.stdout.index(b'table\tinstances')] + b'end\n'
+        with open(partial, 'wb') as f:
+            f.write(cut)
+        q = subprocess.run([nsysp, 'recipe', name, '--name', range_name, '--from-partials',
+                            '--output', out, partial], capture_output=True, text=True)
+        lines = q.stderr.strip().splitlines()
+        expect(q.returncode == 4 and len(lines) == 1 and 'not one of this recipe' in lines[0]
+               and not os.path.exists(out),
+               f'{name}: a partial without its instances: exit {q.returncode} {q.stderr!r}')
 
 
 def main():

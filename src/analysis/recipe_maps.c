@@ -551,7 +551,7 @@ static int reduce_without_data(const recipe_def *recipe, const recipe_job *job,
     (void)out;
     for (size_t i = 0; i < job->n; i++)
         if (partials[i].n) {
-            buf_printf(err, "%s: not a partial of this recipe", job->paths[i]);
+            buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
             return NSYSP_ERR_INPUT_FORMAT;
         }
     buf_printf(err, "%s: no report has the data it reads", recipe->name);

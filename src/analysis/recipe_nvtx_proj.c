@@ -1331,7 +1331,7 @@ static int reduce_sum(const recipe_def *recipe, const recipe_job *job,
         if (partials[i].n == 0)
             continue;
         if (partials[i].n != 1 || partials[i].items[0].table.n_columns != N_STATS_COLUMNS) {
-            buf_printf(err, "%s: not a partial of this recipe", job->paths[i]);
+            buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
             status = NSYSP_ERR_INPUT_FORMAT;
             break;
         }
@@ -1594,7 +1594,15 @@ static bool is_pace_partial(const recipe_job *job, size_t i, const recipe_output
     if (!t || t->n_columns != 2 || t->n_rows != 1 ||
         part->items[PACE_PART_STATS].table.n_columns != S_SUM + 1 ||
         part->items[PACE_PART_INSTANCES].table.n_columns != 2) {
-        buf_printf(err, "%s: not a partial of this recipe", job->paths[i]);
+        buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+        return false;
+    }
+    const recipe_table *instances = &part->items[PACE_PART_INSTANCES].table;
+    bool ints = recipe_table_cell(t, 0, 1)->kind == RECIPE_INT;
+    for (size_t k = 0; k < 2 * instances->n_rows && ints; k++)
+        ints = instances->cells[k].kind == RECIPE_INT;
+    if (!ints) {
+        buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
         return false;
     }
     const recipe_cell *name = recipe_table_cell(t, 0, 0);

@@ -515,10 +515,17 @@ static bool rank_of_partial(const recipe_job *job, size_t i, const recipe_output
     const recipe_table *rank = partial->n == 2 ? &partial->items[0].table : NULL;
     const recipe_table *instances = rank ? &partial->items[1].table : NULL;
     if (!rank || rank->n_columns != 4 || rank->n_rows != 1 || instances->n_columns != 2) {
-        buf_printf(err, "%s: not a partial of this recipe", job->paths[i]);
+        buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
         return false;
     }
     const recipe_cell *c = recipe_table_cell(rank, 0, 0);
+    bool ints = c[1].kind == RECIPE_INT && c[2].kind == RECIPE_INT && c[3].kind == RECIPE_INT;
+    for (size_t k = 0; k < 2 * instances->n_rows && ints; k++)
+        ints = instances->cells[k].kind == RECIPE_INT;
+    if (!ints) {
+        buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+        return false;
+    }
     if (c[0].kind != RECIPE_TEXT || strcmp(c[0].s, job->options->name) != 0) {
         buf_printf(err, "%s: its partial was read for --name '%s', not '%s'", job->paths[i],
                    c[0].kind == RECIPE_TEXT ? c[0].s : "", job->options->name);
