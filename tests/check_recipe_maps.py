@@ -11,7 +11,9 @@ check_recipes.py (default options) cannot look:
   for byte on the corpus exports;
 - what nsys cannot show: --cumulative on a report with two GPUs (nsys 2023.4
   fails there), the pictures (SVG that parses, README.md shows them first),
-  and bad or empty input: a one-line error, the exit status, no output folder.
+  and bad or empty input: a one-line error, the exit status, no output folder;
+  a pace recipe's partial folded for another --name, or without its
+  instances, is refused.
 
 Exits 77 (skipped) without the corpus."""
 import os
@@ -146,6 +148,42 @@ def check_bad_input(nsysp, work):
         expect(not os.path.exists(out), f'{what}: wrote {out}')
 
 
+def check_partials(nsysp, work):
+    """Read apart (--partial, --from-partials), a pace recipe's report is
+    read for one --name: folding it for another is refused, not mixed."""
+    jacobi = ('openhackathons-org__gpubootcamp__hpc__multi_gpu_nways__labs__CFD__English__C__'
+              'source_code__mpi__reports__report1.qdrep')
+    for name, stem, range_name in [('cuda_gpu_kern_pace', NVLINK, 'jacobi_kernel'),
+                                   ('nvtx_gpu_proj_pace', jacobi, 'MPI_Sendrecv')]:
+        report = sg.unpacked(stem, work)
+        p = subprocess.run([nsysp, 'recipe', name, '--name', range_name, '--partial', report],
+                           capture_output=True)
+        if not expect(p.returncode == 0 and p.stdout, f'{name} --partial: exit {p.returncode}'):
+            continue
+        partial = os.path.join(work, f'{name}.partial')
+        with open(partial, 'wb') as f:
+            f.write(p.stdout)
+        out = os.path.join(work, 'out', f'{name}-other-name')
+        shutil.rmtree(out, ignore_errors=True)
+        q = subprocess.run([nsysp, 'recipe', name, '--name', 'other', '--from-partials',
+                            '--output', out, partial], capture_output=True, text=True)
+        lines = q.stderr.strip().splitlines()
+        expect(q.returncode == 4 and len(lines) == 1 and f"--name '{range_name}'" in lines[0]
+               and not os.path.exists(out),
+               f'{name}: a partial folded for another --name: exit {q.returncode} {q.stderr!r}')
+        # A partial without its instances (well-formed text, not this
+        # recipe's tables) is refused the same way.
+        cut = p.stdout[:p.stdout.index(b'table\tinstances')] + b'end\n'
+        with open(partial, 'wb') as f:
+            f.write(cut)
+        q = subprocess.run([nsysp, 'recipe', name, '--name', range_name, '--from-partials',
+                            '--output', out, partial], capture_output=True, text=True)
+        lines = q.stderr.strip().splitlines()
+        expect(q.returncode == 4 and len(lines) == 1 and 'not one of this recipe' in lines[0]
+               and not os.path.exists(out),
+               f'{name}: a partial without its instances: exit {q.returncode} {q.stderr!r}')
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -159,6 +197,7 @@ def main():
     check_cumulative_two_gpus(nsysp, work)
     check_pictures(nsysp, work)
     check_bad_input(nsysp, work)
+    check_partials(nsysp, work)
     finish(ok_text='recipe maps and pace: ok')
 
 

@@ -525,43 +525,57 @@ static bool has_data(nsys_db *db, const char *query)
     return yes;
 }
 
-/* No data anywhere: NVIDIA's answer. Data: refused, not guessed at. */
-static int run_without_data(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out,
-                            buf *err)
+/* No data anywhere: NVIDIA's answer. Data: refused, not guessed at. A
+ * report's part is nothing (it has no data) or that refusal. */
+static int map_without_data(const recipe_def *recipe, const recipe_job *job, size_t i,
+                            recipe_outputs *partial, buf *err)
+{
+    (void)partial;
+    const map_data *m = recipe->family;
+    int status;
+    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    if (!db)
+        return status;
+    bool yes = has_data(db, m->query);
+    nsys_db_close(db);
+    if (!yes)
+        return NSYSP_OK;
+    buf_printf(err, "%s: %s has %s, which this recipe does not read yet", recipe->name,
+               job->paths[i], m->what);
+    return NSYSP_ERR_NOT_NSYS;
+}
+
+static int reduce_without_data(const recipe_def *recipe, const recipe_job *job,
+                               const recipe_outputs *partials, recipe_outputs *out, buf *err)
 {
     (void)out;
-    const map_data *m = recipe->family;
-    for (size_t i = 0; i < job->n; i++) {
-        int status;
-        nsys_db *db = nsys_db_open(job->paths[i], err, &status);
-        if (!db)
-            return status;
-        bool yes = has_data(db, m->query);
-        nsys_db_close(db);
-        if (yes) {
-            buf_printf(err, "%s: %s has %s, which this recipe does not read yet", recipe->name,
-                       job->paths[i], m->what);
-            return NSYSP_ERR_NOT_NSYS;
+    for (size_t i = 0; i < job->n; i++)
+        if (partials[i].n) {
+            buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+            return NSYSP_ERR_INPUT_FORMAT;
         }
-    }
     buf_printf(err, "%s: no report has the data it reads", recipe->name);
     return RECIPE_NO_DATA;
 }
 
-/* The maps with no-data answers only say so in --list. */
+/* The maps with no-data answers only say so in --list. The two that bin
+ * run on one machine: their bins are the job's time cut into --bins, from
+ * the earliest session start to the latest end, so a report cannot bin
+ * its kernels or samples before every report's session is known, and the
+ * bins of one grid do not add up to another's in floating point. */
 #define NO_DATA_ONLY " (answers only when no report has data)"
+#define WITHOUT_DATA(data) NULL, data, map_without_data, reduce_without_data
 const recipe_def RECIPES_MAPS[] = {
     {"cuda_gpu_time_util_map", "GPU time busy with kernels per time bin, process and GPU",
      run_cuda_gpu_time_util_map, NULL},
     {"nccl_gpu_time_util_map", "NCCL and compute kernels' GPU time per bin" NO_DATA_ONLY,
-     run_without_data, &NCCL_DATA},
+     WITHOUT_DATA(&NCCL_DATA)},
     {"mpi_gpu_time_util_map", "Kernels, MPI and their overlap per bin" NO_DATA_ONLY,
-     run_without_data, &MPI_DATA},
+     WITHOUT_DATA(&MPI_DATA)},
     {"ucx_gpu_time_util_map", "Kernels, UCX and their overlap per bin" NO_DATA_ONLY,
-     run_without_data, &UCX_DATA},
+     WITHOUT_DATA(&UCX_DATA)},
     {"gpu_metric_util_map", "GPU metrics (SM active, SM issue, tensor active) per bin and GPU",
      run_gpu_metric_util_map, NULL},
-    {"nic_metric_map", "NIC bytes and congestion per bin" NO_DATA_ONLY, run_without_data,
-     &NIC_DATA},
+    {"nic_metric_map", "NIC bytes and congestion per bin" NO_DATA_ONLY, WITHOUT_DATA(&NIC_DATA)},
 };
 const size_t N_RECIPES_MAPS = sizeof RECIPES_MAPS / sizeof *RECIPES_MAPS;

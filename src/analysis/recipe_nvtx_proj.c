@@ -22,7 +22,11 @@
  * grows with the ranges (the output's rows), not with their depth or the
  * GPU operations: nested ranges are walked as a stack, and only a thread
  * whose ranges overlap without nesting compares a call with every range
- * open around it. */
+ * open around it.
+ *
+ * The other three run as map and reduce (a report's statistics rows, and
+ * for the pace its iterations' projected ends); nvtx_gpu_proj_trace runs
+ * on one machine. */
 #include "recipe.h"
 
 #include <errno.h>
@@ -1291,8 +1295,29 @@ static void add_file(recipe_table *files, const char *label)
 
 /* nvtx_gpu_proj_sum, nccl_gpu_proj_sum: per report and text, the
  * statistics of the projected durations (positive ones); then per text
- * for the job. */
-static int run_sum(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out, buf *err)
+ * for the job. A report's part is its rows (a table, maybe of none, when
+ * it has projected ranges; nothing when NVIDIA's recipe leaves it out). */
+static int map_sum(const recipe_def *recipe, const recipe_job *job, size_t i,
+                   recipe_outputs *partial, buf *err)
+{
+    sweep_kind kind = *(const sweep_kind *)recipe->family;
+    size_t n = 0;
+    sweep s = {0};
+    sweep_range **projected = NULL;
+    int status = project_report(job, i, kind, &s, &projected, &n, err);
+    if (status == NSYSP_OK && n) {
+        recipe_table rank;
+        recipe_table_init(&rank, REPORT_STATS_COLUMNS, N_STATS_COLUMNS);
+        describe_ranges(projected, n, true, &rank);
+        recipe_outputs_take(partial, "rank_stats.csv", &rank);
+    }
+    free(projected);
+    sweep_free(&s);
+    return status;
+}
+
+static int reduce_sum(const recipe_def *recipe, const recipe_job *job,
+                      const recipe_outputs *partials, recipe_outputs *out, buf *err)
 {
     sweep_kind kind = *(const sweep_kind *)recipe->family;
     static const char *const FILE_COLUMN[] = {"File"};
@@ -1302,21 +1327,21 @@ static int run_sum(const recipe_def *recipe, const recipe_job *job, recipe_outpu
     size_t *order = reports_by_label(job);
     int status = NSYSP_OK;
     for (size_t k = 0; k < job->n && status == NSYSP_OK; k++) {
-        size_t i = order[k], n = 0, before = rank.n_rows;
-        sweep s = {0};
-        sweep_range **projected = NULL;
-        status = project_report(job, i, kind, &s, &projected, &n, err);
-        if (status == NSYSP_OK && n) {
-            describe_ranges(projected, n, true, &rank);
-            for (size_t r = before; r < rank.n_rows; r++) {
-                recipe_cell *row = recipe_table_cell(&rank, r, 0);
-                recipe_cell_set_int(&row[S_RANK], (int64_t)files.n_rows);
-                recipe_cell_set_text(&row[S_FILE], job->labels[i]);
-            }
-            add_file(&files, job->labels[i]);
+        size_t i = order[k], before = rank.n_rows;
+        if (partials[i].n == 0)
+            continue;
+        if (partials[i].n != 1 || partials[i].items[0].table.n_columns != N_STATS_COLUMNS) {
+            buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+            status = NSYSP_ERR_INPUT_FORMAT;
+            break;
         }
-        free(projected);
-        sweep_free(&s);
+        recipe_table_append(&rank, &partials[i].items[0].table);
+        for (size_t r = before; r < rank.n_rows; r++) {
+            recipe_cell *row = recipe_table_cell(&rank, r, 0);
+            recipe_cell_set_int(&row[S_RANK], (int64_t)files.n_rows);
+            recipe_cell_set_text(&row[S_FILE], job->labels[i]);
+        }
+        add_file(&files, job->labels[i]);
     }
     free(order);
     if (status == NSYSP_OK && files.n_rows == 0) {
@@ -1352,24 +1377,34 @@ typedef struct pace_rank {
     int64_t session_start;
 } pace_rank;
 
-static void pace_columns(sweep_range **projected, size_t n, pace_rank *p)
+/* A rank's partial: its session start, with the name it was read for
+ * (one row); the statistics of its iterations; and each iteration's
+ * projected start and end, in NVIDIA's order (the pace files print them
+ * one by one anyway). */
+static const char *const PACE_RANK_COLUMNS[] = {"Name", "Session"};
+static const char *const PACE_INSTANCE_COLUMNS[] = {"Start", "End"};
+enum { PACE_PART_RANK, PACE_PART_STATS, PACE_PART_INSTANCES, N_PACE_PARTS };
+
+static void pace_columns(const recipe_table *instances, pace_rank *p)
 {
+    size_t n = instances->n_rows;
     for (int c = 0; c < N_PACE; c++)
-        p->columns[c] = xcalloc(n, sizeof *p->columns[c]);
+        p->columns[c] = xcalloc(n ? n : 1, sizeof *p->columns[c]);
     p->n = n;
     int64_t previous_end = 0, delta_accum = 0, duration_accum = 0;
     for (size_t i = 0; i < n; i++) {
-        const gpu_span *g = &projected[i]->gpu;
-        int64_t duration = g->end - g->start, delta = g->start - previous_end;
+        const recipe_cell *g = recipe_table_cell(instances, i, 0);
+        int64_t start = g[0].i, end = g[1].i;
+        int64_t duration = end - start, delta = start - previous_end;
         delta_accum += delta;
         duration_accum += duration;
-        p->columns[P_START][i] = g->start;
-        p->columns[P_END][i] = g->end;
+        p->columns[P_START][i] = start;
+        p->columns[P_END][i] = end;
         p->columns[P_DURATION][i] = duration;
         p->columns[P_DELTA][i] = delta;
         p->columns[P_DELTA_ACCUM][i] = delta_accum;
         p->columns[P_DURATION_ACCUM][i] = duration_accum;
-        previous_end = g->end;
+        previous_end = end;
     }
 }
 
@@ -1503,15 +1538,89 @@ static void pace_delta_stats(const pace_rank *ranks, size_t n_ranks, recipe_tabl
     free(v);
 }
 
-static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out,
-                    buf *err)
+static bool has_name(const recipe_def *recipe, const recipe_job *job, buf *err)
 {
-    const char *name = job->options ? job->options->name : NULL;
-    if (!name) {
-        buf_printf(err, "%s: --name NAME is required (the NVTX range that marks an iteration)",
-                   recipe->name);
+    if (job->options && job->options->name)
+        return true;
+    buf_printf(err, "%s: --name NAME is required (the NVTX range that marks an iteration)",
+               recipe->name);
+    return false;
+}
+
+/* Report i's part: nothing when NVIDIA's recipe leaves it out (no session
+ * start, no projected range of the name). */
+static int map_pace(const recipe_def *recipe, const recipe_job *job, size_t i,
+                    recipe_outputs *partial, buf *err)
+{
+    if (!has_name(recipe, job, err))
         return NSYSP_ERR_USAGE;
+    size_t n = 0;
+    sweep s = {0};
+    sweep_range **projected = NULL;
+    int64_t start = 0;
+    int status = session_start(job, i, &start, err);
+    if (status == NSYSP_ERR_NOT_NSYS)
+        return NSYSP_OK; /* NVIDIA's recipe cannot read the report: left out */
+    if (status == NSYSP_OK)
+        status = project_report(job, i, SWEEP_NAMED, &s, &projected, &n, err);
+    if (status == NSYSP_OK && n) {
+        recipe_table rank, stats, instances;
+        recipe_table_init(&rank, PACE_RANK_COLUMNS, 2);
+        recipe_cell *c = recipe_table_add_row(&rank);
+        recipe_cell_set_text(&c[0], job->options->name);
+        recipe_cell_set_int(&c[1], start);
+        recipe_table_init(&stats, REPORT_STATS_COLUMNS, S_SUM + 1);
+        describe_ranges(projected, n, false, &stats);
+        recipe_table_init(&instances, PACE_INSTANCE_COLUMNS, 2);
+        for (size_t k = 0; k < n; k++) {
+            c = recipe_table_add_row(&instances);
+            recipe_cell_set_int(&c[0], projected[k]->gpu.start);
+            recipe_cell_set_int(&c[1], projected[k]->gpu.end);
+        }
+        recipe_outputs_take(partial, "rank", &rank);
+        recipe_outputs_take(partial, "stats", &stats);
+        recipe_outputs_take(partial, "instances", &instances);
     }
+    free(projected);
+    sweep_free(&s);
+    return status;
+}
+
+/* Whether report i's part is one of this recipe's for this --name (err
+ * says why not). */
+static bool is_pace_partial(const recipe_job *job, size_t i, const recipe_outputs *part, buf *err)
+{
+    const recipe_table *t = part->n == N_PACE_PARTS ? &part->items[PACE_PART_RANK].table : NULL;
+    if (!t || t->n_columns != 2 || t->n_rows != 1 ||
+        part->items[PACE_PART_STATS].table.n_columns != S_SUM + 1 ||
+        part->items[PACE_PART_INSTANCES].table.n_columns != 2) {
+        buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+        return false;
+    }
+    const recipe_table *instances = &part->items[PACE_PART_INSTANCES].table;
+    bool ints = recipe_table_cell(t, 0, 1)->kind == RECIPE_INT;
+    for (size_t k = 0; k < 2 * instances->n_rows && ints; k++)
+        ints = instances->cells[k].kind == RECIPE_INT;
+    if (!ints) {
+        buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+        return false;
+    }
+    const recipe_cell *name = recipe_table_cell(t, 0, 0);
+    if (name->kind != RECIPE_TEXT || strcmp(name->s, job->options->name) != 0) {
+        buf_printf(err, "%s: its partial was read for --name '%s', not '%s'", job->paths[i],
+                   name->kind == RECIPE_TEXT ? name->s : "", job->options->name);
+        return false;
+    }
+    return true;
+}
+
+/* The ranks in file name order: their statistics combined, their
+ * iterations placed on the job's clock (sessions after the earliest). */
+static int reduce_pace(const recipe_def *recipe, const recipe_job *job,
+                       const recipe_outputs *partials, recipe_outputs *out, buf *err)
+{
+    if (!has_name(recipe, job, err))
+        return NSYSP_ERR_USAGE;
     static const char *const FILE_COLUMN[] = {"File"};
     recipe_table stats, files;
     recipe_table_init(&stats, REPORT_STATS_COLUMNS, S_SUM + 1);
@@ -1520,27 +1629,23 @@ static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outp
     size_t n_ranks = 0, *order = reports_by_label(job);
     int status = NSYSP_OK;
     for (size_t k = 0; k < job->n && status == NSYSP_OK; k++) {
-        size_t i = order[k], n = 0;
-        sweep s = {0};
-        sweep_range **projected = NULL;
-        int64_t start = 0;
-        status = session_start(job, i, &start, err);
-        if (status == NSYSP_ERR_NOT_NSYS)
-            status = NSYSP_OK; /* NVIDIA's recipe cannot read the report: left out */
-        else if (status == NSYSP_OK)
-            status = project_report(job, i, SWEEP_NAMED, &s, &projected, &n, err);
-        if (status == NSYSP_OK && n) {
-            describe_ranges(projected, n, false, &stats);
-            pace_columns(projected, n, &ranks[n_ranks]);
-            ranks[n_ranks++].session_start = start;
-            add_file(&files, job->labels[i]);
+        const recipe_outputs *part = &partials[order[k]];
+        if (part->n == 0)
+            continue;
+        if (!is_pace_partial(job, order[k], part, err)) {
+            status = NSYSP_ERR_INPUT_FORMAT;
+            break;
         }
-        free(projected);
-        sweep_free(&s);
+        recipe_table_append(&stats, &part->items[PACE_PART_STATS].table);
+        pace_columns(&part->items[PACE_PART_INSTANCES].table, &ranks[n_ranks]);
+        ranks[n_ranks++].session_start =
+            recipe_table_cell(&part->items[PACE_PART_RANK].table, 0, 1)->i;
+        add_file(&files, job->labels[order[k]]);
     }
     free(order);
     if (status == NSYSP_OK && !n_ranks) {
-        buf_printf(err, "%s: no report has the NVTX range '%s' around GPU work", recipe->name, name);
+        buf_printf(err, "%s: no report has the NVTX range '%s' around GPU work", recipe->name,
+                   job->options->name);
         status = RECIPE_NO_DATA;
     }
     if (status == NSYSP_OK) {
@@ -1575,13 +1680,16 @@ static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outp
 
 static const sweep_kind ALL_RANGES = SWEEP_ALL, NCCL_RANGES = SWEEP_NCCL;
 
+/* nvtx_gpu_proj_trace runs on one machine: every projected range is a
+ * row of trace.csv and a slice of the trace, so a report's part would be
+ * its events. */
 const recipe_def RECIPES_NVTX_PROJ[] = {
     {"nccl_gpu_proj_sum", "NCCL ranges projected onto the GPU: statistics per name, per report"
-                          " and for the job", run_sum, &NCCL_RANGES},
+                          " and for the job", NULL, &NCCL_RANGES, map_sum, reduce_sum},
     {"nvtx_gpu_proj_pace", "one NVTX range (--name) projected onto the GPU, iteration by"
-                           " iteration, per report", run_pace, NULL},
+                           " iteration, per report", NULL, NULL, map_pace, reduce_pace},
     {"nvtx_gpu_proj_sum", "NVTX ranges projected onto the GPU: statistics per name, per report"
-                          " and for the job", run_sum, &ALL_RANGES},
+                          " and for the job", NULL, &ALL_RANGES, map_sum, reduce_sum},
     {"nvtx_gpu_proj_trace", "NVTX ranges projected onto the GPU, one row each with its place in"
                             " the range tree; and as a Perfetto trace", run_trace, NULL},
 };

@@ -10,7 +10,11 @@
  * durations' statistics for the job (stats.csv) and the ranks' files
  * (files.csv). Numbers as nsys 2023.4 computes them with pandas 1.5 and
  * numpy 1.24: their sums, deviations and quantiles in their order. The
- * notebook's pictures are pace_*.svg. */
+ * notebook's pictures are pace_*.svg.
+ *
+ * A report's part (map) is its instances' start and end, which the
+ * outputs print one by one anyway; the job's (reduce) orders the ranks,
+ * places them on the job's clock and computes everything else. */
 #include "recipe.h"
 
 #include <math.h>
@@ -457,23 +461,106 @@ static int by_label(const void *a, const void *b)
     return c ? c : (x->report > y->report) - (x->report < y->report);
 }
 
-static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out, buf *err)
+static bool has_name(const recipe_def *recipe, const recipe_job *job, buf *err)
 {
-    const pace_recipe *p = recipe->family;
-    if (!job->options || !job->options->name) {
-        buf_printf(err, "%s: --name is required (the %s that marks each iteration)", recipe->name,
-                   p == &KERNEL_PACE ? "kernel" : "NVTX range");
+    if (job->options && job->options->name)
+        return true;
+    buf_printf(err, "%s: --name is required (the %s that marks each iteration)", recipe->name,
+               recipe->family == &KERNEL_PACE ? "kernel" : "NVTX range");
+    return false;
+}
+
+/* A rank's partial: its session and column types (one row, with the name
+ * it was read for), and its instances in table order. */
+static const char *const RANK_COLUMNS[] = {"Name", "Session", "Float start", "Float end"};
+static const char *const INSTANCE_COLUMNS[] = {"Start", "End"};
+
+/* Report i's instances, or nothing when it lacks them. */
+static int map_pace(const recipe_def *recipe, const recipe_job *job, size_t i,
+                    recipe_outputs *partial, buf *err)
+{
+    if (!has_name(recipe, job, err))
         return NSYSP_ERR_USAGE;
+    rank_pace r;
+    int status = read_rank(recipe->family, job, i, &r, err);
+    if (status == NSYSP_OK && r.n) {
+        recipe_table rank, instances;
+        recipe_table_init(&rank, RANK_COLUMNS, 4);
+        recipe_cell *c = recipe_table_add_row(&rank);
+        recipe_cell_set_text(&c[0], job->options->name);
+        recipe_cell_set_int(&c[1], r.session);
+        recipe_cell_set_int(&c[2], r.float_start);
+        recipe_cell_set_int(&c[3], r.float_end);
+        recipe_table_init(&instances, INSTANCE_COLUMNS, 2);
+        for (size_t k = 0; k < r.n; k++) {
+            c = recipe_table_add_row(&instances);
+            recipe_cell_set_int(&c[0], r.start[k]);
+            recipe_cell_set_int(&c[1], r.end[k]);
+        }
+        recipe_outputs_take(partial, "rank", &rank);
+        recipe_outputs_take(partial, "instances", &instances);
     }
+    rank_free(&r);
+    return status;
+}
+
+/* The rank of a partial, or false (err says why) when it is not one of
+ * this recipe's for this --name. */
+static bool rank_of_partial(const recipe_job *job, size_t i, const recipe_outputs *partial,
+                            rank_pace *r, buf *err)
+{
+    memset(r, 0, sizeof *r);
+    r->label = job->labels[i];
+    r->report = i;
+    const recipe_table *rank = partial->n == 2 ? &partial->items[0].table : NULL;
+    const recipe_table *instances = rank ? &partial->items[1].table : NULL;
+    if (!rank || rank->n_columns != 4 || rank->n_rows != 1 || instances->n_columns != 2) {
+        buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+        return false;
+    }
+    const recipe_cell *c = recipe_table_cell(rank, 0, 0);
+    bool ints = c[1].kind == RECIPE_INT && c[2].kind == RECIPE_INT && c[3].kind == RECIPE_INT;
+    for (size_t k = 0; k < 2 * instances->n_rows && ints; k++)
+        ints = instances->cells[k].kind == RECIPE_INT;
+    if (!ints) {
+        buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+        return false;
+    }
+    if (c[0].kind != RECIPE_TEXT || strcmp(c[0].s, job->options->name) != 0) {
+        buf_printf(err, "%s: its partial was read for --name '%s', not '%s'", job->paths[i],
+                   c[0].kind == RECIPE_TEXT ? c[0].s : "", job->options->name);
+        return false;
+    }
+    r->session = c[1].i;
+    r->float_start = c[2].i != 0;
+    r->float_end = c[3].i != 0;
+    r->n = instances->n_rows;
+    r->start = xcalloc(r->n ? r->n : 1, sizeof *r->start);
+    r->end = xcalloc(r->n ? r->n : 1, sizeof *r->end);
+    for (size_t k = 0; k < r->n; k++) {
+        c = recipe_table_cell(instances, k, 0);
+        r->start[k] = c[0].i;
+        r->end[k] = c[1].i;
+    }
+    return true;
+}
+
+/* The ranks with instances, in file name order, into the tables. */
+static int reduce_pace(const recipe_def *recipe, const recipe_job *job,
+                       const recipe_outputs *partials, recipe_outputs *out, buf *err)
+{
+    if (!has_name(recipe, job, err))
+        return NSYSP_ERR_USAGE;
     rank_pace *ranks = xcalloc(job->n ? job->n : 1, sizeof *ranks);
     size_t n = 0;
     int status = NSYSP_OK;
     for (size_t i = 0; i < job->n && status == NSYSP_OK; i++) {
-        status = read_rank(p, job, i, &ranks[n], err);
-        if (status == NSYSP_OK && ranks[n].n)
+        if (partials[i].n == 0)
+            continue; /* the report lacks the name */
+        if (rank_of_partial(job, i, &partials[i], &ranks[n], err))
             n++;
         else
-            rank_free(&ranks[n]);
+            status = NSYSP_ERR_INPUT_FORMAT;
     }
     if (status == NSYSP_OK && n == 0) {
         buf_printf(err, "%s: no report has '%s'", recipe->name, job->options->name);
@@ -482,7 +569,7 @@ static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outp
     if (status == NSYSP_OK) {
         qsort(ranks, n, sizeof *ranks, by_label);
         pace_tables(ranks, n, out);
-        stats_table(p, job->options->name, ranks, n, out);
+        stats_table(recipe->family, job->options->name, ranks, n, out);
         static const char *const FILE_COLUMN[] = {"File"};
         recipe_table files;
         recipe_table_init(&files, FILE_COLUMN, 1);
@@ -498,8 +585,8 @@ static int run_pace(const recipe_def *recipe, const recipe_job *job, recipe_outp
 
 const recipe_def RECIPES_PACE[] = {
     {"cuda_gpu_kern_pace", "Each instance of kernel --name per rank: its start, duration and delta",
-     run_pace, &KERNEL_PACE},
+     NULL, &KERNEL_PACE, map_pace, reduce_pace},
     {"nvtx_pace", "Each instance of NVTX range --name per rank: its start, duration and delta",
-     run_pace, &NVTX_PACE},
+     NULL, &NVTX_PACE, map_pace, reduce_pace},
 };
 const size_t N_RECIPES_PACE = sizeof RECIPES_PACE / sizeof *RECIPES_PACE;
