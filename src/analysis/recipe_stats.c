@@ -361,14 +361,10 @@ typedef struct group {
     char *text;
     int64_t num, n_values, total, mn, mx;
     welford deviation;  /* in the report's row order: rounded to 0.1 ns, as nsys's */
+    int64_t *values;    /* while the pass keeps them, to sort for the quartiles */
+    size_t cap_values;
     percentile q[3];
 } group;
-
-/* A value of a group, for the sort of the values in memory. */
-typedef struct group_value {
-    uint32_t group;
-    int64_t value;
-} group_value;
 
 /* The groups of a report and, while they fit in sort_limit, its values. */
 typedef struct group_pass {
@@ -376,23 +372,23 @@ typedef struct group_pass {
     buf key;
     group *groups;
     size_t n_groups, cap_groups;
-    group_value *values;
-    size_t n_values, cap_values, sort_limit;
+    size_t n_values, sort_limit;
     bool values_dropped; /* more values than sort_limit: SQLite sorts them */
 } group_pass;
 
 /* The values one report's pass sorts in memory, at most: as much as
  * SQLite's own sort keeps in memory before it spills to temporary files
- * (nsys_db's cache, 4 MiB); past it SQLite sorts them, so memory stays
- * flat whatever the number of events. NSYSP_RECIPE_SORT_BYTES sets it (0:
- * always SQLite), so that tests can check that both sorts agree. */
+ * (nsys_db's cache, 4 MiB), each value taking 8 bytes and 8 more to be
+ * sorted; past it SQLite sorts them, so memory stays flat whatever the
+ * number of events. NSYSP_RECIPE_SORT_BYTES sets it (0: always SQLite),
+ * so that tests can check that both sorts agree. */
 static size_t sort_limit(void)
 {
     const char *text = getenv("NSYSP_RECIPE_SORT_BYTES");
     size_t bytes = (size_t)4 << 20;
     if (text && *text)
         bytes = (size_t)strtoull(text, NULL, 10);
-    return bytes / sizeof(group_value);
+    return bytes / (2 * sizeof(int64_t));
 }
 
 static group *group_of(group_pass *p, sqlite3_stmt *row)
@@ -425,6 +421,15 @@ static group *group_of(group_pass *p, sqlite3_stmt *row)
     return &p->groups[*slot];
 }
 
+static void drop_values(group_pass *p)
+{
+    for (size_t i = 0; i < p->n_groups; i++) {
+        free(p->groups[i].values);
+        p->groups[i].values = NULL;
+    }
+    p->values_dropped = true;
+}
+
 static void group_add(group_pass *p, group *g, int64_t value)
 {
     if (g->n_values == 0 || value < g->mn)
@@ -437,46 +442,73 @@ static void group_add(group_pass *p, group *g, int64_t value)
     if (p->values_dropped)
         return;
     if (p->n_values == p->sort_limit) {
-        p->values_dropped = true;
-        free(p->values);
-        p->values = NULL;
+        drop_values(p);
         return;
     }
-    if (p->n_values == p->cap_values) {
-        p->cap_values = p->cap_values ? p->cap_values * 2 : 4096;
-        if (p->cap_values > p->sort_limit)
-            p->cap_values = p->sort_limit;
-        p->values = xrealloc(p->values, p->cap_values * sizeof *p->values);
+    size_t n = (size_t)g->n_values - 1;
+    if (n == g->cap_values) {
+        g->cap_values = g->cap_values ? g->cap_values * 2 : 256;
+        g->values = xrealloc(g->values, g->cap_values * sizeof *g->values);
     }
-    p->values[p->n_values++] = (group_value){(uint32_t)(g - p->groups), value};
+    g->values[n] = value;
+    p->n_values++;
 }
 
-static int by_group_then_value(const void *a, const void *b)
+/* Sorts values (n) by radix, a byte at a time from the lowest, skipping
+ * the bytes all values share; tmp holds n. Returns where they ended up. */
+static int64_t *radix_sort(int64_t *values, int64_t *tmp, size_t n)
 {
-    const group_value *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    return x->value < y->value ? -1 : x->value > y->value;
+    static const uint64_t SIGN = (uint64_t)1 << 63; /* negatives sort first */
+    size_t counts[8][256] = {{0}};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = (uint64_t)values[i] ^ SIGN;
+        for (int d = 0; d < 8; d++)
+            counts[d][(key >> (8 * d)) & 0xFF]++;
+    }
+    int64_t *from = values, *to = tmp;
+    for (int d = 0; d < 8; d++) {
+        size_t *c = counts[d];
+        if (c[(((uint64_t)from[0] ^ SIGN) >> (8 * d)) & 0xFF] == n)
+            continue; /* one byte for all */
+        size_t at = 0;
+        for (int b = 0; b < 256; b++) {
+            size_t k = c[b];
+            c[b] = at;
+            at += k;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[c[(((uint64_t)from[i] ^ SIGN) >> (8 * d)) & 0xFF]++] = from[i];
+        int64_t *t = from;
+        from = to;
+        to = t;
+    }
+    return from;
 }
 
-/* Each group's quartiles from the values sorted in memory. */
+/* Each group's quartiles from its values sorted in memory. */
 static void quartiles_in_memory(group_pass *p)
 {
-    qsort(p->values, p->n_values, sizeof *p->values, by_group_then_value);
-    for (size_t i = 0; i < p->n_values;) {
-        group *g = &p->groups[p->values[i].group];
+    size_t most = 1;
+    for (size_t i = 0; i < p->n_groups; i++)
+        if ((size_t)p->groups[i].n_values > most)
+            most = (size_t)p->groups[i].n_values;
+    int64_t *tmp = xmalloc(most * sizeof *tmp);
+    for (size_t i = 0; i < p->n_groups; i++) {
+        group *g = &p->groups[i];
+        size_t n = (size_t)g->n_values;
+        if (!n)
+            continue;
+        const int64_t *v = radix_sort(g->values, tmp, n);
         quartiles_start(g->q, g->n_values);
-        int64_t below = 0;
-        while (i < p->n_values && &p->groups[p->values[i].group] == g) {
-            size_t j = i + 1;
-            while (j < p->n_values && p->values[j].group == p->values[i].group &&
-                   p->values[j].value == p->values[i].value)
+        for (size_t k = 0; k < n;) {
+            size_t j = k + 1;
+            while (j < n && v[j] == v[k])
                 j++;
-            quartiles_take(g->q, p->values[i].value, below, (int64_t)(j - i), g->n_values);
-            below += (int64_t)(j - i);
-            i = j;
+            quartiles_take(g->q, v[k], (int64_t)k, (int64_t)(j - k), g->n_values);
+            k = j;
         }
     }
+    free(tmp);
 }
 
 /* Reads source's rows once into p. SQLITE_MISMATCH when a value is not an
@@ -543,10 +575,11 @@ static int store_groups(nsys_db *db, const group_pass *p)
 
 static void group_pass_free(group_pass *p)
 {
-    for (size_t i = 0; i < p->n_groups; i++)
+    for (size_t i = 0; i < p->n_groups; i++) {
         free(p->groups[i].text);
+        free(p->groups[i].values);
+    }
     free(p->groups);
-    free(p->values);
     hmap_free(&p->index);
     buf_free(&p->key);
 }
