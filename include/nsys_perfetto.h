@@ -452,6 +452,9 @@ typedef struct nsysp_recipe_options {
     int bins;                    /* time bins of the *_util_map recipes; 0: 30 */
     int cumulative;              /* util maps: concurrent kernels add up */
     const char *name;            /* the pace recipes' kernel or NVTX range */
+    int threads;                 /* reports read at once (map and reduce recipes);
+                                    0: the CPUs this process may use. The
+                                    output is the same whatever the number */
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its

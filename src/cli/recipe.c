@@ -46,6 +46,8 @@ static void recipe_usage(FILE *to)
           "      --name NAME        the kernel (cuda_gpu_kern_pace) or NVTX range\n"
           "                         (nvtx_pace, nvtx_gpu_proj_pace) whose instances are\n"
           "                         the iterations\n"
+          "      --threads N        reports read at once, 1-256 (default: the CPUs);\n"
+          "                         the output is the same whatever N\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "Reading reports apart (tools/recipe_dask.py runs these on a Dask cluster):\n"
@@ -95,11 +97,25 @@ static int parse_bins(const char *text, int *out)
     return 0;
 }
 
+/* --threads: 1 to 256 reports read at once. */
+static int parse_threads(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > 256) {
+        fprintf(stderr, WHO ": --threads needs a number from 1 to 256, not '%s'\n", text);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
            OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP, OPT_PARTIAL, OPT_FROM_PARTIALS,
-           OPT_LIST_REPORTS, OPT_NULL, OPT_NAME, OPT_BINS, OPT_CUMULATIVE };
+           OPT_LIST_REPORTS, OPT_NULL, OPT_NAME, OPT_BINS, OPT_CUMULATIVE, OPT_THREADS };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -119,6 +135,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"bins", required_argument, NULL, OPT_BINS},
         {"cumulative", no_argument, NULL, OPT_CUMULATIVE},
         {"name", required_argument, NULL, OPT_NAME},
+        {"threads", required_argument, NULL, OPT_THREADS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -177,6 +194,10 @@ static int parse_args(int argc, char **argv, recipe_args *a)
             break;
         case OPT_CUMULATIVE: a->options.cumulative = 1; break;
         case OPT_NAME: a->options.name = optarg; break;
+        case OPT_THREADS:
+            if (parse_threads(optarg, &a->options.threads))
+                return NSYSP_ERR_USAGE;
+            break;
         case 'h': recipe_usage(stdout); return -1;
         default:
             fprintf(stderr, WHO ": unknown or incomplete option '%s' (see --help)\n",
