@@ -3,12 +3,14 @@
 
 On a generated job of three reports (kernels, memory operations, CUDA and OS
 runtime calls, NVTX, MPI): every recipe that reads its reports apart gives the same
-directory run locally, folded from --partial outputs (--from-partials), and,
+directory run locally, with --threads 1 and 4, folded from --partial outputs
+(--from-partials), and,
 when Debian's python3-distributed is there, through tools/recipe_dask.py on a
 LocalCluster of two workers (two recipes). Then what a user gets wrong: an existing output
 (refused without --force-overwrite; a directory holding more than files is
 never replaced), a corrupt report (one line naming it, exit 4, nothing
-written, nothing left behind), a recipe without data (exit 0 as nsys, one line,
+written, nothing left behind; of two, the first, whatever --threads), the
+statistics recipes' sort left to SQLite (the same bytes), a recipe without data (exit 0 as nsys, one line,
 nothing written), an unknown
 recipe (exit 2), --start after --end (exit 2), and `recipe diff` of two
 different recipes (exit 2) or of a run with itself (--drop: no rows left).
@@ -78,6 +80,11 @@ for name in recipes:
            f"{name}: README.md and the .nsys-analysis record written: {sorted(want)}")
     expect(f'"RecipeName": "{name}"'.encode() in want.get("*.nsys-analysis", b""),
            f"{name}: the record names the recipe")
+    # Reports read at once: the same bytes whatever the number of threads.
+    for threads in ("1", "4"):
+        t = run(name, "--threads", threads, "--output", f"{name}-threads{threads}", "job")
+        expect(t.returncode == 0 and files_of(os.path.join(WORK, f"{name}-threads{threads}")) == want,
+               f"{name}: --threads {threads} writes what the default does ({t.stderr[-200:]})")
     parts = []
     for k, report in enumerate(reports):
         r = run(name, "--partial", report)
@@ -113,6 +120,29 @@ expect(bad.returncode in (4, 5) and one_line(bad) and b"corrupt.sqlite" in bad.s
        f"a corrupt report: exit {bad.returncode}, {bad.stderr!r}")
 expect(not os.path.exists(os.path.join(WORK, "bad-out")) and not glob.glob(os.path.join(WORK, "bad-out.partial-*")),
        "a failed run writes nothing and leaves nothing behind")
+
+# Two corrupt reports read at once: the error is the first one's in job
+# order, as when reports are read one by one.
+with open(os.path.join(WORK, "corrupt2.sqlite"), "wb") as f:
+    f.write(b"SQLite format 3\0" + b"\xee" * 4000)
+for threads in ("1", "3"):
+    both = run("cuda_gpu_kern_sum", "--threads", threads, "--output", "bad-out", "job/rank1.sqlite",
+               "corrupt.sqlite", "corrupt2.sqlite")
+    expect(both.returncode in (4, 5) and one_line(both) and b"corrupt.sqlite" in both.stderr and
+           not os.path.exists(os.path.join(WORK, "bad-out")),
+           f"--threads {threads}: the first corrupt report is named: {both.returncode} {both.stderr!r}")
+bad_threads = run("cuda_api_sum", "--threads", "0", "--output", "x", "job")
+expect(bad_threads.returncode == 2 and one_line(bad_threads), f"--threads 0 exits 2: {bad_threads.returncode}")
+
+# The statistics recipes sort each name's values in memory up to a fixed
+# size and leave larger sorts to SQLite: both ways give the same bytes.
+for name in ("cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "osrt_sum"):
+    env = dict(os.environ, NSYSP_RECIPE_SORT_BYTES="0")
+    s = subprocess.run([BIN, "recipe", name, "--output", f"{name}-sqlite-sort", "job"], cwd=WORK,
+                       capture_output=True, timeout=240, env=env)
+    expect(s.returncode == 0 and files_of(os.path.join(WORK, f"{name}-sqlite-sort")) ==
+           files_of(os.path.join(WORK, f"{name}-local")),
+           f"{name}: SQLite's sort gives what the sort in memory does ({s.stderr[-200:]})")
 
 # No data, unknown recipe, bad window.
 cpu = os.path.join(WORK, "cpu-only.sqlite")
