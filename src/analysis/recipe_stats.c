@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common/hmap.h"
+#include "common/pairmap.h"
 #include "common/xalloc.h"
 #include "nsys/nsys_enums.h"
 
@@ -368,8 +369,10 @@ typedef struct group {
 
 /* The groups of a report and, while they fit in sort_limit, its values. */
 typedef struct group_pass {
-    hmap index;         /* the name's type and bytes -> position in groups */
-    buf key;
+    /* Where each name's group is in groups, plus one (0: none yet). */
+    pairmap ids;
+    hmap texts;
+    uint64_t null_group;
     group *groups;
     size_t n_groups, cap_groups;
     size_t n_values, sort_limit;
@@ -393,20 +396,19 @@ static size_t sort_limit(void)
 
 static group *group_of(group_pass *p, sqlite3_stmt *row)
 {
-    /* The key: the name's type, then its id or text. */
     int type = sqlite3_column_type(row, 0);
-    int64_t id = type == SQLITE_INTEGER ? sqlite3_column_int64(row, 0) : 0;
-    const char *text = type == SQLITE_TEXT ? (const char *)sqlite3_column_text(row, 0) : NULL;
-    buf_clear(&p->key);
-    buf_append_byte(&p->key, (uint8_t)type);
-    if (type == SQLITE_INTEGER)
-        buf_append(&p->key, &id, sizeof id);
-    else if (text)
-        buf_append(&p->key, text, (size_t)sqlite3_column_bytes(row, 0));
-    bool inserted;
-    uint64_t *slot = hmap_upsert(&p->index, p->key.data, p->key.len, &inserted);
-    if (inserted) {
-        *slot = p->n_groups;
+    int64_t id = 0;
+    const char *text = NULL;
+    uint64_t *slot = &p->null_group;
+    if (type == SQLITE_INTEGER) {
+        id = sqlite3_column_int64(row, 0);
+        slot = pairmap_upsert(&p->ids, id, 0);
+    } else if (type == SQLITE_TEXT) {
+        bool inserted;
+        text = (const char *)sqlite3_column_text(row, 0);
+        slot = hmap_upsert(&p->texts, text, (size_t)sqlite3_column_bytes(row, 0), &inserted);
+    }
+    if (*slot == 0) {
         if (p->n_groups == p->cap_groups) {
             p->cap_groups = p->cap_groups ? p->cap_groups * 2 : 64;
             p->groups = xrealloc(p->groups, p->cap_groups * sizeof *p->groups);
@@ -417,8 +419,9 @@ static group *group_of(group_pass *p, sqlite3_stmt *row)
         g->id = id;
         if (text)
             g->text = xstrdup(text);
+        *slot = p->n_groups;
     }
-    return &p->groups[*slot];
+    return &p->groups[*slot - 1];
 }
 
 static void drop_values(group_pass *p)
@@ -580,8 +583,8 @@ static void group_pass_free(group_pass *p)
         free(p->groups[i].values);
     }
     free(p->groups);
-    hmap_free(&p->index);
-    buf_free(&p->key);
+    pairmap_free(&p->ids);
+    hmap_free(&p->texts);
 }
 
 /* Fills temp.recipe_groups (GROUPS_COLUMNS) from source. Durations are
@@ -593,7 +596,7 @@ static int build_groups(nsys_db *db, const stats_recipe *r, const char *source, 
     if (!r->durations)
         return build_groups_in_sql(db, r, source, err);
     group_pass p = {.sort_limit = sort_limit()};
-    hmap_init(&p.index);
+    hmap_init(&p.texts);
     int rc = group_rows(db, r, source, &p);
     int status;
     if (rc == SQLITE_MISMATCH) {
