@@ -10,7 +10,8 @@ LocalCluster of two workers (two recipes). Then what a user gets wrong: an exist
 (refused without --force-overwrite; a directory holding more than files is
 never replaced), a corrupt report (one line naming it, exit 4, nothing
 written, nothing left behind; of two, the first, whatever --threads), the
-statistics recipes' sort left to SQLite (the same bytes), a recipe without data (exit 0 as nsys, one line,
+statistics recipes' sort left to SQLite (the same bytes), two name ids of
+one kernel (one row, as nsys groups kernels by name), a recipe without data (exit 0 as nsys, one line,
 nothing written), an unknown
 recipe (exit 2), --start after --end (exit 2), and `recipe diff` of two
 different recipes (exit 2) or of a run with itself (--drop: no rows left).
@@ -19,6 +20,7 @@ different recipes (exit 2) or of a run with itself (--drop: no rows left).
 import glob
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -143,6 +145,26 @@ for name in ("cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "osrt
     expect(s.returncode == 0 and files_of(os.path.join(WORK, f"{name}-sqlite-sort")) ==
            files_of(os.path.join(WORK, f"{name}-local")),
            f"{name}: SQLite's sort gives what the sort in memory does ({s.stderr[-200:]})")
+
+# Kernels are grouped by name id: a report where two ids name one kernel
+# (half its instances under a copy of its name) gives what the report does.
+dup = os.path.join(WORK, "dup", "rank1.sqlite")
+os.makedirs(os.path.dirname(dup))
+shutil.copy(os.path.join(job, "rank1.sqlite"), dup)
+with sqlite3.connect(dup) as con:
+    name_id = con.execute("SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL"
+                          " GROUP BY 1 ORDER BY count(*) DESC LIMIT 1").fetchone()[0]
+    copy_id = con.execute("SELECT max(id) + 1 FROM StringIds").fetchone()[0]
+    con.execute("INSERT INTO StringIds SELECT ?, value FROM StringIds WHERE id = ?", (copy_id, name_id))
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = ?"
+                " WHERE demangledName = ? AND rowid % 2 = 0", (copy_id, name_id))
+con.close()
+one = run("cuda_gpu_kern_sum", "--output", "kern-one", "job/rank1.sqlite")
+two = run("cuda_gpu_kern_sum", "--output", "kern-two-ids", dup)
+expect(one.returncode == 0 and two.returncode == 0 and
+       files_of(os.path.join(WORK, "kern-one"))["all_stats.csv"] ==
+       files_of(os.path.join(WORK, "kern-two-ids"))["all_stats.csv"],
+       f"two ids of one kernel name are one row, as nsys groups by name ({two.stderr[-200:]})")
 
 # No data, unknown recipe, bad window.
 cpu = os.path.join(WORK, "cpu-only.sqlite")
