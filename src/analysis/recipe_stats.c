@@ -361,7 +361,8 @@ typedef struct group {
     int64_t id;
     char *text;
     int64_t num, n_values, total, mn, mx;
-    welford deviation;  /* in the report's row order: rounded to 0.1 ns, as nsys's */
+    welford deviation;  /* in the rows' order, not in the order of SQLite's sort as
+                           nsys's: the same once rounded to 0.1 ns */
     int64_t *values;    /* while the pass keeps them, to sort for the quartiles */
     size_t cap_values;
     percentile q[3];
@@ -433,20 +434,22 @@ static void drop_values(group_pass *p)
     p->values_dropped = true;
 }
 
-static void group_add(group_pass *p, group *g, int64_t value)
+/* Adds value to g; false when its total overflows (SQL's sum then says so). */
+static bool group_add(group_pass *p, group *g, int64_t value)
 {
+    if (__builtin_add_overflow(g->total, value, &g->total))
+        return false;
     if (g->n_values == 0 || value < g->mn)
         g->mn = value;
     if (g->n_values == 0 || value > g->mx)
         g->mx = value;
     g->n_values++;
-    g->total += value;
     welford_add(&g->deviation, (double)value);
     if (p->values_dropped)
-        return;
+        return true;
     if (p->n_values == p->sort_limit) {
         drop_values(p);
-        return;
+        return true;
     }
     size_t n = (size_t)g->n_values - 1;
     if (n == g->cap_values) {
@@ -455,6 +458,7 @@ static void group_add(group_pass *p, group *g, int64_t value)
     }
     g->values[n] = value;
     p->n_values++;
+    return true;
 }
 
 /* Sorts values (n) by radix, a byte at a time from the lowest, skipping
@@ -515,7 +519,8 @@ static void quartiles_in_memory(group_pass *p)
 }
 
 /* Reads source's rows once into p. SQLITE_MISMATCH when a value is not an
- * integer or a name neither id nor text: the SQL way then decides. */
+ * integer, a name neither id nor text, or a total overflows: the SQL way
+ * then decides. */
 static int group_rows(nsys_db *db, const stats_recipe *r, const char *source, group_pass *p)
 {
     char *query = sqlite3_mprintf("SELECT grp, %s FROM (%s)", r->value_sql, source);
@@ -532,8 +537,10 @@ static int group_rows(nsys_db *db, const stats_recipe *r, const char *source, gr
         }
         group *g = group_of(p, rows);
         g->num++;
-        if (value == SQLITE_INTEGER)
-            group_add(p, g, sqlite3_column_int64(rows, 1));
+        if (value == SQLITE_INTEGER && !group_add(p, g, sqlite3_column_int64(rows, 1))) {
+            rc = SQLITE_MISMATCH;
+            break;
+        }
     }
     sqlite3_finalize(rows);
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
