@@ -458,6 +458,9 @@ typedef struct nsysp_recipe_options {
     int64_t rows;                /* at most this many rows per report (default all) */
     int64_t gap_ms;              /* gpu_gaps: gaps longer than this (default 500) */
     int64_t threshold, chunks;   /* gpu_time_util: % in use below which, chunks (50, 30) */
+    int threads;                 /* reports read at once (map and reduce recipes);
+                                    0: the CPUs this process may use. The
+                                    output is the same whatever the number */
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its

@@ -3,13 +3,16 @@
 
 On a generated job of three reports (kernels, memory operations, CUDA and OS
 runtime calls, NVTX, MPI): every recipe that reads its reports apart gives the same
-directory run locally, folded from --partial outputs (--from-partials), and,
+directory run locally, with --threads 1 and 4, folded from --partial outputs
+(--from-partials), and,
 when Debian's python3-distributed is there, through tools/recipe_dask.py on a
 LocalCluster of two workers (three recipes); a recipe without data or that
 refuses the job answers the same read apart. Then what a user gets wrong: an existing output
 (refused without --force-overwrite; a directory holding more than files is
 never replaced), a corrupt report (one line naming it, exit 4, nothing
-written, nothing left behind), a recipe without data (exit 0 as nsys, one line,
+written, nothing left behind; of two, the first, whatever --threads), the
+statistics recipes' sort left to SQLite (the same bytes), two name ids of
+one kernel (one row, as nsys groups kernels by name), a recipe without data (exit 0 as nsys, one line,
 nothing written), an unknown
 recipe (exit 2), --start after --end (exit 2), and `recipe diff` of two
 different recipes (exit 2) or of a run with itself (--drop: no rows left).
@@ -18,6 +21,7 @@ different recipes (exit 2) or of a run with itself (--drop: no rows left).
 import glob
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -114,6 +118,11 @@ for name in recipes:
            f"{name}: README.md and the .nsys-analysis record written: {sorted(want or [])}")
     expect(want is None or f'"RecipeName": "{name}"'.encode() in want.get("*.nsys-analysis", b""),
            f"{name}: the record names the recipe")
+    # Reports read at once: the same bytes whatever the number of threads.
+    for threads in ("1", "4"):
+        t = run(name, *OPTIONS.get(name, []), "--threads", threads, "--output", f"{name}-threads{threads}", "job")
+        expect(t.returncode == 0 and files_of(os.path.join(WORK, f"{name}-threads{threads}")) == want,
+               f"{name}: --threads {threads} writes what the default does ({t.stderr[-200:]})")
     parts = []
     for k, report in enumerate(reports):
         r = run(name, *options, "--partial", report)
@@ -162,6 +171,49 @@ expect(bad.returncode in (4, 5) and one_line(bad) and b"corrupt.sqlite" in bad.s
        f"a corrupt report: exit {bad.returncode}, {bad.stderr!r}")
 expect(not os.path.exists(os.path.join(WORK, "bad-out")) and not glob.glob(os.path.join(WORK, "bad-out.partial-*")),
        "a failed run writes nothing and leaves nothing behind")
+
+# Two corrupt reports read at once: the error is the first one's in job
+# order, as when reports are read one by one.
+with open(os.path.join(WORK, "corrupt2.sqlite"), "wb") as f:
+    f.write(b"SQLite format 3\0" + b"\xee" * 4000)
+for threads in ("1", "3"):
+    both = run("cuda_gpu_kern_sum", "--threads", threads, "--output", "bad-out", "job/rank1.sqlite",
+               "corrupt.sqlite", "corrupt2.sqlite")
+    expect(both.returncode in (4, 5) and one_line(both) and b"corrupt.sqlite" in both.stderr and
+           not os.path.exists(os.path.join(WORK, "bad-out")),
+           f"--threads {threads}: the first corrupt report is named: {both.returncode} {both.stderr!r}")
+bad_threads = run("cuda_api_sum", "--threads", "0", "--output", "x", "job")
+expect(bad_threads.returncode == 2 and one_line(bad_threads), f"--threads 0 exits 2: {bad_threads.returncode}")
+
+# The statistics recipes sort each name's values in memory up to a fixed
+# size and leave larger sorts to SQLite: both ways give the same bytes.
+for name in ("cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "osrt_sum"):
+    env = dict(os.environ, NSYSP_RECIPE_SORT_BYTES="0")
+    s = subprocess.run([BIN, "recipe", name, "--output", f"{name}-sqlite-sort", "job"], cwd=WORK,
+                       capture_output=True, timeout=240, env=env)
+    expect(s.returncode == 0 and files_of(os.path.join(WORK, f"{name}-sqlite-sort")) ==
+           files_of(os.path.join(WORK, f"{name}-local")),
+           f"{name}: SQLite's sort gives what the sort in memory does ({s.stderr[-200:]})")
+
+# Kernels are grouped by name id: a report where two ids name one kernel
+# (half its instances under a copy of its name) gives what the report does.
+dup = os.path.join(WORK, "dup", "rank1.sqlite")
+os.makedirs(os.path.dirname(dup))
+shutil.copy(os.path.join(job, "rank1.sqlite"), dup)
+with sqlite3.connect(dup) as con:
+    name_id = con.execute("SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL"
+                          " GROUP BY 1 ORDER BY count(*) DESC LIMIT 1").fetchone()[0]
+    copy_id = con.execute("SELECT max(id) + 1 FROM StringIds").fetchone()[0]
+    con.execute("INSERT INTO StringIds SELECT ?, value FROM StringIds WHERE id = ?", (copy_id, name_id))
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = ?"
+                " WHERE demangledName = ? AND rowid % 2 = 0", (copy_id, name_id))
+con.close()
+one = run("cuda_gpu_kern_sum", "--output", "kern-one", "job/rank1.sqlite")
+two = run("cuda_gpu_kern_sum", "--output", "kern-two-ids", dup)
+expect(one.returncode == 0 and two.returncode == 0 and
+       files_of(os.path.join(WORK, "kern-one"))["all_stats.csv"] ==
+       files_of(os.path.join(WORK, "kern-two-ids"))["all_stats.csv"],
+       f"two ids of one kernel name are one row, as nsys groups by name ({two.stderr[-200:]})")
 
 # No data, unknown recipe, bad window.
 cpu = os.path.join(WORK, "cpu-only.sqlite")

@@ -3,13 +3,15 @@
 
     python3 tools/bench_recipes.py --nsys PATH/TO/nsys-2023.4/nsys [--build build]
         [--ranks 16] [--kernels-per-step N] [--job-seconds T] [--runs 3]
-        [--recipes cuda_api_sum,cuda_gpu_kern_sum,...] [--reports DIR]
+        [--recipes cuda_api_sum,cuda_gpu_kern_sum,...] [--reports DIR] [--threads N]
 
 Makes a job of --ranks reports with nsys-fixture's job mode (cached in
 BUILD/bench-recipes), and for each recipe times, over --runs runs (the
 median), `nsys recipe NAME --input DIR --csv` and `nsys-perfetto recipe NAME
 --output DIR` on the same reports, and the peak RSS of each (the process
-and its children). nsys recipe takes .nsys-rep files: the exports sit
+and its children); ours both with --threads N (default: the CPUs, as the
+command's own default) and with one thread, whose time is the work itself
+on a machine shared with others. nsys recipe takes .nsys-rep files: the exports sit
 beside empty .nsys-rep stand-ins made earlier, so that nsys reads them as
 they are ("with the exports already made"); --reports DIR times both on
 real .nsys-rep reports instead, each run exporting them first (nsys-perfetto
@@ -41,6 +43,10 @@ def timed(cmd, cwd=None, env=None):
     _, status, usage = os.wait4(p.pid, 0)
     p.wait()
     return time.monotonic() - t, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)
+
+
+def threads_option(threads):
+    return ["--threads", str(threads)] if threads else []
 
 
 def make_job(build, ranks, kernels, seconds, directory):
@@ -77,7 +83,7 @@ def same_outputs(a, b):
 
 
 def bench(opts, recipe, inputs, ours_inputs, work, refresh):
-    theirs, ours = [], []
+    theirs, ours, one = [], [], []
     for k in range(opts.runs):
         refresh()  # nsys deletes an export it fails to redo (a table it lacks)
         out = os.path.join(work, f"nv-{recipe}-{k}")
@@ -87,13 +93,18 @@ def bench(opts, recipe, inputs, ours_inputs, work, refresh):
         mine = os.path.join(work, f"us-{recipe}-{k}")
         shutil.rmtree(mine, ignore_errors=True)
         env = dict(os.environ, NSYS=opts.nsys)
-        t, rss_u, st = timed([os.path.join(opts.build, "nsys-perfetto"), "recipe", recipe,
-                              "--output", mine, *ours_inputs], env=env)
+        ours_cmd = lambda out, threads: [  # noqa: E731
+            os.path.join(opts.build, "nsys-perfetto"), "recipe", recipe, "--output", out,
+            *threads_option(threads), *ours_inputs]
+        t, rss_u, st = timed(ours_cmd(mine, opts.threads), env=env)
         ours.append((t, rss_u, st))
+        shutil.rmtree(mine + "-1", ignore_errors=True)
+        one.append(timed(ours_cmd(mine + "-1", 1), env=env)[0])
     equal = same_outputs(os.path.join(work, f"nv-{recipe}-0"), os.path.join(work, f"us-{recipe}-0"))
     t_n = statistics.median(x[0] for x in theirs)
     t_u = statistics.median(x[0] for x in ours)
     return {"recipe": recipe, "nsys_s": t_n, "ours_s": t_u, "speedup": t_n / t_u,
+            "ours_1_s": statistics.median(one),
             "nsys_rss": max(x[1] for x in theirs), "ours_rss": max(x[1] for x in ours),
             "equal": equal, "status": (theirs[0][2], ours[0][2])}
 
@@ -108,6 +119,7 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--recipes", default=",".join(STATS))
     p.add_argument("--reports", help="a directory of real .nsys-rep reports (export counted)")
+    p.add_argument("--threads", type=int, help="ours: reports read at once (default: the CPUs)")
     opts = p.parse_args()
     work = os.path.join(opts.build, "bench-recipes")
     os.makedirs(work, exist_ok=True)
@@ -125,13 +137,17 @@ def main():
         ours_inputs = reports
         rows = sum(os.path.getsize(r) for r in reports) >> 20
         what = f"{len(reports)} ranks ({rows} MiB of exports), exports already made"
-    print(f"# nsys recipe (2023.4) vs nsys-perfetto recipe: {what}; median of {opts.runs} runs")
-    print(f"{'recipe':24} {'nsys s':>8} {'ours s':>8} {'speedup':>8} {'nsys MiB':>9} {'ours MiB':>9}  same output")
+    cpus = len(os.sched_getaffinity(0))
+    print(f"# nsys recipe (2023.4) vs nsys-perfetto recipe: {what}; median of {opts.runs} runs; "
+          f"{cpus} CPUs, ours --threads {opts.threads or 'default'}")
+    print(f"{'recipe':24} {'nsys s':>8} {'ours s':>8} {'speedup':>8} {'ours 1T s':>10} "
+          f"{'nsys MiB':>9} {'ours MiB':>9}  same output")
     failed = False
     for recipe in opts.recipes.split(","):
         r = bench(opts, recipe, inputs, ours_inputs, work, refresh)
         print(f"{recipe:24} {r['nsys_s']:8.2f} {r['ours_s']:8.3f} {r['speedup']:7.0f}x "
-              f"{r['nsys_rss']:9.0f} {r['ours_rss']:9.0f}  {'yes' if r['equal'] else 'NO'}")
+              f"{r['ours_1_s']:10.3f} {r['nsys_rss']:9.0f} {r['ours_rss']:9.0f}  "
+              f"{'yes' if r['equal'] else 'NO'}")
         failed |= r["speedup"] < 20 or not r["equal"]
     if not opts.reports:
         # Flat memory: the same recipe on a job with four times the events.
@@ -142,7 +158,8 @@ def main():
             out = os.path.join(work, f"us-memory-{k}")
             shutil.rmtree(out, ignore_errors=True)
             _, m, _ = timed([os.path.join(opts.build, "nsys-perfetto"), "recipe",
-                             "cuda_gpu_kern_sum", "--output", out, *reports])
+                             "cuda_gpu_kern_sum", "--output", out, *threads_option(opts.threads),
+                             *reports])
             rss.append(m)
         grew = rss[1] > rss[0] * 1.5 + 8
         print(f"# memory: cuda_gpu_kern_sum peak RSS {rss[0]:.0f} MiB, with 4x the events "

@@ -3,11 +3,13 @@
 #include "recipe.h"
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "nsys/nsys_readahead.h"
 
 void recipe_outputs_take(recipe_outputs *o, const char *file, recipe_table *table)
 {
@@ -284,6 +286,80 @@ static void keep_reports(nsysp_recipe_result *result, const char *const *reports
     result->n_reports = n;
 }
 
+/* The map step over a job's reports, several at once: each report's
+ * partial lands in its own slot and reduce reads them in job order, so the
+ * bytes written never depend on the number of threads. */
+typedef struct map_work {
+    const recipe_def *recipe;
+    const recipe_job *job;
+    recipe_outputs *partials;
+    int *status;            /* per report */
+    buf *errs;              /* per report */
+    pthread_mutex_t lock;
+    size_t next;            /* the next report to read */
+    size_t failed;          /* the first report in job order that failed; job->n: none */
+} map_work;
+
+static void *map_worker(void *arg)
+{
+    map_work *w = arg;
+    for (;;) {
+        /* No report after a failed one is started: those before it all
+         * are, so the error is the one a single thread meets first. */
+        pthread_mutex_lock(&w->lock);
+        size_t i = w->next < w->failed ? w->next++ : w->job->n;
+        pthread_mutex_unlock(&w->lock);
+        if (i >= w->job->n)
+            return NULL;
+        int status = w->recipe->map(w->recipe, w->job, i, &w->partials[i], &w->errs[i]);
+        w->status[i] = status;
+        if (status != NSYSP_OK) {
+            pthread_mutex_lock(&w->lock);
+            if (i < w->failed)
+                w->failed = i;
+            pthread_mutex_unlock(&w->lock);
+        }
+    }
+}
+
+/* Runs recipe->map on every report of job into partials, on
+ * options->threads threads (0: the CPUs this process may use), at most one
+ * per report. NSYSP_OK, or the first failing report's status (in job
+ * order) with its message in err. */
+static int map_reports(const recipe_def *recipe, const recipe_job *job, recipe_outputs *partials,
+                       buf *err)
+{
+    size_t n = job->n;
+    if (n == 0)
+        return NSYSP_OK;
+    int asked = job->options ? job->options->threads : 0;
+    size_t threads = asked > 0 ? (size_t)asked : nsys_readahead_cpus(256);
+    if (threads > n)
+        threads = n;
+    map_work w = {recipe, job, partials, xcalloc(n, sizeof(int)), xcalloc(n, sizeof(buf)),
+                  PTHREAD_MUTEX_INITIALIZER, 0, n};
+    pthread_t *helpers = xcalloc(threads, sizeof *helpers);
+    size_t started = 0;
+    for (; started + 1 < threads; started++) /* this thread is one of them */
+        if (pthread_create(&helpers[started], NULL, map_worker, &w) != 0)
+            break; /* fewer threads: the same work, later */
+    map_worker(&w);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(helpers[t], NULL);
+    int status = NSYSP_OK;
+    if (w.failed < n) {
+        status = w.status[w.failed];
+        buf_append_str(err, buf_cstr(&w.errs[w.failed]));
+    }
+    for (size_t i = 0; i < n; i++)
+        buf_free(&w.errs[i]);
+    free(w.errs);
+    free(w.status);
+    free(helpers);
+    pthread_mutex_destroy(&w.lock);
+    return status;
+}
+
 nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
                               const char *const *labels, size_t n_reports,
                               const nsysp_recipe_options *options, nsysp_recipe_result *result)
@@ -303,14 +379,11 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
     recipe_outputs out = {0};
     buf err = {0};
     int status = recipe->map ? check_reports(&job, &err) : NSYSP_OK;
-    if (status != NSYSP_OK) {
-    } else if (recipe->run) {
+    if (status == NSYSP_OK && recipe->run) {
         status = recipe->run(recipe, &job, &out, &err);
-    } else {
+    } else if (status == NSYSP_OK) {
         recipe_outputs *partials = xcalloc(n_reports ? n_reports : 1, sizeof *partials);
-        status = NSYSP_OK;
-        for (size_t i = 0; i < n_reports && status == NSYSP_OK; i++)
-            status = recipe->map(recipe, &job, i, &partials[i], &err);
+        status = map_reports(recipe, &job, partials, &err);
         if (status == NSYSP_OK)
             status = recipe->reduce(recipe, &job, partials, &out, &err);
         for (size_t i = 0; i < n_reports; i++)

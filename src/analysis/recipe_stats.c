@@ -7,10 +7,12 @@
  * the smallest Q1, the median of the medians, the largest Q3, and a
  * standard deviation pooled from each report's mean and deviation.
  *
- * One report's statistics are two passes of SQLite over the export, in
- * memory that grows with names, not events: a GROUP BY for the sums and
- * the deviation, and a sorted walk of each name's distinct values for the
- * quartiles. */
+ * One report's statistics are one pass over its rows, by name id (names
+ * are joined on the few groups), that sums them and sorts each name's
+ * values for the quartiles: in memory up to a fixed size, past it by
+ * SQLite's sort, which spills to files, so that memory grows with names,
+ * not events. What is printed unrounded (sizes) is SQLite's own GROUP BY,
+ * whose deviation sees the values in the order nsys's does. */
 #include "recipe.h"
 
 #include <math.h>
@@ -19,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hmap.h"
+#include "common/pairmap.h"
 #include "common/xalloc.h"
 #include "nsys/nsys_enums.h"
 
@@ -36,6 +40,9 @@ typedef struct stats_recipe {
     const char *name_sql;   /* the row's name, over recipe_groups g */
     const char *join_sql;   /* what name_sql reads besides g */
     const char *order_sql;  /* nsys's row order */
+    /* The same recipe grouping by name where grp is a name id and two ids
+     * of a report name the same (NULL: ids and names go one to one). */
+    const struct stats_recipe *by_name;
 } stats_recipe;
 
 /* ---- Sources: what each report summarizes --------------------------- */
@@ -71,22 +78,42 @@ static int source_osrt(nsys_db *db, const recipe_job *job, buf *sql, buf *why)
     return NSYSP_OK;
 }
 
+/* The kernel name id that nsys's kernel view names a kernel by. */
+static const char *kernel_name_column(nsys_db *db, const recipe_job *job)
+{
+    const nsysp_recipe_options *o = job->options;
+    if (o && o->base)
+        return "shortName";
+    if (o && o->mangled && nsys_db_has_column(db, "CUPTI_ACTIVITY_KIND_KERNEL", "mangledName"))
+        return "mangledName";
+    return "demangledName";
+}
+
+/* Kernels by name id: the names are joined on the few groups. */
 static int source_kernels(nsys_db *db, const recipe_job *job, buf *sql, buf *why)
 {
     static const char *const T[] = {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL"};
     if (!need_tables(db, T, 2, why))
         return NSYSP_ERR_NOT_NSYS;
-    const nsysp_recipe_options *o = job->options;
-    const char *column = "demangledName";
-    if (o && o->base)
-        column = "shortName";
-    else if (o && o->mangled && nsys_db_has_column(db, "CUPTI_ACTIVITY_KIND_KERNEL", "mangledName"))
-        column = "mangledName";
+    buf_printf(sql,
+               "SELECT coalesce(%s, demangledName) AS grp, start, \"end\""
+               " FROM CUPTI_ACTIVITY_KIND_KERNEL",
+               kernel_name_column(db, job));
+    return NSYSP_OK;
+}
+
+/* Kernels by name, as nsys groups them: for a report where ids repeat a
+ * name (or name nothing). */
+static int source_kernel_names(nsys_db *db, const recipe_job *job, buf *sql, buf *why)
+{
+    static const char *const T[] = {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL"};
+    if (!need_tables(db, T, 2, why))
+        return NSYSP_ERR_NOT_NSYS;
     buf_printf(sql,
                "SELECT s.value AS grp, k.start AS start, k.\"end\" AS \"end\""
                " FROM CUPTI_ACTIVITY_KIND_KERNEL AS k"
                " LEFT JOIN StringIds AS s ON s.id = coalesce(k.%s, k.demangledName)",
-               column);
+               kernel_name_column(db, job));
     return NSYSP_OK;
 }
 
@@ -153,47 +180,56 @@ static int source_memory_size(nsys_db *db, const recipe_job *job, buf *sql, buf 
 
 static const stats_recipe CUDA_API_SUM = {
     "cuda_api_sum", "Name", "Num Calls", true, source_cuda_api,
-    "\"end\" - start", UNVERSIONED_NAME, NAME_BY_ID, "total DESC"};
+    "\"end\" - start", UNVERSIONED_NAME, NAME_BY_ID, "total DESC", NULL};
+static const stats_recipe CUDA_GPU_KERN_SUM_BY_NAME = {
+    "cuda_gpu_kern_sum", "Name", "Instances", true, source_kernel_names,
+    "\"end\" - start", "g.grp", "", "total DESC, num, g.grp", NULL};
 static const stats_recipe CUDA_GPU_KERN_SUM = {
     "cuda_gpu_kern_sum", "Name", "Instances", true, source_kernels,
-    "\"end\" - start", "g.grp", "", "total DESC, num, g.grp"};
+    "\"end\" - start", "s.value", NAME_BY_ID, "total DESC, num, s.value", &CUDA_GPU_KERN_SUM_BY_NAME};
 static const stats_recipe CUDA_GPU_MEM_TIME_SUM = {
     "cuda_gpu_mem_time_sum", "Operation", "Count", true, source_memory_time,
-    "val", "g.grp", "", "total DESC"};
+    "val", "g.grp", "", "total DESC", NULL};
 static const stats_recipe CUDA_GPU_MEM_SIZE_SUM = {
     "cuda_gpu_mem_size_sum", "Operation", "Count", false, source_memory_size,
-    "val", "g.grp", "", "total DESC"};
+    "val", "g.grp", "", "total DESC", NULL};
 static const stats_recipe OSRT_SUM = {
     "osrt_sum", "Name", "Num Calls", true, source_osrt,
-    "\"end\" - start", "s.value", NAME_BY_ID, "total DESC"};
+    "\"end\" - start", "s.value", NAME_BY_ID, "total DESC", NULL};
 
 /* ---- One report's statistics ----------------------------------------- */
 
 /* The sample standard deviation as nsys's SQL aggregate computes it: a
- * running mean and sum of squares (Welford), in the order SQLite feeds the
- * rows, 0 for fewer than two values. */
+ * running mean and sum of squares (Welford), 0 for fewer than two values. */
 typedef struct welford {
     int64_t n;
     double mean, m2;
 } welford;
 
-static void welford_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void welford_add(welford *w, double x)
 {
-    (void)argc;
-    welford *w = sqlite3_aggregate_context(ctx, sizeof *w);
-    if (!w || sqlite3_value_numeric_type(argv[0]) == SQLITE_NULL)
-        return;
-    double x = sqlite3_value_double(argv[0]);
     w->n++;
     double delta = x - w->mean;
     w->mean += delta / (double)w->n;
     w->m2 += delta * (x - w->mean);
 }
 
+static double welford_deviation(const welford *w)
+{
+    return w && w->n > 1 ? sqrt(w->m2 / (double)(w->n - 1)) : 0.0;
+}
+
+static void welford_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    welford *w = sqlite3_aggregate_context(ctx, sizeof *w);
+    if (w && sqlite3_value_numeric_type(argv[0]) != SQLITE_NULL)
+        welford_add(w, sqlite3_value_double(argv[0]));
+}
+
 static void welford_final(sqlite3_context *ctx)
 {
-    welford *w = sqlite3_aggregate_context(ctx, 0);
-    sqlite3_result_double(ctx, w && w->n > 1 ? sqrt(w->m2 / (double)(w->n - 1)) : 0.0);
+    sqlite3_result_double(ctx, welford_deviation(sqlite3_aggregate_context(ctx, 0)));
 }
 
 /* Percentiles as nsys's SQL takes them: of the sorted values, the distinct
@@ -205,12 +241,22 @@ typedef struct percentile {
     bool done;
 } percentile;
 
-static void percentile_take(percentile *p, int64_t value, int64_t below, int64_t count, int64_t n)
+/* The quartiles of n values, to be fed their distinct values in order. */
+static void quartiles_start(percentile q[3], int64_t n)
 {
-    if (p->done)
-        return;
+    q[0] = (percentile){(double)n / 4.0, 0, 0, false};
+    q[1] = (percentile){(double)n / 2.0, 0, 0, false};
+    q[2] = (percentile){(double)(n * 3) / 4.0, 0, 0, false};
+}
+
+/* value, held count times, comes after below smaller values of n. */
+static void quartiles_take(percentile q[3], int64_t value, int64_t below, int64_t count, int64_t n)
+{
     int64_t through = below + count; /* values up to and including this one */
-    if ((double)through >= p->rank) {
+    for (int k = 0; k < 3; k++) {
+        percentile *p = &q[k];
+        if (p->done || (double)through < p->rank)
+            continue;
         if ((double)(n - below) >= (double)n - p->rank) {
             p->sum += value;
             p->n++;
@@ -235,32 +281,19 @@ static int sql_status(nsys_db *db, int rc, const char *what, buf *err)
     return rc == SQLITE_OK || rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, what, err);
 }
 
-/* Fills temp.recipe_groups (grp, total, num, avg, mn, mx, stddev, n_values,
- * q1, med, q3) from source. */
-static int build_groups(nsys_db *db, const stats_recipe *r, const char *source, buf *err)
+#define GROUPS_COLUMNS "grp, total, num, avg, mn, mx, stddev, n_values, q1, med, q3"
+
+/* Fills the quartiles of temp.recipe_groups from SQLite's sort of the
+ * values: groups and values both in grp order, so that a group's count of
+ * values is known before its first value is read. */
+static int quartiles_by_sql(nsys_db *db, const stats_recipe *r, const char *source, buf *err)
 {
     sqlite3 *sql = nsys_db_sqlite(db);
-    int rc = sqlite3_create_function(sql, "nsysp_stdev", 1, SQLITE_UTF8, NULL, NULL, welford_step,
-                                     welford_final);
-    char *create = sqlite3_mprintf(
-        "DROP TABLE IF EXISTS temp.recipe_groups;"
-        "CREATE TEMP TABLE recipe_groups AS SELECT grp, sum(%s) AS total, count(*) AS num,"
-        " avg(%s) AS avg, min(%s) AS mn, max(%s) AS mx, nsysp_stdev(%s) AS stddev,"
-        " count(%s) AS n_values, NULL AS q1, NULL AS med, NULL AS q3 FROM (%s) GROUP BY grp;",
-        r->value_sql, r->value_sql, r->value_sql, r->value_sql, r->value_sql, r->value_sql, source);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(sql, create, NULL, NULL, NULL);
-    sqlite3_free(create);
-    if (rc != SQLITE_OK)
-        return sql_status(db, rc, "summarizing", err);
-
-    /* Groups and their values, both in grp order: a group's count of
-     * values is known before its first value is read. */
     char *walk = sqlite3_mprintf("SELECT grp, v, count(*) FROM (SELECT grp, %s AS v FROM (%s))"
                                  " WHERE v IS NOT NULL GROUP BY grp, v ORDER BY grp, v",
                                  r->value_sql, source);
     sqlite3_stmt *values = NULL, *groups = NULL, *update = NULL;
-    rc = sqlite3_prepare_v2(sql, walk, -1, &values, NULL);
+    int rc = sqlite3_prepare_v2(sql, walk, -1, &values, NULL);
     sqlite3_free(walk);
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(sql, "SELECT rowid, n_values FROM recipe_groups"
@@ -277,14 +310,12 @@ static int build_groups(nsys_db *db, const stats_recipe *r, const char *source, 
             break;
         }
         int64_t n = sqlite3_column_int64(groups, 1);
-        percentile q[3] = {{(double)n / 4.0, 0, 0, false},
-                           {(double)n / 2.0, 0, 0, false},
-                           {(double)(n * 3) / 4.0, 0, 0, false}};
+        percentile q[3];
+        quartiles_start(q, n);
         int64_t below = 0;
         while (step == SQLITE_ROW && below < n) {
             int64_t value = sqlite3_column_int64(values, 1), count = sqlite3_column_int64(values, 2);
-            for (int k = 0; k < 3; k++)
-                percentile_take(&q[k], value, below, count, n);
+            quartiles_take(q, value, below, count, n);
             below += count;
             step = sqlite3_step(values);
         }
@@ -300,6 +331,294 @@ static int build_groups(nsys_db *db, const stats_recipe *r, const char *source, 
     sqlite3_finalize(groups);
     sqlite3_finalize(update);
     return sql_status(db, rc, "summarizing", err);
+}
+
+/* temp.recipe_groups by SQLite alone: a GROUP BY whose deviation sees the
+ * values in the order SQLite's sort feeds them, as nsys's does; for the
+ * digits printed unrounded (sizes), then the quartiles as above. */
+static int build_groups_in_sql(nsys_db *db, const stats_recipe *r, const char *source, buf *err)
+{
+    sqlite3 *sql = nsys_db_sqlite(db);
+    int rc = sqlite3_create_function(sql, "nsysp_stdev", 1, SQLITE_UTF8, NULL, NULL, welford_step,
+                                     welford_final);
+    char *create = sqlite3_mprintf(
+        "DROP TABLE IF EXISTS temp.recipe_groups;"
+        "CREATE TEMP TABLE recipe_groups AS SELECT grp, sum(%s) AS total, count(*) AS num,"
+        " avg(%s) AS avg, min(%s) AS mn, max(%s) AS mx, nsysp_stdev(%s) AS stddev,"
+        " count(%s) AS n_values, NULL AS q1, NULL AS med, NULL AS q3 FROM (%s) GROUP BY grp;",
+        r->value_sql, r->value_sql, r->value_sql, r->value_sql, r->value_sql, r->value_sql, source);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(sql, create, NULL, NULL, NULL);
+    sqlite3_free(create);
+    if (rc != SQLITE_OK)
+        return sql_status(db, rc, "summarizing", err);
+    return quartiles_by_sql(db, r, source, err);
+}
+
+/* One name's statistics as a pass over the report collects them. */
+typedef struct group {
+    int type;           /* of the name: SQLITE_INTEGER (an id), SQLITE_TEXT or SQLITE_NULL */
+    int64_t id;
+    char *text;
+    int64_t num, n_values, total, mn, mx;
+    welford deviation;  /* in the rows' order, not in the order of SQLite's sort as
+                           nsys's: the same once rounded to 0.1 ns */
+    int64_t *values;    /* while the pass keeps them, to sort for the quartiles */
+    size_t cap_values;
+    percentile q[3];
+} group;
+
+/* The groups of a report and, while they fit in sort_limit, its values. */
+typedef struct group_pass {
+    /* Where each name's group is in groups, plus one (0: none yet). */
+    pairmap ids;
+    hmap texts;
+    uint64_t null_group;
+    group *groups;
+    size_t n_groups, cap_groups;
+    size_t n_values, sort_limit;
+    bool values_dropped; /* more values than sort_limit: SQLite sorts them */
+} group_pass;
+
+/* The values one report's pass sorts in memory, at most: as much as
+ * SQLite's own sort keeps in memory before it spills to temporary files
+ * (nsys_db's cache, 4 MiB), each value taking 8 bytes and 8 more to be
+ * sorted; past it SQLite sorts them, so memory stays flat whatever the
+ * number of events. NSYSP_RECIPE_SORT_BYTES sets it (0: always SQLite),
+ * so that tests can check that both sorts agree. */
+static size_t sort_limit(void)
+{
+    const char *text = getenv("NSYSP_RECIPE_SORT_BYTES");
+    size_t bytes = (size_t)4 << 20;
+    if (text && *text)
+        bytes = (size_t)strtoull(text, NULL, 10);
+    return bytes / (2 * sizeof(int64_t));
+}
+
+static group *group_of(group_pass *p, sqlite3_stmt *row)
+{
+    int type = sqlite3_column_type(row, 0);
+    int64_t id = 0;
+    const char *text = NULL;
+    uint64_t *slot = &p->null_group;
+    if (type == SQLITE_INTEGER) {
+        id = sqlite3_column_int64(row, 0);
+        slot = pairmap_upsert(&p->ids, id, 0);
+    } else if (type == SQLITE_TEXT) {
+        bool inserted;
+        text = (const char *)sqlite3_column_text(row, 0);
+        slot = hmap_upsert(&p->texts, text, (size_t)sqlite3_column_bytes(row, 0), &inserted);
+    }
+    if (*slot == 0) {
+        if (p->n_groups == p->cap_groups) {
+            p->cap_groups = p->cap_groups ? p->cap_groups * 2 : 64;
+            p->groups = xrealloc(p->groups, p->cap_groups * sizeof *p->groups);
+        }
+        group *g = &p->groups[p->n_groups++];
+        memset(g, 0, sizeof *g);
+        g->type = type;
+        g->id = id;
+        if (text)
+            g->text = xstrdup(text);
+        *slot = p->n_groups;
+    }
+    return &p->groups[*slot - 1];
+}
+
+static void drop_values(group_pass *p)
+{
+    for (size_t i = 0; i < p->n_groups; i++) {
+        free(p->groups[i].values);
+        p->groups[i].values = NULL;
+    }
+    p->values_dropped = true;
+}
+
+/* Adds value to g; false when its total overflows (SQL's sum then says so). */
+static bool group_add(group_pass *p, group *g, int64_t value)
+{
+    if (__builtin_add_overflow(g->total, value, &g->total))
+        return false;
+    if (g->n_values == 0 || value < g->mn)
+        g->mn = value;
+    if (g->n_values == 0 || value > g->mx)
+        g->mx = value;
+    g->n_values++;
+    welford_add(&g->deviation, (double)value);
+    if (p->values_dropped)
+        return true;
+    if (p->n_values == p->sort_limit) {
+        drop_values(p);
+        return true;
+    }
+    size_t n = (size_t)g->n_values - 1;
+    if (n == g->cap_values) {
+        g->cap_values = g->cap_values ? g->cap_values * 2 : 256;
+        g->values = xrealloc(g->values, g->cap_values * sizeof *g->values);
+    }
+    g->values[n] = value;
+    p->n_values++;
+    return true;
+}
+
+/* Sorts values (n) by radix, a byte at a time from the lowest, skipping
+ * the bytes all values share; tmp holds n. Returns where they ended up. */
+static int64_t *radix_sort(int64_t *values, int64_t *tmp, size_t n)
+{
+    static const uint64_t SIGN = (uint64_t)1 << 63; /* negatives sort first */
+    size_t counts[8][256] = {{0}};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = (uint64_t)values[i] ^ SIGN;
+        for (int d = 0; d < 8; d++)
+            counts[d][(key >> (8 * d)) & 0xFF]++;
+    }
+    int64_t *from = values, *to = tmp;
+    for (int d = 0; d < 8; d++) {
+        size_t *c = counts[d];
+        if (c[(((uint64_t)from[0] ^ SIGN) >> (8 * d)) & 0xFF] == n)
+            continue; /* one byte for all */
+        size_t at = 0;
+        for (int b = 0; b < 256; b++) {
+            size_t k = c[b];
+            c[b] = at;
+            at += k;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[c[(((uint64_t)from[i] ^ SIGN) >> (8 * d)) & 0xFF]++] = from[i];
+        int64_t *t = from;
+        from = to;
+        to = t;
+    }
+    return from;
+}
+
+/* Each group's quartiles from its values sorted in memory. */
+static void quartiles_in_memory(group_pass *p)
+{
+    size_t most = 1;
+    for (size_t i = 0; i < p->n_groups; i++)
+        if ((size_t)p->groups[i].n_values > most)
+            most = (size_t)p->groups[i].n_values;
+    int64_t *tmp = xmalloc(most * sizeof *tmp);
+    for (size_t i = 0; i < p->n_groups; i++) {
+        group *g = &p->groups[i];
+        size_t n = (size_t)g->n_values;
+        if (!n)
+            continue;
+        const int64_t *v = radix_sort(g->values, tmp, n);
+        quartiles_start(g->q, g->n_values);
+        for (size_t k = 0; k < n;) {
+            size_t j = k + 1;
+            while (j < n && v[j] == v[k])
+                j++;
+            quartiles_take(g->q, v[k], (int64_t)k, (int64_t)(j - k), g->n_values);
+            k = j;
+        }
+    }
+    free(tmp);
+}
+
+/* Reads source's rows once into p. SQLITE_MISMATCH when a value is not an
+ * integer, a name neither id nor text, or a total overflows: the SQL way
+ * then decides. */
+static int group_rows(nsys_db *db, const stats_recipe *r, const char *source, group_pass *p)
+{
+    char *query = sqlite3_mprintf("SELECT grp, %s FROM (%s)", r->value_sql, source);
+    sqlite3_stmt *rows = NULL;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &rows, NULL);
+    sqlite3_free(query);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
+        int name = sqlite3_column_type(rows, 0), value = sqlite3_column_type(rows, 1);
+        if ((name != SQLITE_INTEGER && name != SQLITE_TEXT && name != SQLITE_NULL) ||
+            (value != SQLITE_INTEGER && value != SQLITE_NULL) || p->n_groups >= UINT32_MAX) {
+            rc = SQLITE_MISMATCH;
+            break;
+        }
+        group *g = group_of(p, rows);
+        g->num++;
+        if (value == SQLITE_INTEGER && !group_add(p, g, sqlite3_column_int64(rows, 1))) {
+            rc = SQLITE_MISMATCH;
+            break;
+        }
+    }
+    sqlite3_finalize(rows);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* p's groups into a new temp.recipe_groups. */
+static int store_groups(nsys_db *db, const group_pass *p)
+{
+    sqlite3 *sql = nsys_db_sqlite(db);
+    int rc = sqlite3_exec(sql, "DROP TABLE IF EXISTS temp.recipe_groups;"
+                               "CREATE TEMP TABLE recipe_groups(" GROUPS_COLUMNS ")",
+                          NULL, NULL, NULL);
+    sqlite3_stmt *insert = NULL;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(sql, "INSERT INTO recipe_groups(" GROUPS_COLUMNS ")"
+                                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                -1, &insert, NULL);
+    for (size_t i = 0; rc == SQLITE_OK && i < p->n_groups; i++) {
+        const group *g = &p->groups[i];
+        if (g->type == SQLITE_INTEGER)
+            sqlite3_bind_int64(insert, 1, g->id);
+        else if (g->type == SQLITE_TEXT)
+            sqlite3_bind_text(insert, 1, g->text, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(insert, 3, g->num);
+        sqlite3_bind_double(insert, 7, welford_deviation(&g->deviation));
+        sqlite3_bind_int64(insert, 8, g->n_values);
+        if (g->n_values) { /* else NULL, as SQL's sum, avg, min and max of nothing */
+            sqlite3_bind_int64(insert, 2, g->total);
+            sqlite3_bind_double(insert, 4, (double)g->total / (double)g->n_values);
+            sqlite3_bind_int64(insert, 5, g->mn);
+            sqlite3_bind_int64(insert, 6, g->mx);
+        }
+        for (int k = 0; k < 3; k++)
+            percentile_bind(&g->q[k], insert, 9 + k);
+        rc = sqlite3_step(insert) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(sql);
+        sqlite3_reset(insert);
+        sqlite3_clear_bindings(insert);
+    }
+    sqlite3_finalize(insert);
+    return rc;
+}
+
+static void group_pass_free(group_pass *p)
+{
+    for (size_t i = 0; i < p->n_groups; i++) {
+        free(p->groups[i].text);
+        free(p->groups[i].values);
+    }
+    free(p->groups);
+    pairmap_free(&p->ids);
+    hmap_free(&p->texts);
+}
+
+/* Fills temp.recipe_groups (GROUPS_COLUMNS) from source. Durations are
+ * printed rounded to 0.1 ns: one pass over the rows, each name's values
+ * sorted in memory (or by SQLite past sort_limit). Sizes are printed to
+ * every digit: their deviation must see the values in SQLite's order. */
+static int build_groups(nsys_db *db, const stats_recipe *r, const char *source, buf *err)
+{
+    if (!r->durations)
+        return build_groups_in_sql(db, r, source, err);
+    group_pass p = {.sort_limit = sort_limit()};
+    hmap_init(&p.texts);
+    int rc = group_rows(db, r, source, &p);
+    int status;
+    if (rc == SQLITE_MISMATCH) {
+        status = build_groups_in_sql(db, r, source, err);
+    } else if (rc != SQLITE_OK) {
+        status = sql_status(db, rc, "summarizing", err);
+    } else {
+        if (!p.values_dropped)
+            quartiles_in_memory(&p);
+        status = sql_status(db, store_groups(db, &p), "summarizing", err);
+        if (status == NSYSP_OK && p.values_dropped)
+            status = quartiles_by_sql(db, r, source, err);
+    }
+    group_pass_free(&p);
+    return status;
 }
 
 /* The columns of rank_stats.csv (per report) and all_stats.csv (the job),
@@ -354,6 +673,23 @@ static int report_rows(nsys_db *db, const stats_recipe *r, const char *label, re
 
 /* Runs the report's nsys stats report into rank. NSYSP_ERR_NOT_NSYS when
  * the report lacks its tables (why says which). */
+/* Whether two groups of temp.recipe_groups (grp: a name id) have one name. */
+static int names_repeat(nsys_db *db, bool *repeat, buf *err)
+{
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db),
+                                "SELECT 1 FROM recipe_groups AS g " NAME_BY_ID
+                                " GROUP BY s.value HAVING count(*) > 1 LIMIT 1",
+                                -1, &stmt, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(stmt);
+    *repeat = rc == SQLITE_ROW;
+    sqlite3_finalize(stmt);
+    return sql_status(db, rc == SQLITE_ROW ? SQLITE_OK : rc, "summarizing", err);
+}
+
+/* Runs the report's nsys stats report into rank. NSYSP_ERR_NOT_NSYS when
+ * the report lacks its tables (why says which). */
 static int report_stats(const stats_recipe *r, const recipe_job *job, size_t i,
                         recipe_table *rank, buf *err)
 {
@@ -365,6 +701,16 @@ static int report_stats(const stats_recipe *r, const recipe_job *job, size_t i,
     status = r->source(db, job, &source, err);
     if (status == NSYSP_OK)
         status = build_groups(db, r, buf_cstr(&source), err);
+    bool repeat = false;
+    if (status == NSYSP_OK && r->by_name)
+        status = names_repeat(db, &repeat, err);
+    if (status == NSYSP_OK && repeat) {
+        r = r->by_name;
+        buf_clear(&source);
+        status = r->source(db, job, &source, err);
+        if (status == NSYSP_OK)
+            status = build_groups(db, r, buf_cstr(&source), err);
+    }
     if (status == NSYSP_OK)
         status = report_rows(db, r, job->labels[i], rank, err);
     buf_free(&source);

@@ -52,6 +52,8 @@ static void recipe_usage(FILE *to)
           "      --gap MS           gaps longer than MS milliseconds (gpu_gaps; 500)\n"
           "      --threshold PCT    chunks in use less than PCT % (gpu_time_util; 50)\n"
           "      --chunks N         chunks of each GPU's span (gpu_time_util; 1-1000, 30)\n"
+          "      --threads N        reports read at once, 1-256 (default: the CPUs);\n"
+          "                         the output is the same whatever N\n"
           "      --csv              accepted for nsys's command line; CSV is always written\n"
           "      --list             the recipes, one per line, with what each computes\n"
           "      --mode MODE        none or concurrent: on this machine (the default);\n"
@@ -121,12 +123,26 @@ static int parse_count(const char *text, const char *option, int64_t *out)
     return 0;
 }
 
+/* --threads: 1 to 256 reports read at once. */
+static int parse_threads(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > 256) {
+        fprintf(stderr, WHO ": --threads needs a number from 1 to 256, not '%s'\n", text);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
            OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP, OPT_PARTIAL, OPT_FROM_PARTIALS,
            OPT_LIST_REPORTS, OPT_NULL, OPT_NAME, OPT_BINS, OPT_CUMULATIVE, OPT_NVTX, OPT_ROWS,
-           OPT_GAP, OPT_THRESHOLD, OPT_CHUNKS, OPT_MODE };
+           OPT_GAP, OPT_THRESHOLD, OPT_CHUNKS, OPT_MODE, OPT_THREADS };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -152,6 +168,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"gap", required_argument, NULL, OPT_GAP},
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
         {"chunks", required_argument, NULL, OPT_CHUNKS},
+        {"threads", required_argument, NULL, OPT_THREADS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -239,6 +256,10 @@ static int parse_args(int argc, char **argv, recipe_args *a)
             if (parse_count(optarg, "--chunks", &a->options.chunks))
                 return NSYSP_ERR_USAGE;
             a->options.has_chunks = 1;
+            break;
+        case OPT_THREADS:
+            if (parse_threads(optarg, &a->options.threads))
+                return NSYSP_ERR_USAGE;
             break;
         case 'h': recipe_usage(stdout); return -1;
         default:
