@@ -6,7 +6,7 @@ runtime calls, NVTX, MPI): every recipe that reads its reports apart gives the s
 directory run locally, folded from --partial outputs (--from-partials; after
 the --survey and --plan round where --rounds names one), and,
 when Debian's python3-distributed is there, through tools/recipe_dask.py on a
-LocalCluster of two workers (four recipes); a recipe without data or that
+LocalCluster of two workers (five recipes); a recipe without data or that
 refuses the job answers the same read apart. The binning maps again on a job
 whose sessions start apart, with GPU metrics, --bins and --start/--end; a
 report binned without the job's plan, or folded with another --bins, is refused. Then what a user gets wrong: an existing output
@@ -112,10 +112,11 @@ dask = has_dask()
 # A LocalCluster takes seconds to start: the driver is the same for every
 # recipe, so recipes of different shapes are run through it (one with an
 # option that takes a value).
-DASK_CHECKED = ("cuda_api_sum", "nvtx_sum", "nvtx_gpu_proj_pace", "cuda_gpu_time_util_map")
+DASK_CHECKED = ("cuda_api_sum", "nvtx_sum", "nvtx_gpu_proj_pace", "cuda_gpu_time_util_map",
+                "gpu_gaps")
 # What the recipes that need an option are given: the fixture's names.
 OPTIONS = {"cuda_gpu_kern_pace": ["--name", "gemm_kernel"], "nvtx_pace": ["--name", "forward"],
-           "nvtx_gpu_proj_pace": ["--name", "forward"]}
+           "nvtx_gpu_proj_pace": ["--name", "forward"], "gpu_gaps": ["--gap", "1"]}
 # The recipes that run on one machine only (docs/recipes.md, "Running recipes
 # apart"): diff reads outputs, not reports; nvtx_gpu_proj_trace's part would
 # be its events. Every other recipe reads its reports apart (the binning maps

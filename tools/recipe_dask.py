@@ -30,7 +30,8 @@ from ranks_dask import Failed, expand, on_workers  # noqa: E402
 PROG = "recipe_dask.py"
 ranks_dask.PROG = PROG  # the shared plumbing names this driver in its messages
 # The recipe options that take a value (the rest are flags); the CLI checks them.
-VALUED = {"--start", "--end", "--tolerance", "--name", "--bins", "--output", "--input"}
+VALUED = {"--start", "--end", "--tolerance", "--name", "--bins", "--output", "--input", "--nvtx",
+          "--rows", "--gap", "--threshold", "--chunks", "--mode", "--job-window"}
 
 
 def split_options(words):
