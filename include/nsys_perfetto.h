@@ -461,6 +461,10 @@ typedef struct nsysp_recipe_options {
     int threads;                 /* reports read at once (map and reduce recipes);
                                     0: the CPUs this process may use. The
                                     output is the same whatever the number */
+    /* A report read apart by a recipe that surveys first: the job's window
+     * (UTC ns) that nsysp_recipe_plan folded from the surveys. */
+    int has_job_window;
+    int64_t job_start_ns, job_end_ns;
 } nsysp_recipe_options;
 
 /* A file a recipe writes: NVIDIA's name for it ("all_stats.csv") and its
@@ -502,6 +506,20 @@ int nsysp_recipe_splits(const char *name);
 nsysp_status nsysp_recipe_partial(const char *name, const char *report, const char *label,
                                   const nsysp_recipe_options *options, char **partial,
                                   size_t *size, char *message, size_t message_size);
+/* Whether recipe name reads its reports apart in two rounds: each
+ * report's survey (nsysp_recipe_survey) first, folded into the job's plan
+ * (nsysp_recipe_plan), which every nsysp_recipe_partial then needs. */
+int nsysp_recipe_surveys(const char *name);
+/* One report's survey, as text (*survey, malloc'd, *size bytes) that
+ * nsysp_recipe_plan folds. On failure a status with one line in message. */
+nsysp_status nsysp_recipe_survey(const char *name, const char *report, const char *label,
+                                 const nsysp_recipe_options *options, char **survey,
+                                 size_t *size, char *message, size_t message_size);
+/* Folds the surveys of a job's reports, in job order, into *plan: options
+ * with the job's window set (left unset when no report has a session). */
+nsysp_status nsysp_recipe_plan(const char *name, const char *const *surveys, const size_t *sizes,
+                               size_t n, const nsysp_recipe_options *options,
+                               nsysp_recipe_options *plan, char *message, size_t message_size);
 /* Folds the partials of a job's reports, in job order, into what
  * nsysp_recipe_run gives for the same reports (result's reports and labels
  * come from the partials). */

@@ -4,10 +4,13 @@
 On a generated job of three reports (kernels, memory operations, CUDA and OS
 runtime calls, NVTX, MPI): every recipe that reads its reports apart gives the same
 directory run locally, with --threads 1 and 4, folded from --partial outputs
-(--from-partials), and,
+(--from-partials; after the --survey and --plan round where --rounds names
+one), and,
 when Debian's python3-distributed is there, through tools/recipe_dask.py on a
-LocalCluster of two workers (three recipes); a recipe without data or that
-refuses the job answers the same read apart. Then what a user gets wrong: an existing output
+LocalCluster of two workers (five recipes); a recipe without data or that
+refuses the job answers the same read apart. The binning maps again on a job
+whose sessions start apart, with GPU metrics, --bins and --start/--end; a
+report binned without the job's plan, or folded with another --bins, is refused. Then what a user gets wrong: an existing output
 (refused without --force-overwrite; a directory holding more than files is
 never replaced), a corrupt report (one line naming it, exit 4, nothing
 written, nothing left behind; of two, the first, whatever --threads), the
@@ -52,6 +55,45 @@ def one_line(r):
     return r.stderr.count(b"\n") == 1
 
 
+def save(name, data):
+    path = os.path.join(WORK, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def read_apart(name, options, reports, tag):
+    """Each report's partial read as recipe_dask.py reads it: the survey
+    round first where the CLI says the recipe has one (--rounds), the plan
+    folded from the surveys given to every --partial. (None, the partials'
+    paths), or (the run that failed, None)."""
+    plan = []
+    if "survey" in run(name, "--rounds").stdout.decode().split():
+        surveys = []
+        for k, report in enumerate(reports):
+            r = run(name, *options, "--survey", report)
+            if r.returncode != 0:
+                return r, None
+            surveys.append(save(f"{tag}-{k}.survey", r.stdout))
+        r = run(name, *options, "--plan", *surveys)
+        if r.returncode != 0:
+            return r, None
+        plan = r.stdout.decode().split("\n")[:-1]
+    parts = []
+    for k, report in enumerate(reports):
+        r = run(name, *options, *plan, "--partial", report)
+        if r.returncode != 0:
+            return r, None
+        parts.append(save(f"{tag}-{k}.partial", r.stdout))
+    return None, parts
+
+
+def run_dask(name, options, output, inputs):
+    return subprocess.run([PYTHON, os.path.join(TOOLS, "recipe_dask.py"), "--local", "2",
+                           "--nsys-perfetto", BIN, name, *options, "--output", output, *inputs],
+                          cwd=WORK, capture_output=True, timeout=300)
+
+
 def has_dask():
     return subprocess.run([PYTHON, "-c", "import distributed"], capture_output=True).returncode == 0
 
@@ -73,15 +115,16 @@ dask = has_dask()
 # A LocalCluster takes seconds to start: the driver is the same for every
 # recipe, so recipes of different shapes are run through it (one with an
 # option that takes a value).
-DASK_CHECKED = ("cuda_api_sum", "nvtx_sum", "nvtx_gpu_proj_pace")
+DASK_CHECKED = ("cuda_api_sum", "nvtx_sum", "nvtx_gpu_proj_pace", "cuda_gpu_time_util_map",
+                "gpu_gaps")
 # What the recipes that need an option are given: the fixture's names.
 OPTIONS = {"cuda_gpu_kern_pace": ["--name", "gemm_kernel"], "nvtx_pace": ["--name", "forward"],
-           "nvtx_gpu_proj_pace": ["--name", "forward"]}
+           "nvtx_gpu_proj_pace": ["--name", "forward"], "gpu_gaps": ["--gap", "1"]}
 # The recipes that run on one machine only (docs/recipes.md, "Running recipes
-# apart"): diff reads outputs, not reports; the two binning maps need every
-# report's session before binning one; nvtx_gpu_proj_trace's part would be
-# its events. Every other recipe reads its reports apart.
-LOCAL_ONLY = ["cuda_gpu_time_util_map", "diff", "gpu_metric_util_map", "nvtx_gpu_proj_trace"]
+# apart"): diff reads outputs, not reports; nvtx_gpu_proj_trace's part would
+# be its events. Every other recipe reads its reports apart (the binning maps
+# after a survey round).
+LOCAL_ONLY = ["diff", "nvtx_gpu_proj_trace"]
 local_only = [name for name in recipes
               if run(name, *OPTIONS.get(name, []), "--list-reports", "job").returncode != 0]
 expect(local_only == LOCAL_ONLY, f"the recipes that run on one machine only: {local_only}")
@@ -95,16 +138,11 @@ for name in recipes:
     if local.returncode != 0 or not os.path.isdir(os.path.join(WORK, f"{name}-local")):
         # No data, or a refusal (a map this project does not compute yet):
         # read apart, the same answer.
-        parts = [run(name, *options, "--partial", report) for report in reports]
-        failed = [p for p in parts if p.returncode != 0]
+        failed, parts = read_apart(name, options, reports, name)
         if failed:
-            same = failed[0].returncode == local.returncode and failed[0].stderr == local.stderr
+            same = failed.returncode == local.returncode and failed.stderr == local.stderr
         else:
-            for k, p in enumerate(parts):
-                with open(os.path.join(WORK, f"{name}-{k}.partial"), "wb") as f:
-                    f.write(p.stdout)
-            folded = run(name, *options, "--from-partials", "--output", f"{name}-folded",
-                         *[f"{name}-{k}.partial" for k in range(len(parts))])
+            folded = run(name, *options, "--from-partials", "--output", f"{name}-folded", *parts)
             same = (folded.returncode == local.returncode == 0 and folded.stderr == local.stderr
                     and not os.path.exists(os.path.join(WORK, f"{name}-folded")))
         expect(same, f"{name}: read apart, the same answer as the local run's "
@@ -120,26 +158,59 @@ for name in recipes:
            f"{name}: the record names the recipe")
     # Reports read at once: the same bytes whatever the number of threads.
     for threads in ("1", "4"):
-        t = run(name, *OPTIONS.get(name, []), "--threads", threads, "--output", f"{name}-threads{threads}", "job")
+        t = run(name, *options, "--threads", threads, "--output", f"{name}-threads{threads}", "job")
         expect(t.returncode == 0 and files_of(os.path.join(WORK, f"{name}-threads{threads}")) == want,
                f"{name}: --threads {threads} writes what the default does ({t.stderr[-200:]})")
-    parts = []
-    for k, report in enumerate(reports):
-        r = run(name, *options, "--partial", report)
-        expect(r.returncode == 0, f"{name} --partial {report}: exit {r.returncode} {r.stderr[-200:]}")
-        parts.append(os.path.join(WORK, f"{name}-{k}.partial"))
-        with open(parts[-1], "wb") as f:
-            f.write(r.stdout)
-    folded = run(name, *options, "--from-partials", "--output", f"{name}-folded", *parts)
+    failed, parts = read_apart(name, options, reports, name)
+    expect(failed is None, f"{name} read apart: exit {failed and failed.returncode} "
+                           f"{failed and failed.stderr[-200:]}")
+    folded = run(name, *options, "--from-partials", "--output", f"{name}-folded", *(parts or []))
     expect(folded.returncode == 0 and files_of(os.path.join(WORK, f"{name}-folded")) == want,
            f"{name}: folded from partials equals the local run ({folded.stderr[-200:]})")
     if dask and name in DASK_CHECKED:
-        d = subprocess.run([PYTHON, os.path.join(TOOLS, "recipe_dask.py"), "--local", "2",
-                            "--nsys-perfetto", BIN, name, *options, "--output", f"{name}-dask",
-                            "job"],
-                           cwd=WORK, capture_output=True, timeout=300)
+        d = run_dask(name, options, f"{name}-dask", ["job"])
         expect(d.returncode == 0 and files_of(os.path.join(WORK, f"{name}-dask")) == want,
                f"{name}: the Dask run equals the local run (exit {d.returncode} {d.stderr[-300:]})")
+
+# The binning maps on a job whose sessions start apart (the job's window is
+# not one report's), one report with GPU metrics (the 2022 schema's
+# GENERIC_EVENTS): read apart on the job's grid, the local run's bytes.
+shifted = os.path.join(WORK, "shifted")
+os.makedirs(shifted)
+for k, report in enumerate(reports):
+    shutil.copy(os.path.join(WORK, report), os.path.join(shifted, f"rank{k + 1}.sqlite"))
+subprocess.run([FIXTURE, "--schema", "2022", "--seed", "5", "-n", "3000", "--gpu-metrics", "1000",
+                os.path.join(shifted, "rank4.sqlite")], check=True, capture_output=True)
+with sqlite3.connect(os.path.join(shifted, "rank1.sqlite")) as db:
+    rank1_start = db.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()[0]
+db.close()
+for k, shift in ((2, 37000003), (3, -11000007), (4, 5000011)):
+    with sqlite3.connect(os.path.join(shifted, f"rank{k}.sqlite")) as db:
+        db.execute("UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = ?", (rank1_start + shift,))
+    db.close()
+shifted_reports = [f"shifted/rank{k}.sqlite" for k in (1, 2, 3, 4)]
+WINDOWED = ["--bins", "7", "--start", "3000000", "--end", "15000000"]  # within rank4's samples
+for name in ("cuda_gpu_time_util_map", "gpu_metric_util_map"):
+    for options in ([], WINDOWED, ["--bins", "100", "--cumulative"]):
+        tag = f"{name}-shifted-{len(options)}"
+        local = run(name, *options, "--output", f"{tag}-local", "shifted")
+        want = files_of(os.path.join(WORK, f"{tag}-local"))
+        failed, parts = read_apart(name, options, shifted_reports, tag)
+        folded = failed or run(name, *options, "--from-partials", "--output", f"{tag}-folded", *parts)
+        expect(local.returncode == 0 and want and "analysis.csv" in want and folded.returncode == 0
+               and files_of(os.path.join(WORK, f"{tag}-folded")) == want,
+               f"{name} {options}: sessions apart, folded equals local ({folded.stderr[-200:]})")
+        if dask and name == "gpu_metric_util_map" and options == WINDOWED:
+            d = run_dask(name, options, f"{tag}-dask", ["shifted"])
+            expect(d.returncode == 0 and files_of(os.path.join(WORK, f"{tag}-dask")) == want,
+                   f"{name} {options}: the Dask run equals the local run ({d.stderr[-300:]})")
+unplanned = run("cuda_gpu_time_util_map", "--partial", shifted_reports[0])
+expect(unplanned.returncode == 2 and one_line(unplanned) and b"--job-window" in unplanned.stderr,
+       f"a map's --partial without the job's plan is refused: {unplanned.returncode} {unplanned.stderr!r}")
+parts = sorted(glob.glob(os.path.join(WORK, "cuda_gpu_time_util_map-shifted-0-*.partial")))
+rebinned = run("cuda_gpu_time_util_map", "--bins", "8", "--from-partials", "--output", "rebinned", *parts)
+expect(rebinned.returncode == 4 and one_line(rebinned) and not os.path.exists(os.path.join(WORK, "rebinned")),
+       f"partials binned in 30 bins folded with --bins 8 are refused: {rebinned.returncode} {rebinned.stderr!r}")
 
 # --mode dask-futures: the CLI runs the driver itself (a local cluster when
 # DASK_SCHEDULER_ADDRESS is unset), the same files; an unknown mode is refused.

@@ -8,6 +8,10 @@ Each report is read by a worker that can read it, with the same C code as a
 local run: `recipe NAME --partial [OPTIONS] REPORT` there; the partials come
 back here in the job's order and `recipe NAME --from-partials` folds them: DIR
 is the local run's `nsys-perfetto recipe NAME --output DIR ...`, byte for byte.
+Where the CLI says the recipe surveys first (`recipe NAME --rounds`: the
+binning maps, whose grid spans the whole job), a first round runs `recipe NAME
+--survey REPORT` on the workers and `recipe NAME --plan SURVEY...` here, and
+every --partial gets the plan's options (as ranks_dask.py does).
 The job's reports are listed as ranks_dask.py lists them (what the workers
 see, ordered by the CLI, each report once); where the CLI fails, its own
 message and exit status are the driver's. Recipes that cannot read their
@@ -26,7 +30,8 @@ from ranks_dask import Failed, expand, on_workers  # noqa: E402
 PROG = "recipe_dask.py"
 ranks_dask.PROG = PROG  # the shared plumbing names this driver in its messages
 # The recipe options that take a value (the rest are flags); the CLI checks them.
-VALUED = {"--start", "--end", "--tolerance", "--name", "--bins", "--output", "--input"}
+VALUED = {"--start", "--end", "--tolerance", "--name", "--bins", "--output", "--input", "--nvtx",
+          "--rows", "--gap", "--threshold", "--chunks", "--mode", "--job-window"}
 
 
 def split_options(words):
@@ -70,16 +75,36 @@ def run(client, opts):
         raise Failed(f"{PROG}: --output DIR is required\n", 2)
     command = ("recipe", opts.name)
     reports = expand(client, binary, inputs, options, command)
-    partials = on_workers(client, reports, binary,
-                          lambda p: ["recipe", opts.name, "--partial", *options, "--", p])
+    rounds = subprocess.run([binary, "recipe", opts.name, "--rounds"], stdout=subprocess.PIPE)
+    if rounds.returncode != 0:
+        return rounds.returncode
     with tempfile.TemporaryDirectory(prefix="recipe-dask-") as tmp:
-        files = []
-        for k, text in enumerate(partials):
-            files.append(os.path.join(tmp, f"{k:06d}.partial"))
-            with open(files[-1], "wb") as f:
-                f.write(text)
+        plan = []
+        if "survey" in rounds.stdout.decode().split():
+            # The job's plan (its window), folded here by the CLI from every report's survey.
+            surveys = on_workers(client, reports, binary,
+                                 lambda p: ["recipe", opts.name, "--survey", *options, "--", p])
+            files = save(tmp, "survey", surveys)
+            made = subprocess.run([binary, "recipe", opts.name, "--plan", *options, "--", *files],
+                                  stdout=subprocess.PIPE)
+            if made.returncode != 0:
+                return made.returncode
+            plan = made.stdout.decode().split("\n")[:-1]
+        partials = on_workers(client, reports, binary,
+                              lambda p: ["recipe", opts.name, "--partial", *options, *plan, "--", p])
+        files = save(tmp, "partial", partials)
         fold = [binary, "recipe", opts.name, "--from-partials", "--output", output, *options]
         return subprocess.run([*fold, "--", *files]).returncode
+
+
+def save(tmp, kind, texts):
+    """The texts as files in tmp, in order; their paths."""
+    files = []
+    for k, text in enumerate(texts):
+        files.append(os.path.join(tmp, f"{k:06d}.{kind}"))
+        with open(files[-1], "wb") as f:
+            f.write(text)
+    return files
 
 
 def main():

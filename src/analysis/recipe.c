@@ -360,6 +360,55 @@ static int map_reports(const recipe_def *recipe, const recipe_job *job, recipe_o
     return status;
 }
 
+/* The job's window from its reports' surveys (recipe_def.survey), into
+ * plan, a copy of the job's options: the earliest session start to the
+ * latest end; unset when no report has a session. */
+static int fold_surveys(const recipe_job *job, const recipe_outputs *surveys,
+                        nsysp_recipe_options *plan, buf *err)
+{
+    if (job->options)
+        *plan = *job->options;
+    else
+        memset(plan, 0, sizeof *plan);
+    plan->has_job_window = 0;
+    for (size_t i = 0; i < job->n; i++) {
+        if (surveys[i].n == 0)
+            continue; /* no session */
+        const recipe_table *t = &surveys[i].items[0].table;
+        const recipe_cell *c = t->n_rows == 1 ? recipe_table_cell(t, 0, 0) : NULL;
+        if (surveys[i].n != 1 || strcmp(surveys[i].items[0].file, "session") != 0 ||
+            t->n_columns != 2 || !c || c[0].kind != RECIPE_INT || c[1].kind != RECIPE_INT) {
+            buf_printf(err, "%s: its survey is not one of this recipe's", job->paths[i]);
+            return NSYSP_ERR_INPUT_FORMAT;
+        }
+        if (!plan->has_job_window || c[0].i < plan->job_start_ns)
+            plan->job_start_ns = c[0].i;
+        if (!plan->has_job_window || c[1].i > plan->job_end_ns)
+            plan->job_end_ns = c[1].i;
+        plan->has_job_window = 1;
+    }
+    return NSYSP_OK;
+}
+
+/* The first round of a recipe that surveys, run here: every report's
+ * survey folded into plan, which the job reads from then on. */
+static int plan_job(const recipe_def *recipe, recipe_job *job, nsysp_recipe_options *plan,
+                    buf *err)
+{
+    recipe_outputs *surveys = xcalloc(job->n ? job->n : 1, sizeof *surveys);
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++)
+        status = recipe->survey(recipe, job, i, &surveys[i], err);
+    if (status == NSYSP_OK)
+        status = fold_surveys(job, surveys, plan, err);
+    if (status == NSYSP_OK)
+        job->options = plan;
+    for (size_t i = 0; i < job->n; i++)
+        outputs_free(&surveys[i]);
+    free(surveys);
+    return status;
+}
+
 nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
                               const char *const *labels, size_t n_reports,
                               const nsysp_recipe_options *options, nsysp_recipe_result *result)
@@ -379,6 +428,9 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
     recipe_outputs out = {0};
     buf err = {0};
     int status = recipe->map ? check_reports(&job, &err) : NSYSP_OK;
+    nsysp_recipe_options plan;
+    if (status == NSYSP_OK && recipe->survey)
+        status = plan_job(recipe, &job, &plan, &err);
     if (status == NSYSP_OK && recipe->run) {
         status = recipe->run(recipe, &job, &out, &err);
     } else if (status == NSYSP_OK) {
@@ -404,6 +456,39 @@ int nsysp_recipe_splits(const char *name)
     return recipe && recipe->map && recipe->reduce;
 }
 
+int nsysp_recipe_surveys(const char *name)
+{
+    const recipe_def *recipe = find_recipe(name);
+    return recipe && recipe->map && recipe->survey;
+}
+
+typedef int (*report_step)(const recipe_def *recipe, const recipe_job *job, size_t i,
+                           recipe_outputs *part, buf *err);
+
+/* One step (map or survey) on one report, as partial text. */
+static nsysp_status step_text(const recipe_def *recipe, report_step step, const char *report,
+                              const char *label, const nsysp_recipe_options *options,
+                              char **text_out, size_t *size, char *message, size_t message_size)
+{
+    recipe_job job = {&report, &label, 1, options};
+    recipe_outputs part = {0};
+    buf err = {0}, text = {0};
+    int status = check_reports(&job, &err);
+    if (status == NSYSP_OK)
+        status = step(recipe, &job, 0, &part, &err);
+    if (status == NSYSP_OK) {
+        recipe_partial_write(recipe->name, report, label, &part, &text);
+        *size = text.len;
+        buf_append_byte(&text, 0);
+        *text_out = (char *)text.data;
+    } else {
+        snprintf(message, message_size, "%s", buf_cstr(&err));
+    }
+    outputs_free(&part);
+    buf_free(&err);
+    return (nsysp_status)status;
+}
+
 nsysp_status nsysp_recipe_partial(const char *name, const char *report, const char *label,
                                   const nsysp_recipe_options *options, char **partial,
                                   size_t *size, char *message, size_t message_size)
@@ -415,21 +500,75 @@ nsysp_status nsysp_recipe_partial(const char *name, const char *report, const ch
         snprintf(message, message_size, "recipe '%s' cannot read its reports apart", name);
         return NSYSP_ERR_USAGE;
     }
-    recipe_job job = {&report, &label, 1, options};
-    recipe_outputs part = {0};
-    buf err = {0}, text = {0};
-    int status = check_reports(&job, &err);
-    if (status == NSYSP_OK)
-        status = recipe->map(recipe, &job, 0, &part, &err);
-    if (status == NSYSP_OK) {
-        recipe_partial_write(name, report, label, &part, &text);
-        *size = text.len;
-        buf_append_byte(&text, 0);
-        *partial = (char *)text.data;
-    } else {
-        snprintf(message, message_size, "%s", buf_cstr(&err));
+    return step_text(recipe, recipe->map, report, label, options, partial, size, message,
+                     message_size);
+}
+
+nsysp_status nsysp_recipe_survey(const char *name, const char *report, const char *label,
+                                 const nsysp_recipe_options *options, char **survey,
+                                 size_t *size, char *message, size_t message_size)
+{
+    *survey = NULL;
+    *size = 0;
+    const recipe_def *recipe = find_recipe(name);
+    if (!recipe || !recipe->map || !recipe->survey) {
+        snprintf(message, message_size, "recipe '%s' has no survey round", name);
+        return NSYSP_ERR_USAGE;
     }
-    outputs_free(&part);
+    return step_text(recipe, recipe->survey, report, label, options, survey, size, message,
+                     message_size);
+}
+
+/* Reads the texts of a job's partials (or surveys), in job order: their
+ * reports, labels and tables; the message names the one that is not. */
+static int read_parts(const char *name, const char *const *texts, const size_t *sizes, size_t n,
+                      char **reports, char **labels, recipe_outputs *parts, buf *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (recipe_partial_read(texts[i], sizes[i], name, &reports[i], &labels[i], &parts[i],
+                                err) != NSYSP_OK) {
+            buf msg = {0};
+            buf_printf(&msg, "partial %zu: %s", i + 1, buf_cstr(err));
+            buf_clear(err);
+            buf_append_str(err, buf_cstr(&msg));
+            buf_free(&msg);
+            return NSYSP_ERR_INPUT_FORMAT;
+        }
+    }
+    return NSYSP_OK;
+}
+
+static void free_parts(char **reports, char **labels, recipe_outputs *parts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(reports[i]);
+        free(labels[i]);
+        outputs_free(&parts[i]);
+    }
+    free(reports);
+    free(labels);
+    free(parts);
+}
+
+nsysp_status nsysp_recipe_plan(const char *name, const char *const *surveys, const size_t *sizes,
+                               size_t n, const nsysp_recipe_options *options,
+                               nsysp_recipe_options *plan, char *message, size_t message_size)
+{
+    const recipe_def *recipe = find_recipe(name);
+    if (!recipe || !recipe->map || !recipe->survey) {
+        snprintf(message, message_size, "recipe '%s' has no survey round", name);
+        return NSYSP_ERR_USAGE;
+    }
+    char **reports = xcalloc(n + 1, sizeof *reports), **labels = xcalloc(n + 1, sizeof *labels);
+    recipe_outputs *parts = xcalloc(n + 1, sizeof *parts);
+    buf err = {0};
+    int status = read_parts(name, surveys, sizes, n, reports, labels, parts, &err);
+    recipe_job job = {(const char *const *)reports, (const char *const *)labels, n, options};
+    if (status == NSYSP_OK)
+        status = fold_surveys(&job, parts, plan, &err);
+    if (status != NSYSP_OK)
+        snprintf(message, message_size, "%s", buf_cstr(&err));
+    free_parts(reports, labels, parts, n);
     buf_free(&err);
     return (nsysp_status)status;
 }
@@ -449,32 +588,14 @@ nsysp_status nsysp_recipe_from_partials(const char *name, const char *const *par
     char **reports = xcalloc(n + 1, sizeof *reports), **labels = xcalloc(n + 1, sizeof *labels);
     recipe_outputs *parts = xcalloc(n + 1, sizeof *parts), out = {0};
     buf err = {0};
-    int status = NSYSP_OK;
-    for (size_t i = 0; i < n && status == NSYSP_OK; i++) {
-        status = recipe_partial_read(partials[i], sizes[i], name, &reports[i], &labels[i],
-                                     &parts[i], &err);
-        if (status != NSYSP_OK) {
-            buf msg = {0};
-            buf_printf(&msg, "partial %zu: %s", i + 1, buf_cstr(&err));
-            buf_clear(&err);
-            buf_append_str(&err, buf_cstr(&msg));
-            buf_free(&msg);
-        }
-    }
+    int status = read_parts(name, partials, sizes, n, reports, labels, parts, &err);
     recipe_job job = {(const char *const *)reports, (const char *const *)labels, n, options};
     if (status == NSYSP_OK)
         status = recipe->reduce(recipe, &job, parts, &out, &err);
     status = finish(status, &out, &err, result);
     if (status == NSYSP_OK)
         keep_reports(result, (const char *const *)reports, (const char *const *)labels, n);
-    for (size_t i = 0; i < n; i++) {
-        free(reports[i]);
-        free(labels[i]);
-        outputs_free(&parts[i]);
-    }
-    free(reports);
-    free(labels);
-    free(parts);
+    free_parts(reports, labels, parts, n);
     outputs_free(&out);
     buf_free(&err);
     return (nsysp_status)status;

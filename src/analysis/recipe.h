@@ -62,6 +62,14 @@ struct recipe_def {
                buf *err);
     int (*reduce)(const recipe_def *recipe, const recipe_job *job, const recipe_outputs *partials,
                   recipe_outputs *out, buf *err);
+    /* A first round, for a map that needs the whole job's time (the
+     * binning maps: their grid spans every report's session): reads report
+     * i's session into survey, a "session" table of one row, Start and End
+     * (UTC ns), or nothing when it has none. The job's window, the earliest
+     * start to the latest end, then reaches map as options->job_start_ns and
+     * job_end_ns. NULL when map needs only its own report. */
+    int (*survey)(const recipe_def *recipe, const recipe_job *job, size_t i, recipe_outputs *survey,
+                  buf *err);
 };
 
 /* The families (listed in recipe.c's FAMILIES). */

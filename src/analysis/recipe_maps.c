@@ -10,7 +10,12 @@
  * session start or end counted over the part inside it; bins outside the
  * session empty (NaN). A kernel's time is streamed from SQLite, sorted by
  * process, device and start; memory grows with bins, not kernels.
- * heatmap.svg draws the table as the recipe's notebook does. */
+ * heatmap.svg draws the table as the recipe's notebook does.
+ *
+ * Both binning maps read their reports apart in two rounds: each report's
+ * session first (the survey), folded into the job's window (recipe.c),
+ * then each report's rows on the job's grid (the map), put one after
+ * another in job order (the reduce). A local run is the same steps. */
 #include "recipe.h"
 
 #include <math.h>
@@ -24,7 +29,7 @@
 
 enum { DEFAULT_BINS = 30 };
 
-/* ---- The job's time -------------------------------------------------- */
+/* ---- The job's grid --------------------------------------------------- */
 
 /* A report's session: its duration and its start (UTC ns). */
 typedef struct session {
@@ -53,41 +58,50 @@ static session read_session(nsys_db *db)
     return s;
 }
 
-/* The job's bins: each report's session placed after the earliest start. */
-typedef struct job_time {
-    session *sessions;
-    int64_t min_start, bin_ns;
-    size_t n_bins;
-} job_time;
-
-/* Reads every report's session; NSYSP_ERR_NOT_NSYS when none has one.
- * A report that cannot be opened is an error. */
-static int read_job_time(const recipe_job *job, job_time *t, buf *err)
+/* The first round (recipe_def.survey): report i's session as the
+ * "session" table, Start and End (UTC ns); nothing without one. */
+static int survey_session(const recipe_def *recipe, const recipe_job *job, size_t i,
+                          recipe_outputs *survey, buf *err)
 {
-    t->sessions = xcalloc(job->n ? job->n : 1, sizeof *t->sessions);
-    t->n_bins = job->options && job->options->bins > 0 ? (size_t)job->options->bins : DEFAULT_BINS;
-    bool any = false;
-    for (size_t i = 0; i < job->n; i++) {
-        int status;
-        nsys_db *db = nsys_db_open(job->paths[i], err, &status);
-        if (!db)
-            return status;
-        t->sessions[i] = read_session(db);
-        nsys_db_close(db);
-        if (t->sessions[i].known && (!any || t->sessions[i].start < t->min_start))
-            t->min_start = t->sessions[i].start;
-        any = any || t->sessions[i].known;
+    (void)recipe;
+    int status;
+    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    if (!db)
+        return status;
+    session s = read_session(db);
+    nsys_db_close(db);
+    if (s.known) {
+        static const char *const COLUMNS[] = {"Start", "End"};
+        recipe_table t;
+        recipe_table_init(&t, COLUMNS, 2);
+        recipe_cell *c = recipe_table_add_row(&t);
+        recipe_cell_set_int(&c[0], s.start);
+        recipe_cell_set_int(&c[1], s.start + s.duration);
+        recipe_outputs_take(survey, "session", &t);
     }
-    if (!any)
-        return NSYSP_ERR_NOT_NSYS;
-    int64_t max_end = 0;
-    for (size_t i = 0; i < job->n; i++) {
-        const session *s = &t->sessions[i];
-        if (s->known && s->duration + (s->start - t->min_start) > max_end)
-            max_end = s->duration + (s->start - t->min_start);
-    }
-    t->bin_ns = (int64_t)ceil((double)max_end / (double)t->n_bins);
     return NSYSP_OK;
+}
+
+/* The job's bins: its window (the earliest session start to the latest
+ * end, folded from the surveys) cut into n_bins, each report's session
+ * placed after the window's start. */
+typedef struct job_grid {
+    int64_t min_start, max_end, bin_ns;
+    size_t n_bins;
+} job_grid;
+
+static job_grid grid_of(int64_t min_start, int64_t max_end, size_t n_bins)
+{
+    job_grid g = {min_start, max_end, 0, n_bins};
+    int64_t span = max_end > min_start ? max_end - min_start : 0;
+    g.bin_ns = (int64_t)ceil((double)span / (double)n_bins);
+    return g;
+}
+
+static size_t bins_of(const recipe_job *job)
+{
+    const nsysp_recipe_options *o = job->options;
+    return o && o->bins > 0 ? (size_t)o->bins : DEFAULT_BINS;
 }
 
 /* ---- A row of bins ------------------------------------------------------ */
@@ -159,7 +173,7 @@ static void row_add_range(bin_row *r, int64_t start, int64_t end, int64_t bin_ns
 
 /* Shares in percent, to 0.1, of the session's part of each bin; NaN
  * outside the session. */
-static void row_finish(bin_row *r, const job_time *t, const session *s)
+static void row_finish(bin_row *r, const job_grid *t, const session *s)
 {
     for (size_t i = 0; i < r->n_spread; i++) {
         const bin_span *b = &r->spread[i];
@@ -186,7 +200,7 @@ static void row_finish(bin_row *r, const job_time *t, const session *s)
 
 enum { C_DURATION, C_KERNEL, C_PID, C_DEVICE, C_FILE, N_COLUMNS };
 
-static void append_rows(recipe_table *t, const bin_row *r, const job_time *jt, int64_t pid,
+static void append_rows(recipe_table *t, const bin_row *r, const job_grid *jt, int64_t pid,
                         int64_t device, const char *label)
 {
     for (size_t k = 0; k < r->n; k++) {
@@ -200,22 +214,15 @@ static void append_rows(recipe_table *t, const bin_row *r, const job_time *jt, i
     }
 }
 
-/* The kernels of report i by process and device, each group's bins
- * appended to t. */
-static int kernel_rows(const recipe_job *job, size_t i, const job_time *jt, recipe_table *t,
-                       buf *err)
+/* The kernels of report i (db, its session s) by process and device,
+ * each group's bins appended to t. */
+static int kernel_rows(nsys_db *db, const recipe_job *job, size_t i, const session *s,
+                       const job_grid *jt, recipe_table *t, buf *err)
 {
-    int status;
-    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
-    if (!db)
-        return status;
-    if (!nsys_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
-        nsys_db_close(db);
+    if (!nsys_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL"))
         return NSYSP_OK;
-    }
     const nsysp_recipe_options *o = job->options;
     bool cumulative = o && o->cumulative;
-    const session *s = &jt->sessions[i];
     int64_t offset = s->start - jt->min_start;
     /* As NVIDIA filters: a kernel that starts by --end and ends from
      * --start on, in the report's own time. */
@@ -269,16 +276,14 @@ static int kernel_rows(const recipe_job *job, size_t i, const job_time *jt, reci
         row_finish(&row, jt, s);
         append_rows(t, &row, jt, pid, device, job->labels[i]);
     }
-    status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading kernels", err);
+    int status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading kernels", err);
     sqlite3_finalize(stmt);
     row_free(&row);
-    nsys_db_close(db);
     return status;
 }
 
 /* The notebook's heatmap: a row per File/Device ID/PID, in table order. */
-static void draw_heatmap(const recipe_table *t, const job_time *jt, const char *value,
-                         recipe_outputs *out)
+static void draw_kernel_heatmap(const recipe_table *t, const job_grid *jt, recipe_outputs *out)
 {
     size_t n_rows = jt->n_bins ? t->n_rows / jt->n_bins : 0;
     char **names = xcalloc(n_rows ? n_rows : 1, sizeof *names);
@@ -291,9 +296,8 @@ static void draw_heatmap(const recipe_table *t, const job_time *jt, const char *
         names[r] = xstrdup(buf_cstr(&name));
         buf_free(&name);
     }
-    long column = recipe_table_column(t, value);
     for (size_t k = 0; k < t->n_rows; k++)
-        values[k] = recipe_cell_number(recipe_table_cell(t, k, (size_t)column));
+        values[k] = recipe_cell_number(recipe_table_cell(t, k, C_KERNEL));
     recipe_heatmap h = {"GPU time busy with kernels", "File/Device ID/PID", "Busy (%)",
                         "outside the session", n_rows, jt->n_bins,
                         (const char *const *)names, values, jt->bin_ns, 100};
@@ -305,31 +309,6 @@ static void draw_heatmap(const recipe_table *t, const job_time *jt, const char *
         free(names[r]);
     free(names);
     free(values);
-}
-
-static int run_cuda_gpu_time_util_map(const recipe_def *recipe, const recipe_job *job,
-                                      recipe_outputs *out, buf *err)
-{
-    job_time jt = {0};
-    int status = read_job_time(job, &jt, err);
-    static const char *const COLUMNS[] = {"Duration", "Kernel", "PID", "Device ID", "File"};
-    recipe_table t;
-    recipe_table_init(&t, COLUMNS, N_COLUMNS);
-    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++)
-        if (jt.sessions[i].known)
-            status = kernel_rows(job, i, &jt, &t, err);
-    if (status == NSYSP_ERR_NOT_NSYS || (status == NSYSP_OK && t.n_rows == 0)) {
-        buf_clear(err);
-        buf_printf(err, "%s: no report has the data it reads", recipe->name);
-        status = RECIPE_NO_DATA;
-    }
-    if (status == NSYSP_OK) {
-        draw_heatmap(&t, &jt, "Kernel", out);
-        recipe_outputs_take(out, "analysis.csv", &t);
-    }
-    recipe_table_free(&t);
-    free(jt.sessions);
-    return status;
 }
 
 /* ---- gpu_metric_util_map ---------------------------------------------- */
@@ -355,19 +334,12 @@ static void metric_add(metric_bins *m, size_t at, double v)
  * and bin (a sample at a bin's end belongs to it, as pandas.cut puts
  * it), appended to t. Samples without the three metrics are other
  * generic events, left out. */
-static int metric_rows(const recipe_job *job, size_t i, const job_time *jt, recipe_table *t,
-                       buf *err)
+static int metric_rows(nsys_db *db, const recipe_job *job, size_t i, const session *s,
+                       const job_grid *jt, recipe_table *t, buf *err)
 {
-    int status;
-    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
-    if (!db)
-        return status;
-    if (!nsys_db_has_table(db, "GENERIC_EVENTS")) {
-        nsys_db_close(db);
+    if (!nsys_db_has_table(db, "GENERIC_EVENTS"))
         return NSYSP_OK;
-    }
     const nsysp_recipe_options *o = job->options;
-    const session *s = &jt->sessions[i];
     int64_t offset = s->start - jt->min_start;
     char *query = sqlite3_mprintf(
         "SELECT typeId & 255, rawTimestamp + %lld, json_extract(data, '$.\"%w\"'),"
@@ -402,7 +374,7 @@ static int metric_rows(const recipe_job *job, size_t i, const job_time *jt, reci
         for (int k = 0; k < N_METRICS; k++)
             metric_add(m, bin * N_METRICS + (size_t)k, (double)sqlite3_column_int64(stmt, 2 + k));
     }
-    status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading GPU metrics", err);
+    int status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading GPU metrics", err);
     for (int gpu = 0; gpu < N_GPUS; gpu++) {
         metric_bins *m = &gpus[gpu];
         for (size_t b = 0; status == NSYSP_OK && m->count && b < jt->n_bins; b++) {
@@ -421,12 +393,11 @@ static int metric_rows(const recipe_job *job, size_t i, const job_time *jt, reci
         free(m->compensation);
     }
     sqlite3_finalize(stmt);
-    nsys_db_close(db);
     return status;
 }
 
 /* A heatmap per metric: a row per File/GPU, bins without samples empty. */
-static void draw_metric_heatmaps(const recipe_table *t, const job_time *jt, recipe_outputs *out)
+static void draw_metric_heatmaps(const recipe_table *t, const job_grid *jt, recipe_outputs *out)
 {
     size_t n_rows = 0;
     char **names = NULL;
@@ -466,29 +437,139 @@ static void draw_metric_heatmaps(const recipe_table *t, const job_time *jt, reci
     free(values);
 }
 
-static int run_gpu_metric_util_map(const recipe_def *recipe, const recipe_job *job,
-                                   recipe_outputs *out, buf *err)
+/* ---- The binning maps, report by report -------------------------------- */
+
+/* What a binning map writes: analysis.csv's columns (their cells' kinds:
+ * i integer, r real or NaN, s text; the first is the bin's start), each
+ * report's rows on the job's grid, and its pictures of the whole table. */
+typedef struct binned_map {
+    const char *const *columns;
+    const char *kinds;
+    int (*rows)(nsys_db *db, const recipe_job *job, size_t i, const session *s,
+                const job_grid *grid, recipe_table *t, buf *err);
+    void (*draw)(const recipe_table *t, const job_grid *grid, recipe_outputs *out);
+} binned_map;
+
+static const char *const KERNEL_COLUMNS[] = {"Duration", "Kernel", "PID", "Device ID", "File"};
+static const char *const METRIC_COLUMNS[] = {"Duration", "SM Active", "SM Issue",
+                                             "Tensor Active", "GPU", "File"};
+static const binned_map KERNEL_MAP = {KERNEL_COLUMNS, "iriis", kernel_rows, draw_kernel_heatmap};
+static const binned_map METRIC_MAP = {METRIC_COLUMNS, "irrris", metric_rows,
+                                      draw_metric_heatmaps};
+
+/* The grid a partial was binned on: its "grid" table, Start, End and Bins. */
+static const char *const GRID_COLUMNS[] = {"Start", "End", "Bins"};
+
+/* Report i's rows on the job's grid: nothing when it has no session (it
+ * is left out, as NVIDIA leaves it out), else the grid and the rows. */
+static int map_binned(const recipe_def *recipe, const recipe_job *job, size_t i,
+                      recipe_outputs *partial, buf *err)
 {
-    job_time jt = {0};
-    int status = read_job_time(job, &jt, err);
-    static const char *const COLUMNS[] = {"Duration", "SM Active", "SM Issue", "Tensor Active",
-                                          "GPU", "File"};
+    const binned_map *m = recipe->family;
+    const nsysp_recipe_options *o = job->options;
+    int status;
+    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    if (!db)
+        return status;
+    session s = read_session(db);
+    if (s.known && !(o && o->has_job_window)) {
+        buf_printf(err, "%s: %s: its bins need the job's window first (--job-window START:END, "
+                        "from --plan)", job->paths[i], recipe->name);
+        status = NSYSP_ERR_USAGE;
+    } else if (s.known && (s.start < o->job_start_ns || s.start + s.duration > o->job_end_ns)) {
+        buf_printf(err, "%s: its session is outside the job's window %lld:%lld (a plan of "
+                        "another job)", job->paths[i], (long long)o->job_start_ns,
+                   (long long)o->job_end_ns);
+        status = NSYSP_ERR_USAGE;
+    } else if (s.known) {
+        size_t n_bins = bins_of(job);
+        job_grid grid = grid_of(o->job_start_ns, o->job_end_ns, n_bins);
+        recipe_table g, t;
+        recipe_table_init(&g, GRID_COLUMNS, 3);
+        recipe_cell *c = recipe_table_add_row(&g);
+        recipe_cell_set_int(&c[0], grid.min_start);
+        recipe_cell_set_int(&c[1], grid.max_end);
+        recipe_cell_set_int(&c[2], (int64_t)n_bins);
+        recipe_table_init(&t, m->columns, strlen(m->kinds));
+        status = m->rows(db, job, i, &s, &grid, &t, err);
+        recipe_outputs_take(partial, "grid", &g);
+        recipe_outputs_take(partial, "analysis.csv", &t);
+    }
+    nsys_db_close(db);
+    return status;
+}
+
+/* Whether a partial's grid and rows are a binning map's: the grid's three
+ * integers, and rows of the recipe's columns and kinds, each in a bin. */
+static bool is_binned_partial(const binned_map *m, const recipe_outputs *p)
+{
+    if (p->n != 2 || strcmp(p->items[0].file, "grid") != 0 ||
+        strcmp(p->items[1].file, "analysis.csv") != 0)
+        return false;
+    const recipe_table *g = &p->items[0].table, *t = &p->items[1].table;
+    const recipe_cell *c = g->n_rows == 1 && g->n_columns == 3 ? recipe_table_cell(g, 0, 0) : NULL;
+    if (!c || c[0].kind != RECIPE_INT || c[1].kind != RECIPE_INT || c[2].kind != RECIPE_INT ||
+        c[2].i < 1 || c[2].i > 1000000 || t->n_columns != strlen(m->kinds))
+        return false;
+    job_grid grid = grid_of(c[0].i, c[1].i, (size_t)c[2].i);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const recipe_cell *row = recipe_table_cell(t, r, 0);
+        for (size_t k = 0; k < t->n_columns; k++) {
+            char want = m->kinds[k];
+            recipe_cell_kind kind = row[k].kind;
+            if (!(want == 'i' && kind == RECIPE_INT) && !(want == 's' && kind == RECIPE_TEXT) &&
+                !(want == 'r' && (kind == RECIPE_REAL || kind == RECIPE_NULL)))
+                return false;
+        }
+        if (grid.bin_ns <= 0 || row[0].i < 0 || row[0].i % grid.bin_ns != 0 ||
+            (size_t)(row[0].i / grid.bin_ns) >= grid.n_bins)
+            return false;
+    }
+    return true;
+}
+
+/* The reports' rows in job order, and the pictures, on the grid every
+ * partial was binned on (the same for all, and --bins'). */
+static int reduce_binned(const recipe_def *recipe, const recipe_job *job,
+                         const recipe_outputs *partials, recipe_outputs *out, buf *err)
+{
+    const binned_map *m = recipe->family;
     recipe_table t;
-    recipe_table_init(&t, COLUMNS, sizeof COLUMNS / sizeof *COLUMNS);
-    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++)
-        if (jt.sessions[i].known)
-            status = metric_rows(job, i, &jt, &t, err);
-    if (status == NSYSP_ERR_NOT_NSYS || (status == NSYSP_OK && t.n_rows == 0)) {
-        buf_clear(err);
+    recipe_table_init(&t, m->columns, strlen(m->kinds));
+    const recipe_cell *grid = NULL;
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < job->n && status == NSYSP_OK; i++) {
+        if (partials[i].n == 0)
+            continue; /* no session */
+        const recipe_cell *g = NULL;
+        if (!is_binned_partial(m, &partials[i])) {
+            buf_printf(err, "%s: its partial is not one of this recipe's", job->paths[i]);
+            status = NSYSP_ERR_INPUT_FORMAT;
+        } else if (g = recipe_table_cell(&partials[i].items[0].table, 0, 0),
+                   (size_t)g[2].i != bins_of(job)) {
+            buf_printf(err, "%s: its partial was binned in %lld bins, not %zu (--bins)",
+                       job->paths[i], (long long)g[2].i, bins_of(job));
+            status = NSYSP_ERR_INPUT_FORMAT;
+        } else if (grid && (g[0].i != grid[0].i || g[1].i != grid[1].i)) {
+            buf_printf(err, "%s: its partial was binned over the window %lld:%lld, not %lld:%lld "
+                            "as the first's", job->paths[i], (long long)g[0].i,
+                       (long long)g[1].i, (long long)grid[0].i, (long long)grid[1].i);
+            status = NSYSP_ERR_INPUT_FORMAT;
+        } else {
+            grid = g;
+            recipe_table_append(&t, &partials[i].items[1].table);
+        }
+    }
+    if (status == NSYSP_OK && t.n_rows == 0) {
         buf_printf(err, "%s: no report has the data it reads", recipe->name);
         status = RECIPE_NO_DATA;
     }
     if (status == NSYSP_OK) {
-        draw_metric_heatmaps(&t, &jt, out);
+        job_grid g = grid_of(grid[0].i, grid[1].i, (size_t)grid[2].i);
+        m->draw(&t, &g, out);
         recipe_outputs_take(out, "analysis.csv", &t);
     }
     recipe_table_free(&t);
-    free(jt.sessions);
     return status;
 }
 
@@ -559,15 +640,15 @@ static int reduce_without_data(const recipe_def *recipe, const recipe_job *job,
 }
 
 /* The maps with no-data answers only say so in --list. The two that bin
- * run on one machine: their bins are the job's time cut into --bins, from
- * the earliest session start to the latest end, so a report cannot bin
- * its kernels or samples before every report's session is known, and the
- * bins of one grid do not add up to another's in floating point. */
+ * survey first: their bins are the job's time cut into --bins, from the
+ * earliest session start to the latest end, so a report bins its kernels
+ * or samples only once every report's session is known. */
 #define NO_DATA_ONLY " (answers only when no report has data)"
 #define WITHOUT_DATA(data) NULL, data, map_without_data, reduce_without_data
+#define BINNED(map) NULL, map, map_binned, reduce_binned, survey_session
 const recipe_def RECIPES_MAPS[] = {
     {"cuda_gpu_time_util_map", "GPU time busy with kernels per time bin, process and GPU",
-     run_cuda_gpu_time_util_map, NULL},
+     BINNED(&KERNEL_MAP)},
     {"nccl_gpu_time_util_map", "NCCL and compute kernels' GPU time per bin" NO_DATA_ONLY,
      WITHOUT_DATA(&NCCL_DATA)},
     {"mpi_gpu_time_util_map", "Kernels, MPI and their overlap per bin" NO_DATA_ONLY,
@@ -575,7 +656,7 @@ const recipe_def RECIPES_MAPS[] = {
     {"ucx_gpu_time_util_map", "Kernels, UCX and their overlap per bin" NO_DATA_ONLY,
      WITHOUT_DATA(&UCX_DATA)},
     {"gpu_metric_util_map", "GPU metrics (SM active, SM issue, tensor active) per bin and GPU",
-     run_gpu_metric_util_map, NULL},
+     BINNED(&METRIC_MAP)},
     {"nic_metric_map", "NIC bytes and congestion per bin" NO_DATA_ONLY, WITHOUT_DATA(&NIC_DATA)},
 };
 const size_t N_RECIPES_MAPS = sizeof RECIPES_MAPS / sizeof *RECIPES_MAPS;

@@ -67,6 +67,13 @@ static void recipe_usage(FILE *to)
           "      --partial          the recipe's work on one report, as text on stdout\n"
           "      --from-partials    the inputs are partials, in job order: fold them into\n"
           "                         DIR as a run over their reports writes it\n"
+          "      --rounds           print the rounds of reading apart, one per line:\n"
+          "                         survey (where the bins need the whole job's time)\n"
+          "                         and partial\n"
+          "      --survey           a report's survey (its session), as text on stdout\n"
+          "      --plan             the inputs are surveys, in job order: print the job's\n"
+          "                         plan, an option a line, for every --partial\n"
+          "      --job-window START:END  the job's window (UTC ns), from --plan\n"
           "  -h, --help             show this help\n",
           to);
 }
@@ -75,6 +82,7 @@ typedef struct recipe_args {
     const char *name, *output;
     int force, list;
     int partial, from_partials, list_reports, null; /* for running reports apart (Dask) */
+    int rounds, survey, plan;
     int dask; /* --mode dask-futures */
     nsysp_recipe_options options;
     char **inputs;
@@ -137,12 +145,31 @@ static int parse_threads(const char *text, int *out)
     return 0;
 }
 
+/* --job-window START:END, the job's window in UTC ns (as --plan prints it). */
+static int parse_window(const char *text, nsysp_recipe_options *o)
+{
+    char *mid, *end = NULL;
+    errno = 0;
+    long long start = strtoll(text, &mid, 10);
+    long long stop = mid != text && *mid == ':' ? strtoll(mid + 1, &end, 10) : 0;
+    if (errno || mid == text || *mid != ':' || end == mid + 1 || *end || stop < start) {
+        fprintf(stderr, WHO ": --job-window needs START:END in nanoseconds (from --plan), not "
+                        "'%s'\n", text);
+        return -1;
+    }
+    o->has_job_window = 1;
+    o->job_start_ns = start;
+    o->job_end_ns = stop;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, recipe_args *a)
 {
     enum { OPT_OUTPUT = 256, OPT_FORCE, OPT_INPUT, OPT_START, OPT_END, OPT_BASE, OPT_MANGLED,
            OPT_CSV, OPT_LIST, OPT_TOLERANCE, OPT_DROP, OPT_PARTIAL, OPT_FROM_PARTIALS,
            OPT_LIST_REPORTS, OPT_NULL, OPT_NAME, OPT_BINS, OPT_CUMULATIVE, OPT_NVTX, OPT_ROWS,
-           OPT_GAP, OPT_THRESHOLD, OPT_CHUNKS, OPT_MODE, OPT_THREADS };
+           OPT_GAP, OPT_THRESHOLD, OPT_CHUNKS, OPT_MODE, OPT_THREADS, OPT_ROUNDS, OPT_SURVEY,
+           OPT_PLAN, OPT_JOB_WINDOW };
     static const struct option LONG[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},
         {"force-overwrite", no_argument, NULL, OPT_FORCE},
@@ -159,6 +186,10 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         {"from-partials", no_argument, NULL, OPT_FROM_PARTIALS},
         {"list-reports", no_argument, NULL, OPT_LIST_REPORTS},
         {"null", no_argument, NULL, OPT_NULL},
+        {"rounds", no_argument, NULL, OPT_ROUNDS},
+        {"survey", no_argument, NULL, OPT_SURVEY},
+        {"plan", no_argument, NULL, OPT_PLAN},
+        {"job-window", required_argument, NULL, OPT_JOB_WINDOW},
         {"mode", required_argument, NULL, OPT_MODE},
         {"bins", required_argument, NULL, OPT_BINS},
         {"cumulative", no_argument, NULL, OPT_CUMULATIVE},
@@ -221,6 +252,13 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         case OPT_FROM_PARTIALS: a->from_partials = 1; break;
         case OPT_LIST_REPORTS: a->list_reports = 1; break;
         case OPT_NULL: a->null = 1; break;
+        case OPT_ROUNDS: a->rounds = 1; break;
+        case OPT_SURVEY: a->survey = 1; break;
+        case OPT_PLAN: a->plan = 1; break;
+        case OPT_JOB_WINDOW:
+            if (parse_window(optarg, &a->options))
+                return NSYSP_ERR_USAGE;
+            break;
         case OPT_MODE:
             if (strcmp(optarg, "dask-futures") == 0 || strcmp(optarg, "dask") == 0) {
                 a->dask = 1;
@@ -278,16 +316,29 @@ static int parse_args(int argc, char **argv, recipe_args *a)
         fprintf(stderr, WHO ": no recipe named '%s' (see --list)\n", a->name);
         return NSYSP_ERR_USAGE;
     }
-    if ((a->partial || a->from_partials || a->list_reports) && !nsysp_recipe_splits(a->name)) {
+    int apart = a->partial + a->from_partials + a->list_reports + a->rounds + a->survey + a->plan;
+    if (apart && !nsysp_recipe_splits(a->name)) {
         fprintf(stderr, WHO ": %s cannot read its reports apart (run it on one machine)\n",
                 a->name);
         return NSYSP_ERR_USAGE;
     }
-    if (a->partial + a->from_partials + a->list_reports > 1) {
-        fprintf(stderr, WHO ": --partial, --from-partials and --list-reports go alone\n");
+    if (apart > 1) {
+        fprintf(stderr, WHO ": --partial, --from-partials, --list-reports, --rounds, --survey "
+                        "and --plan go alone\n");
         return NSYSP_ERR_USAGE;
     }
-    if (!a->output && !a->partial && !a->list_reports) {
+    if ((a->survey || a->plan) && !nsysp_recipe_surveys(a->name)) {
+        fprintf(stderr, WHO ": %s needs no survey (see --rounds)\n", a->name);
+        return NSYSP_ERR_USAGE;
+    }
+    if (a->options.has_job_window && !(a->partial && nsysp_recipe_surveys(a->name))) {
+        fprintf(stderr, WHO ": --job-window goes with --partial of a recipe that surveys "
+                        "(see --rounds)\n");
+        return NSYSP_ERR_USAGE;
+    }
+    if (a->rounds)
+        return NSYSP_OK;
+    if (!a->output && !a->partial && !a->list_reports && !a->survey && !a->plan) {
         fprintf(stderr, WHO ": --output DIR is required\n");
         return NSYSP_ERR_USAGE;
     }
@@ -551,11 +602,16 @@ static int write_result(const recipe_args *a, const nsysp_recipe_result *res, ch
     return status;
 }
 
-/* --partial: the one report's partial on stdout. */
-static int print_partial(const recipe_args *a, char **paths, size_t n)
+typedef nsysp_status (*report_step)(const char *name, const char *report, const char *label,
+                                    const nsysp_recipe_options *options, char **text,
+                                    size_t *size, char *message, size_t message_size);
+
+/* --partial, --survey: the one report's partial or survey on stdout. */
+static int print_step(const recipe_args *a, char **paths, size_t n, report_step step)
 {
     if (n != 1) {
-        fprintf(stderr, WHO ": --partial reads one report, not %zu\n", n);
+        fprintf(stderr, WHO ": %s reads one report, not %zu\n",
+                a->survey ? "--survey" : "--partial", n);
         return NSYSP_ERR_USAGE;
     }
     job_inputs j = {0};
@@ -563,8 +619,8 @@ static int print_partial(const recipe_args *a, char **paths, size_t n)
     if (status == NSYSP_OK) {
         char *partial, message[512] = "";
         size_t size;
-        status = nsysp_recipe_partial(a->name, j.sqlite[0], j.labels[0], &a->options, &partial,
-                                      &size, message, sizeof message);
+        status = step(a->name, j.sqlite[0], j.labels[0], &a->options, &partial, &size, message,
+                      sizeof message);
         if (status != NSYSP_OK)
             fprintf(stderr, WHO ": %s\n", message);
         else if (fwrite(partial, 1, size, stdout) != size)
@@ -610,15 +666,51 @@ static char *read_partial(const char *path, size_t *size)
     return text;
 }
 
+/* --from-partials, --plan: each input's text, read whole, and its size. */
+static int read_partials(const recipe_args *a, char ***texts, size_t **sizes)
+{
+    *texts = calloc(a->n_inputs + 1, sizeof **texts);
+    *sizes = calloc(a->n_inputs + 1, sizeof **sizes);
+    int status = *texts && *sizes ? NSYSP_OK : NSYSP_ERR_INTERNAL;
+    for (size_t i = 0; i < a->n_inputs && status == NSYSP_OK; i++)
+        if (!((*texts)[i] = read_partial(a->inputs[i], &(*sizes)[i])))
+            status = NSYSP_ERR_INPUT_OPEN;
+    return status;
+}
+
+static void free_partials(const recipe_args *a, char **texts, size_t *sizes)
+{
+    for (size_t i = 0; texts && i < a->n_inputs; i++)
+        free(texts[i]);
+    free(texts);
+    free(sizes);
+}
+
+/* --plan: the job's plan from its reports' surveys, as the options every
+ * --partial takes, one a line (none when no report has a session). */
+static int print_plan(const recipe_args *a)
+{
+    char **texts, message[512] = "";
+    size_t *sizes;
+    int status = read_partials(a, &texts, &sizes);
+    nsysp_recipe_options plan;
+    if (status == NSYSP_OK)
+        status = nsysp_recipe_plan(a->name, (const char *const *)texts, sizes, a->n_inputs,
+                                   &a->options, &plan, message, sizeof message);
+    if (status != NSYSP_OK && *message)
+        fprintf(stderr, WHO ": %s\n", message);
+    else if (status == NSYSP_OK && plan.has_job_window)
+        printf("--job-window\n%" PRId64 ":%" PRId64 "\n", plan.job_start_ns, plan.job_end_ns);
+    free_partials(a, texts, sizes);
+    return status;
+}
+
 /* --from-partials: the job folded from its reports' partials. */
 static int fold_partials(const recipe_args *a)
 {
-    char **texts = calloc(a->n_inputs + 1, sizeof *texts);
-    size_t *sizes = calloc(a->n_inputs + 1, sizeof *sizes);
-    int status = texts && sizes ? NSYSP_OK : NSYSP_ERR_INTERNAL;
-    for (size_t i = 0; i < a->n_inputs && status == NSYSP_OK; i++)
-        if (!(texts[i] = read_partial(a->inputs[i], &sizes[i])))
-            status = NSYSP_ERR_INPUT_OPEN;
+    char **texts;
+    size_t *sizes;
+    int status = read_partials(a, &texts, &sizes);
     if (status == NSYSP_OK) {
         nsysp_recipe_result res;
         status = nsysp_recipe_from_partials(a->name, (const char *const *)texts, sizes,
@@ -629,10 +721,7 @@ static int fold_partials(const recipe_args *a)
             status = write_result(a, &res, res.reports, res.n_reports);
         nsysp_recipe_result_free(&res);
     }
-    for (size_t i = 0; texts && i < a->n_inputs; i++)
-        free(texts[i]);
-    free(texts);
-    free(sizes);
+    free_partials(a, texts, sizes);
     return status;
 }
 
@@ -725,12 +814,17 @@ int recipe_main(int argc, char **argv)
         free(a.inputs);
         return status < 0 ? NSYSP_OK : status;
     }
-    if (a.dask && !a.partial && !a.from_partials && !a.list_reports) {
+    if (a.rounds) {
+        printf("%spartial\n", nsysp_recipe_surveys(a.name) ? "survey\n" : "");
+        free(a.inputs);
+        return NSYSP_OK;
+    }
+    if (a.dask && !a.partial && !a.from_partials && !a.list_reports && !a.survey && !a.plan) {
         free(a.inputs);
         return run_on_dask(argc, argv);
     }
-    if (a.from_partials) {
-        status = fold_partials(&a);
+    if (a.from_partials || a.plan) {
+        status = a.plan ? print_plan(&a) : fold_partials(&a);
         free(a.inputs);
         return status;
     }
@@ -740,8 +834,8 @@ int recipe_main(int argc, char **argv)
     if (status == NSYSP_OK && a.list_reports) {
         for (size_t i = 0; i < n; i++)
             printf("%s%c", paths[i], a.null ? '\0' : '\n');
-    } else if (status == NSYSP_OK && a.partial) {
-        status = print_partial(&a, paths, n);
+    } else if (status == NSYSP_OK && (a.partial || a.survey)) {
+        status = print_step(&a, paths, n, a.survey ? nsysp_recipe_survey : nsysp_recipe_partial);
     } else if (status == NSYSP_OK) {
         status = run_job(&a, paths, n);
     }
