@@ -21,6 +21,7 @@ MAY_INCLUDE = {
     "sources": {"common", "nsys", "model", "perfetto"},
     "kineto": {"common", "nsys", "perfetto"},
     "analysis": {"common", "nsys", "model", "perfetto"},
+    "recipes": {"common", "nsys", "perfetto"},
     "": {"common", "nsys", "perfetto", "model", "sources", "kineto", "analysis"},
     "tool": {"common", "analysis"},
     "web": {"common", "analysis", "tool"},

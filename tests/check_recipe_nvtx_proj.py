@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The NVTX projection recipes (src/analysis/recipe_nvtx_proj.c, docs/recipes.md) on what
+"""The NVTX projection recipes (src/recipes/recipe_nvtx_proj.c, docs/recipes.md) on what
 the recipe goldens of real reports cannot show:
 
   - edge ranges around known calls (nsys-fixture's report, its NVTX rows replaced): ranges

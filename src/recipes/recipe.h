@@ -5,7 +5,7 @@
 #define NSYSP_ANALYSIS_RECIPE_H
 
 #include "nsys_perfetto.h"
-#include "analysis/recipe_table.h"
+#include "recipes/recipe_table.h"
 #include "common/buf.h"
 #include "nsys/nsys_db.h"
 

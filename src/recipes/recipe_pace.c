@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/recipe_svg.h"
+#include "recipes/recipe_svg.h"
 #include "common/xalloc.h"
 
 /* What a recipe of the family paces. */

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/recipe_svg.h"
+#include "recipes/recipe_svg.h"
 #include "common/xalloc.h"
 
 enum { DEFAULT_BINS = 30 };
