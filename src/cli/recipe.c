@@ -2,6 +2,7 @@
  * recipe`) on SQLite exports or reports, their tables written as CSV into
  * a new directory, whole or not at all. */
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <getopt.h>
@@ -558,7 +559,65 @@ static void free_inputs(job_inputs *j)
     free(j->tmpdirs);
 }
 
-static int prepare_inputs(char **paths, size_t n, job_inputs *j)
+/* X.sqlite beside the report X.nsys-rep, written since the report was (as
+ * nsys's own recipes reuse the export they made), or NULL. */
+static char *export_beside(const char *report)
+{
+    const char *dot = strrchr(report, '.');
+    const char *slash = strrchr(report, '/');
+    if (!dot || (slash && dot < slash))
+        return NULL;
+    size_t stem = (size_t)(dot - report);
+    char *sqlite = malloc(stem + sizeof ".sqlite");
+    if (!sqlite)
+        return NULL;
+    memcpy(sqlite, report, stem);
+    memcpy(sqlite + stem, ".sqlite", sizeof ".sqlite");
+    struct stat r, e;
+    if (stat(report, &r) == 0 && stat(sqlite, &e) == 0 && S_ISREG(e.st_mode) && e.st_size > 0 &&
+        (e.st_mtim.tv_sec > r.st_mtim.tv_sec ||
+         (e.st_mtim.tv_sec == r.st_mtim.tv_sec && e.st_mtim.tv_nsec >= r.st_mtim.tv_nsec)))
+        return sqlite;
+    free(sqlite);
+    return NULL;
+}
+
+/* The reports still to export, shared by the exporting threads. */
+typedef struct export_work {
+    char **paths;
+    job_inputs *j;
+    size_t next, n;
+    int *status;
+    char (*errs)[512];
+    pthread_mutex_t lock;
+} export_work;
+
+static void *export_some(void *arg)
+{
+    export_work *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        size_t i = w->next;
+        while (i < w->n && (w->j->sqlite[i] || !is_nsys_report(w->paths[i])))
+            i++;
+        w->next = i + 1;
+        pthread_mutex_unlock(&w->lock);
+        if (i >= w->n)
+            return NULL;
+        char sqlite[4096], tmpdir[4096];
+        w->status[i] = export_nsys_report(w->paths[i], sqlite, sizeof sqlite, tmpdir,
+                                          sizeof tmpdir, w->errs[i], sizeof w->errs[i]);
+        if (w->status[i] == NSYSP_OK) {
+            w->j->sqlite[i] = strdup(sqlite);
+            w->j->tmpdirs[i] = strdup(tmpdir);
+        }
+    }
+}
+
+/* Each report as SQLite: an export as given, else the up-to-date export
+ * beside it, else exported with nsys now, `threads` at a time. On failure,
+ * the first failed report in job order is named. */
+static int prepare_inputs(char **paths, size_t n, int threads, job_inputs *j)
 {
     j->n = n;
     j->sqlite = calloc(n ? n : 1, sizeof *j->sqlite);
@@ -566,23 +625,46 @@ static int prepare_inputs(char **paths, size_t n, job_inputs *j)
     j->tmpdirs = calloc(n ? n : 1, sizeof *j->tmpdirs);
     if (!j->sqlite || !j->labels || !j->tmpdirs)
         return NSYSP_ERR_INTERNAL;
+    size_t to_export = 0;
     for (size_t i = 0; i < n; i++) {
         j->labels[i] = report_label(paths[i]);
-        if (!is_nsys_report(paths[i])) {
+        if (!is_nsys_report(paths[i]))
             j->sqlite[i] = strdup(paths[i]);
-            continue;
-        }
-        char sqlite[4096], tmpdir[4096], err[512];
-        int status = export_nsys_report(paths[i], sqlite, sizeof sqlite, tmpdir, sizeof tmpdir,
-                                        err, sizeof err);
-        if (status != NSYSP_OK) {
-            fprintf(stderr, WHO ": %s\n", err);
-            return status;
-        }
-        j->sqlite[i] = strdup(sqlite);
-        j->tmpdirs[i] = strdup(tmpdir);
+        else if (!(j->sqlite[i] = export_beside(paths[i])))
+            to_export++;
     }
-    return NSYSP_OK;
+    if (!to_export)
+        return NSYSP_OK;
+    export_work w = {paths, j, 0, n, calloc(n, sizeof *w.status), calloc(n, sizeof *w.errs),
+                     PTHREAD_MUTEX_INITIALIZER};
+    if (!w.status || !w.errs) {
+        free(w.status);
+        free(w.errs);
+        return NSYSP_ERR_INTERNAL;
+    }
+    if (threads <= 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = online > 0 ? (int)online : 1;
+    }
+    size_t n_helpers = (size_t)threads < to_export ? (size_t)threads - 1 : to_export - 1;
+    pthread_t *helpers = calloc(n_helpers + 1, sizeof *helpers);
+    size_t started = 0;
+    while (helpers && started < n_helpers &&
+           pthread_create(&helpers[started], NULL, export_some, &w) == 0)
+        started++;
+    export_some(&w);
+    for (size_t k = 0; k < started; k++)
+        pthread_join(helpers[k], NULL);
+    free(helpers);
+    int status = NSYSP_OK;
+    for (size_t i = 0; i < n && status == NSYSP_OK; i++)
+        if (w.status[i] != NSYSP_OK) {
+            fprintf(stderr, WHO ": %s\n", w.errs[i]);
+            status = w.status[i];
+        }
+    free(w.status);
+    free(w.errs);
+    return status;
 }
 
 /* Writes what res holds into a.output, with the README and the record of
@@ -615,7 +697,7 @@ static int print_step(const recipe_args *a, char **paths, size_t n, report_step 
         return NSYSP_ERR_USAGE;
     }
     job_inputs j = {0};
-    int status = prepare_inputs(paths, n, &j);
+    int status = prepare_inputs(paths, n, a->options.threads, &j);
     if (status == NSYSP_OK) {
         char *partial, message[512] = "";
         size_t size;
@@ -728,7 +810,7 @@ static int fold_partials(const recipe_args *a)
 static int run_job(const recipe_args *a, char **paths, size_t n)
 {
     job_inputs j = {0};
-    int status = prepare_inputs(paths, n, &j);
+    int status = prepare_inputs(paths, n, a->options.threads, &j);
     if (status == NSYSP_OK) {
         nsysp_recipe_result res;
         status = nsysp_recipe_run(a->name, (const char *const *)j.sqlite,
