@@ -224,6 +224,46 @@ if dask:
 bad_mode = run("cuda_api_sum", "--mode", "threads", "--output", "x", "job")
 expect(bad_mode.returncode == 2 and one_line(bad_mode), f"an unknown --mode exits 2: {bad_mode.returncode}")
 
+# .nsys-rep inputs: exported with $NSYS (here a stand-in that copies), several
+# at once, the same bytes as the exports themselves; an export beside its
+# report and newer than it is read as it is, as nsys's recipes reuse theirs.
+FAKE_NSYS = """#!%s
+import os, shutil, sys
+args = sys.argv[1:]
+with open(os.environ["FAKE_NSYS_CALLS"], "a") as f:
+    f.write(args[-1] + "\\n")
+shutil.copyfile(args[-1], args[args.index("--output") + 1])
+""" % sys.executable
+reps = os.path.join(WORK, "reps")
+os.makedirs(reps)
+for k in (1, 2, 3):
+    shutil.copy(os.path.join(job, f"rank{k}.sqlite"), os.path.join(reps, f"rank{k}.nsys-rep"))
+fake = os.path.join(WORK, "fake-nsys")
+with open(fake, "w") as f:
+    f.write(FAKE_NSYS)
+os.chmod(fake, 0o755)
+calls = os.path.join(WORK, "nsys-calls")
+env = dict(os.environ, NSYS=fake, FAKE_NSYS_CALLS=calls)
+rep_names = [os.path.join("reps", f"rank{k}.nsys-rep") for k in (1, 2, 3)]
+for threads in ("1", "3"):
+    r = subprocess.run([BIN, "recipe", "cuda_api_sum", "--threads", threads, "--output",
+                        f"from-reps-{threads}", *rep_names], cwd=WORK, capture_output=True, env=env)
+    got = files_of(os.path.join(WORK, f"from-reps-{threads}")) or {}
+    want_reps = {k: v for k, v in files_of(os.path.join(WORK, "cuda_api_sum-local")).items()
+                 if k.endswith(".csv")}
+    expect(r.returncode == 0 and {k: v for k, v in got.items() if k.endswith(".csv")} == want_reps,
+           f".nsys-rep inputs, --threads {threads}: the exports' tables ({r.stderr[-200:]!r})")
+with open(calls) as f:
+    expect(len(f.read().splitlines()) == 6, "each .nsys-rep exported once a run")
+os.remove(calls)
+shutil.copy(os.path.join(job, "rank2.sqlite"), os.path.join(reps, "rank2.sqlite"))  # newer
+r = subprocess.run([BIN, "recipe", "cuda_api_sum", "--output", "from-reps-beside", *rep_names],
+                   cwd=WORK, capture_output=True, env=env)
+with open(calls) as f:
+    exported = f.read().splitlines()
+expect(r.returncode == 0 and len(exported) == 2 and not any("rank2" in c for c in exported),
+       f"an up-to-date export beside its report is read, not redone: {exported}")
+
 # An existing output is kept unless asked; only a directory of files is replaced.
 again = run("cuda_api_sum", "--output", "cuda_api_sum-local", "job")
 expect(again.returncode == 6 and one_line(again), f"an existing output is refused: {again.returncode}")
