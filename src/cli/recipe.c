@@ -775,7 +775,7 @@ static int print_plan(const recipe_args *a)
     char **texts, message[512] = "";
     size_t *sizes;
     int status = read_partials(a, &texts, &sizes);
-    nsysp_recipe_options plan;
+    nsysp_recipe_options plan = {0};
     if (status == NSYSP_OK)
         status = nsysp_recipe_plan(a->name, (const char *const *)texts, sizes, a->n_inputs,
                                    &a->options, &plan, message, sizeof message);

@@ -554,6 +554,7 @@ nsysp_status nsysp_recipe_plan(const char *name, const char *const *surveys, con
                                size_t n, const nsysp_recipe_options *options,
                                nsysp_recipe_options *plan, char *message, size_t message_size)
 {
+    memset(plan, 0, sizeof *plan);
     const recipe_def *recipe = find_recipe(name);
     if (!recipe || !recipe->map || !recipe->survey) {
         snprintf(message, message_size, "recipe '%s' has no survey round", name);

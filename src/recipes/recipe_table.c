@@ -330,7 +330,7 @@ void recipe_format_real(double x, char *out, size_t size)
             break;
     }
     /* sci is [-]d[.ddd]e[+-]XX: split into digits and exponent. */
-    char digits[24];
+    char digits[24] = {0};
     size_t n = 0;
     const char *p = sci;
     bool negative = *p == '-';
