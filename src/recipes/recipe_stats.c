@@ -793,11 +793,14 @@ static void files_at(recipe_table *rank, const size_t *rows, size_t n, int colum
 static void combine(const stats_recipe *r, recipe_table *rank, const size_t *rows, size_t n,
                     double job_total, recipe_cell *out)
 {
-    int64_t total = 0, count = 0;
+    /* pandas' int64 sums wrap around past 2^63; so do these, without the
+     * undefined behaviour of a signed overflow in C. */
+    uint64_t total_bits = 0, count_bits = 0;
     for (size_t i = 0; i < n; i++) {
-        total += recipe_table_cell(rank, rows[i], C_TOTAL)->i;
-        count += recipe_table_cell(rank, rows[i], C_COUNT)->i;
+        total_bits += (uint64_t)recipe_table_cell(rank, rows[i], C_TOTAL)->i;
+        count_bits += (uint64_t)recipe_table_cell(rank, rows[i], C_COUNT)->i;
     }
+    int64_t total = (int64_t)total_bits, count = (int64_t)count_bits;
     double mean = (double)total / (double)count;
     recipe_cell_set_text(&out[C_KEY], recipe_table_cell(rank, rows[0], C_KEY)->s);
     if (r->durations)
@@ -923,6 +926,23 @@ static int map_stats(const recipe_def *recipe, const recipe_job *job, size_t i,
     return status;
 }
 
+/* Whether a partial's table has the shape map_stats gives it (a partial may
+ * come from another machine): rank_stats.csv's columns, whole-number totals
+ * and counts (at least one), a report name on every row. */
+static bool is_rank_table(const recipe_output *o)
+{
+    const recipe_table *t = &o->table;
+    if (o->text || strcmp(o->file, "rank_stats.csv") != 0 || t->n_columns != C_FILE + 1)
+        return false;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const recipe_cell *row = recipe_table_cell(t, r, 0);
+        if (row[C_TOTAL].kind != RECIPE_INT || row[C_COUNT].kind != RECIPE_INT ||
+            row[C_COUNT].i < 1 || row[C_FILE].kind != RECIPE_TEXT)
+            return false;
+    }
+    return true;
+}
+
 /* The reports' rows in job order, then the job's table. */
 static int reduce_stats(const recipe_def *recipe, const recipe_job *job,
                         const recipe_outputs *partials, recipe_outputs *out, buf *err)
@@ -930,6 +950,12 @@ static int reduce_stats(const recipe_def *recipe, const recipe_job *job,
     const stats_recipe *r = recipe->family;
     const char *names[N_ALL_COLUMNS];
     column_names(r, names, false);
+    for (size_t i = 0; i < job->n; i++)
+        for (size_t t = 0; t < partials[i].n; t++)
+            if (!is_rank_table(&partials[i].items[t])) {
+                buf_printf(err, "%s: its partial is not one of %s's", job->paths[i], recipe->name);
+                return NSYSP_ERR_INPUT_FORMAT;
+            }
     recipe_table rank;
     recipe_table_init(&rank, names, C_FILE + 1);
     for (size_t i = 0; i < job->n; i++)
