@@ -90,58 +90,40 @@ typedef struct recipe_args {
     size_t n_inputs;
 } recipe_args;
 
+/* A whole number from min to max for option (what: what the option wants,
+ * for the message), as Python's int() reads nsys's recipe options. */
+static int parse_whole(const char *text, const char *option, int64_t min, int64_t max,
+                       const char *what, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < min || v > max) {
+        fprintf(stderr, WHO ": %s needs %s, not '%s'\n", option, what, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 static int parse_time(const char *text, const char *option, int64_t *out)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < 0) {
-        fprintf(stderr, WHO ": %s needs a time in nanoseconds, not '%s'\n", option, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return parse_whole(text, option, 0, INT64_MAX, "a time in nanoseconds", out);
 }
 
-/* --bins: 1 to 1,000,000 bins (a picture draws at most 65,536 cells). */
-static int parse_bins(const char *text, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 1 || v > 1000000) {
-        fprintf(stderr, WHO ": --bins needs a number of bins from 1 to 1000000, not '%s'\n",
-                text);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
-
-/* A whole number, as Python's int() reads the rules' options. */
 static int parse_count(const char *text, const char *option, int64_t *out)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end) {
-        fprintf(stderr, WHO ": %s needs a whole number, not '%s'\n", option, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return parse_whole(text, option, INT64_MIN, INT64_MAX, "a whole number", out);
 }
 
-/* --threads: 1 to 256 reports read at once. */
-static int parse_threads(const char *text, int *out)
+/* An int option from min to max (--bins: a picture draws at most 65,536
+ * cells; --threads). */
+static int parse_int(const char *text, const char *option, int min, int max, const char *what,
+                     int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 1 || v > 256) {
-        fprintf(stderr, WHO ": --threads needs a number from 1 to 256, not '%s'\n", text);
+    int64_t v;
+    if (parse_whole(text, option, min, max, what, &v))
         return -1;
-    }
     *out = (int)v;
     return 0;
 }
@@ -270,7 +252,8 @@ static int parse_args(int argc, char **argv, recipe_args *a)
             }
             break;
         case OPT_BINS:
-            if (parse_bins(optarg, &a->options.bins))
+            if (parse_int(optarg, "--bins", 1, 1000000, "a number of bins from 1 to 1000000",
+                          &a->options.bins))
                 return NSYSP_ERR_USAGE;
             break;
         case OPT_CUMULATIVE: a->options.cumulative = 1; break;
@@ -297,7 +280,7 @@ static int parse_args(int argc, char **argv, recipe_args *a)
             a->options.has_chunks = 1;
             break;
         case OPT_THREADS:
-            if (parse_threads(optarg, &a->options.threads))
+            if (parse_int(optarg, "--threads", 1, 256, "a number from 1 to 256", &a->options.threads))
                 return NSYSP_ERR_USAGE;
             break;
         case 'h': recipe_usage(stdout); return -1;
