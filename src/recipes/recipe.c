@@ -200,6 +200,25 @@ static int find_nvtx_range(nsys_db *db, const char *range, int64_t *start, int64
     return NSYSP_ERR_NOT_NSYS;
 }
 
+int recipe_enum_values(nsys_db *db, nsys_enum_kind kind, buf *sql, buf *err)
+{
+    nsys_enums enums;
+    int status = nsys_enums_load(db, &enums, err);
+    if (status == NSYSP_OK) {
+        buf_printf(sql, "VALUES (NULL, NULL)");
+        for (int64_t value = 0; value < 64; value++) {
+            const char *label = nsys_enum_label(&enums, kind, value);
+            if (label) {
+                char *quoted = sqlite3_mprintf("%Q", label);
+                buf_printf(sql, ", (%lld, %s)", (long long)value, quoted);
+                sqlite3_free(quoted);
+            }
+        }
+    }
+    nsys_enums_free(&enums);
+    return status;
+}
+
 nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *status)
 {
     nsys_db *db = nsys_db_open(job->paths[i], err, status);

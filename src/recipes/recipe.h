@@ -8,6 +8,7 @@
 #include "recipes/recipe_table.h"
 #include "common/buf.h"
 #include "nsys/nsys_db.h"
+#include "nsys/nsys_enums.h"
 
 /* The reports of a job, in the order NVIDIA's recipes read them. */
 typedef struct recipe_job {
@@ -94,6 +95,12 @@ extern const recipe_def RECIPES_PACE[]; /* recipe_pace.c: a kernel's or range's 
 extern const size_t N_RECIPES_PACE;
 extern const recipe_def RECIPES_RULES[]; /* recipe_rules.c: nsys analyze's rules */
 extern const size_t N_RECIPES_RULES;
+
+/* Appends to sql "VALUES (NULL, NULL), (id, 'label'), ..." for one of
+ * nsys's enums: the report's ENUM table when it has one, else nsys's own
+ * numbering, so that a query can join labels on any export. NSYSP_OK, or a
+ * status with the reason in err. */
+int recipe_enum_values(nsys_db *db, nsys_enum_kind kind, buf *sql, buf *err);
 
 /* Opens a report of the job with the job's time filter applied (start,
  * end, nvtx: every table with start and end columns seen through a view of

@@ -375,39 +375,6 @@ static int report_describe(const describe_recipe *r, const recipe_job *job, size
 
 /* ---- The job: every report's rows combined per name ------------------ */
 
-/* Sorts n indexes by cmp, stably (a merge sort; qsort has neither
- * stability nor a context). */
-typedef int (*index_cmp)(size_t a, size_t b, const void *ctx);
-
-static void sort_indexes(size_t *idx, size_t n, index_cmp cmp, const void *ctx)
-{
-    size_t *tmp = xcalloc(n ? n : 1, sizeof *tmp);
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                tmp[k++] = cmp(idx[j], idx[i], ctx) < 0 ? idx[j++] : idx[i++];
-            while (i < mid)
-                tmp[k++] = idx[i++];
-            while (j < hi)
-                tmp[k++] = idx[j++];
-        }
-        memcpy(idx, tmp, n * sizeof *idx);
-    }
-    free(tmp);
-}
-
-/* The indexes 0..n-1 in cmp's order. */
-static size_t *sorted_indexes(size_t n, index_cmp cmp, const void *ctx)
-{
-    size_t *idx = xcalloc(n ? n : 1, sizeof *idx);
-    for (size_t i = 0; i < n; i++)
-        idx[i] = i;
-    sort_indexes(idx, n, cmp, ctx);
-    return idx;
-}
-
 static int by_name(size_t a, size_t b, const void *rank)
 {
     return strcmp(recipe_table_cell(rank, a, C_NAME)->s, recipe_table_cell(rank, b, C_NAME)->s);
@@ -500,7 +467,7 @@ static void combine(const recipe_table *rank, const size_t *rows, size_t n, reci
 static void combine_job(const recipe_table *rank, recipe_table *all)
 {
     /* pandas' groupby: names in sorted order, rows in rank order within. */
-    size_t *order = sorted_indexes(rank->n_rows, by_name, rank);
+    size_t *order = recipe_sorted_indexes(rank->n_rows, by_name, rank);
     for (size_t i = 0; i < rank->n_rows;) {
         size_t j = i + 1;
         while (j < rank->n_rows && by_name(order[i], order[j], rank) == 0)
@@ -539,7 +506,7 @@ static int reduce_describe(const recipe_def *recipe, const recipe_job *job,
     static const char *const FILES_COLUMNS[] = {"File"};
 
     /* The Python ranks the reports with data by file name. */
-    size_t *order = sorted_indexes(job->n, by_label, job->labels);
+    size_t *order = recipe_sorted_indexes(job->n, by_label, job->labels);
     recipe_table rank, files;
     recipe_table_init(&rank, RANK_COLUMNS, N_RANK_COLUMNS);
     recipe_table_init(&files, FILES_COLUMNS, 1);

@@ -13,7 +13,6 @@
  * out, as nsys leaves it out. */
 #include "recipe.h"
 
-#include "nsys/nsys_enums.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -69,19 +68,8 @@ static void mem_kinds(nsys_db *db, buf *sql)
     if (nsys_db_has_table(db, "ENUM_CUDA_MEM_KIND"))
         return;
     buf_printf(sql, "ENUM_CUDA_MEM_KIND(id, label) AS (");
-    nsys_enums enums;
     buf err = {0};
-    nsys_enums_load(db, &enums, &err); /* no table to read: the built-ins */
-    buf_printf(sql, "VALUES (NULL, NULL)");
-    for (int64_t kind = 0; kind < 64; kind++) {
-        const char *label = nsys_enum_label(&enums, NSYS_ENUM_MEM_KIND, kind);
-        if (label) {
-            char *quoted = sqlite3_mprintf("%Q", label);
-            buf_printf(sql, ", (%lld, %s)", (long long)kind, quoted);
-            sqlite3_free(quoted);
-        }
-    }
-    nsys_enums_free(&enums);
+    recipe_enum_values(db, NSYS_ENUM_MEM_KIND, sql, &err); /* no table to read: the built-ins */
     buf_free(&err);
     buf_printf(sql, "),");
 }

@@ -24,7 +24,6 @@
 #include "common/hmap.h"
 #include "common/pairmap.h"
 #include "common/xalloc.h"
-#include "nsys/nsys_enums.h"
 
 /* How one recipe of the family reads a report and names its columns. */
 typedef struct stats_recipe {
@@ -128,26 +127,10 @@ static int source_memory(nsys_db *db, buf *sql, buf *why, const char *value)
         return NSYSP_ERR_NOT_NSYS;
     }
     if (copies) {
-        nsys_enums enums;
-        buf err = {0};
-        int status = nsys_enums_load(db, &enums, &err);
-        if (status != NSYSP_OK) {
-            buf_printf(why, "%s", buf_cstr(&err));
-            buf_free(&err);
-            nsys_enums_free(&enums);
+        buf_printf(sql, "WITH copy_kinds(id, label) AS (");
+        int status = recipe_enum_values(db, NSYS_ENUM_MEMCPY_OPER, sql, why);
+        if (status != NSYSP_OK)
             return status;
-        }
-        buf_printf(sql, "WITH copy_kinds(id, label) AS (VALUES (NULL, NULL)");
-        for (int64_t kind = 0; kind < 64; kind++) {
-            const char *label = nsys_enum_label(&enums, NSYS_ENUM_MEMCPY_OPER, kind);
-            if (label) {
-                char *quoted = sqlite3_mprintf("%Q", label);
-                buf_printf(sql, ", (%lld, %s)", (long long)kind, quoted);
-                sqlite3_free(quoted);
-            }
-        }
-        nsys_enums_free(&enums);
-        buf_free(&err);
         buf_printf(sql,
                    ") SELECT '[CUDA memcpy ' || c.label || ']' AS grp, %s AS val"
                    " FROM CUPTI_ACTIVITY_KIND_MEMCPY AS m JOIN copy_kinds AS c ON c.id = m.copyKind",
@@ -732,6 +715,16 @@ static int by_key(const recipe_cell *a, const recipe_cell *b, const void *ctx)
     return by_text(a[C_KEY].s, b[C_KEY].s);
 }
 
+static int by_named_key(size_t a, size_t b, const void *ctx)
+{
+    const recipe_table *rank = ctx;
+    const recipe_cell *x = recipe_table_cell(rank, a, 0), *y = recipe_table_cell(rank, b, 0);
+    bool named_x = x[C_KEY].kind == RECIPE_TEXT, named_y = y[C_KEY].kind == RECIPE_TEXT;
+    if (named_x != named_y)
+        return named_x ? -1 : 1;
+    return named_x ? by_key(x, y, NULL) : 0;
+}
+
 static int by_total_descending(const recipe_cell *a, const recipe_cell *b, const void *ctx)
 {
     (void)ctx;
@@ -852,22 +845,13 @@ static void combine(const stats_recipe *r, recipe_table *rank, const size_t *row
 /* all_stats from rank_stats (in job order). */
 static void combine_job(const stats_recipe *r, recipe_table *rank, recipe_table *all)
 {
-    /* Rows by name, in job order within a name. */
-    size_t *order = xcalloc(rank->n_rows ? rank->n_rows : 1, sizeof *order);
+    /* Rows by name, in job order within a name; rows without a name last
+     * (pandas' groupby leaves them out). */
+    size_t *order = recipe_sorted_indexes(rank->n_rows, by_named_key, rank);
     size_t n_named = 0;
-    for (size_t i = 0; i < rank->n_rows; i++)
-        if (recipe_table_cell(rank, i, C_KEY)->kind == RECIPE_TEXT)
-            order[n_named++] = i;
-    /* A stable insertion of indexes by name (names are few per report). */
-    for (size_t i = 1; i < n_named; i++) {
-        size_t v = order[i], j = i;
-        while (j > 0 && by_key(recipe_table_cell(rank, order[j - 1], 0),
-                               recipe_table_cell(rank, v, 0), NULL) > 0) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = v;
-    }
+    while (n_named < rank->n_rows &&
+           recipe_table_cell(rank, order[n_named], C_KEY)->kind == RECIPE_TEXT)
+        n_named++;
     double job_total = 0.0;
     for (size_t i = 0; i < n_named; i++)
         job_total += (double)recipe_table_cell(rank, order[i], C_TOTAL)->i;

@@ -104,52 +104,64 @@ void recipe_table_promote_column(recipe_table *t, size_t column)
     }
 }
 
-/* A merge sort of row indexes, stable as pandas' multi-column sorts are. */
-typedef struct sort_ctx {
+size_t *recipe_sorted_indexes(size_t n, int (*cmp)(size_t a, size_t b, const void *ctx),
+                              const void *ctx)
+{
+    size_t *idx = xcalloc(n ? n : 1, sizeof *idx), *tmp = xcalloc(n ? n : 1, sizeof *tmp);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = cmp(idx[j], idx[i], ctx) < 0 ? idx[j++] : idx[i++];
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, n * sizeof *idx);
+    }
+    free(tmp);
+    return idx;
+}
+
+/* Rows compared by a row comparator. */
+typedef struct row_order {
     const recipe_table *t;
     int (*cmp)(const recipe_cell *, const recipe_cell *, const void *);
     const void *ctx;
-} sort_ctx;
+} row_order;
 
-static void merge_sort(size_t *idx, size_t *tmp, size_t n, const sort_ctx *s)
+static int by_rows(size_t a, size_t b, const void *ctx)
 {
-    if (n < 2)
-        return;
-    size_t half = n / 2;
-    merge_sort(idx, tmp, half, s);
-    merge_sort(idx + half, tmp, n - half, s);
-    size_t i = 0, j = half, k = 0;
-    while (i < half && j < n) {
-        const recipe_cell *a = recipe_table_cell(s->t, idx[i], 0);
-        const recipe_cell *b = recipe_table_cell(s->t, idx[j], 0);
-        tmp[k++] = s->cmp(b, a, s->ctx) < 0 ? idx[j++] : idx[i++];
-    }
-    while (i < half)
-        tmp[k++] = idx[i++];
-    while (j < n)
-        tmp[k++] = idx[j++];
-    memcpy(idx, tmp, n * sizeof *idx);
+    const row_order *o = ctx;
+    return o->cmp(recipe_table_cell(o->t, a, 0), recipe_table_cell(o->t, b, 0), o->ctx);
+}
+
+/* Rows in the order of sorted (row indexes). */
+static void reorder_rows(recipe_table *t, const size_t *sorted)
+{
+    size_t w = t->n_columns;
+    recipe_cell *cells = xcalloc(t->capacity * w, sizeof *cells);
+    for (size_t i = 0; i < t->n_rows; i++)
+        memcpy(cells + i * w, t->cells + sorted[i] * w, w * sizeof *cells);
+    free(t->cells);
+    t->cells = cells;
 }
 
 void recipe_table_sort(recipe_table *t, int (*cmp)(const recipe_cell *, const recipe_cell *,
                                                    const void *),
                        const void *ctx)
 {
-    size_t n = t->n_rows, w = t->n_columns;
-    if (n < 2)
+    if (t->n_rows < 2)
         return;
-    size_t *idx = xcalloc(n, sizeof *idx), *tmp = xcalloc(n, sizeof *tmp);
-    for (size_t i = 0; i < n; i++)
-        idx[i] = i;
-    sort_ctx s = {t, cmp, ctx};
-    merge_sort(idx, tmp, n, &s);
-    recipe_cell *sorted = xcalloc(t->capacity * w, sizeof *sorted);
-    for (size_t i = 0; i < n; i++)
-        memcpy(sorted + i * w, t->cells + idx[i] * w, w * sizeof *sorted);
-    free(t->cells);
-    t->cells = sorted;
-    free(idx);
-    free(tmp);
+    row_order o = {t, cmp, ctx};
+    size_t *sorted = recipe_sorted_indexes(t->n_rows, by_rows, &o);
+    reorder_rows(t, sorted);
+    free(sorted);
 }
 
 /* numpy 1.24's argsort(kind='quicksort') of v[0..n) into tosort (which
@@ -267,7 +279,7 @@ static void numpy_argsort(const double *v, size_t *tosort, size_t num)
 
 void recipe_table_sort_like_pandas(recipe_table *t, size_t column, bool ascending)
 {
-    size_t n = t->n_rows, w = t->n_columns;
+    size_t n = t->n_rows;
     if (n < 2)
         return;
     /* pandas' nargsort: the non-NaN values (reversed when descending)
@@ -294,11 +306,7 @@ void recipe_table_sort_like_pandas(recipe_table *t, size_t column, bool ascendin
     for (size_t r = 0; r < n; r++)
         if (isnan(recipe_cell_number(recipe_table_cell(t, r, column))))
             sorted[k + n_nan++] = r;
-    recipe_cell *cells = xcalloc(t->capacity * w, sizeof *cells);
-    for (size_t i = 0; i < n; i++)
-        memcpy(cells + i * w, t->cells + sorted[i] * w, w * sizeof *cells);
-    free(t->cells);
-    t->cells = cells;
+    reorder_rows(t, sorted);
     free(idx);
     free(order);
     free(v);

@@ -51,6 +51,11 @@ double recipe_cell_number(const recipe_cell *c);
 /* Makes every number of the column a REAL when any is or one is missing,
  * as pandas makes a column float64. */
 void recipe_table_promote_column(recipe_table *t, size_t column);
+/* The indexes 0..n-1 sorted by cmp, stably (a bottom-up merge sort: qsort
+ * has neither stability nor a context, and pandas' groupby and multi-column
+ * sorts keep equal rows in order); malloc'd. */
+size_t *recipe_sorted_indexes(size_t n, int (*cmp)(size_t a, size_t b, const void *ctx),
+                              const void *ctx);
 /* Sorts rows by cmp, stably. */
 void recipe_table_sort(recipe_table *t, int (*cmp)(const recipe_cell *a, const recipe_cell *b,
                                                    const void *ctx),
