@@ -498,6 +498,11 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
                               const nsysp_recipe_options *options,
                               nsysp_recipe_result *result);
 void nsysp_recipe_result_free(nsysp_recipe_result *result);
+/* The tables of an nsys export that recipe name reads with these options,
+ * as `nsys export --tables` patterns ("^StringIds$,^ENUM_.*,..."): an export
+ * of only these gives the recipe's output of the whole export. NULL for an
+ * unknown recipe or one that reads no report (diff); the caller frees it. */
+char *nsysp_recipe_export_tables(const char *name, const nsysp_recipe_options *options);
 /* Whether recipe name can read its reports apart (nsysp_recipe_partial). */
 int nsysp_recipe_splits(const char *name);
 /* The recipe's work on one report of a job, as text (*partial, malloc'd,

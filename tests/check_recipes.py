@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_recipes.py NSYS_PERFETTO CORPUS_DIR WORKDIR [JOB[/RECIPE]]...
+"""check_recipes.py NSYS_PERFETTO CORPUS_DIR WORKDIR [--as-reports] [JOB[/RECIPE]]...
 
 `nsys-perfetto recipe` against `nsys recipe` 2023.4: for every job and recipe of
 tests/recipe_golden_2023 (made by tools/make_recipe_goldens.py; docs/recipes.md)
@@ -15,6 +15,11 @@ so must we). A golden STEM.big (a table too large to keep) is compared by its ro
 count, its first rows and the sha256 of all its cells. A recipe for which nsys wrote
 nothing (nodata.txt) must end with nsys's exit status and write no table. A missing
 or extra table fails.
+
+--as-reports gives ours each report as a .nsys-rep instead, exported by a stand-in
+for nsys 2023.4 (FAKE_NSYS below) that, as nsys does, writes only the tables
+`--tables` names: every recipe must ask for the tables it reads
+(nsysp_recipe_export_tables) and give the same tables from them.
 
 Recipes `--list` does not print are reported as not implemented yet and do not fail.
 Exits 77 (skipped) without the corpus or while the binary has no recipe command.
@@ -137,6 +142,44 @@ def compare_outputs(where, golden_dir, out_dir):
 NOT_COMPARABLE = []
 
 
+# nsys 2023.4's export as far as the recipes see it: `export --help` names
+# --tables; `export ... --tables P,... --output OUT REPORT` writes only the
+# tables whose whole name matches a pattern (case-insensitive), rows and all.
+# Here a "report" is an SQLite export under a .nsys-rep name. Each call's
+# patterns are logged, one line each.
+FAKE_NSYS = """#!%s
+import os, re, sqlite3, sys
+args = sys.argv[1:]
+if args[:2] == ["export", "--help"]:
+    print("\t--tables=<pattern>[,<pattern>...]")
+    sys.exit(0)
+patterns = args[args.index("--tables") + 1].split(",") if "--tables" in args else None
+with open(os.environ["FAKE_NSYS_CALLS"], "a") as f:
+    f.write((",".join(patterns) if patterns else "-") + "\\n")
+out = args[args.index("--output") + 1]
+db = sqlite3.connect(out)
+db.execute("ATTACH ? AS report", ("file:" + args[-1] + "?mode=ro",))
+for name, sql in db.execute("SELECT name, sql FROM report.sqlite_master WHERE type = 'table'").fetchall():
+    if patterns is None or any(re.fullmatch(p, name, re.I) for p in patterns):
+        db.execute(sql)
+        db.execute('INSERT INTO main."%%s" SELECT * FROM report."%%s"' %% (name, name))
+db.commit()
+""" % sys.executable
+
+
+def as_reports(work, reports):
+    """Each SQLite export as WORK/reps/STEM.nsys-rep (a link to it), nothing beside."""
+    reps = os.path.join(work, 'reps')
+    os.makedirs(reps, exist_ok=True)
+    out = []
+    for r in reports:
+        rep = os.path.join(reps, os.path.basename(r)[:-len('.sqlite')] + '.nsys-rep')
+        if not os.path.lexists(rep):
+            os.symlink(os.path.abspath(r), rep)
+        out.append(rep)
+    return out
+
+
 def in_nsys_order(stems):
     """The job's reports in the order nsys read them: it lists its input
     folder's STEM.nsys-rep files sorted by name (ours reads them in the
@@ -144,11 +187,16 @@ def in_nsys_order(stems):
     return sorted(stems.split(), key=lambda s: s + '.nsys-rep')
 
 
+AS_REPORTS = None  # the environment that gives ours the stand-in nsys, with --as-reports
+
+
 def run_recipe(nsysp, recipe, out, options, inputs):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(os.path.dirname(out), exist_ok=True)
+    if AS_REPORTS and recipe != 'diff':  # diff reads two outputs, no report
+        inputs = as_reports(os.path.dirname(AS_REPORTS['FAKE_NSYS_CALLS']), inputs)
     cmd = [nsysp, 'recipe', recipe, '--output', out, *options, *inputs]
-    return subprocess.run(cmd, capture_output=True, text=True), cmd
+    return subprocess.run(cmd, capture_output=True, text=True, env=AS_REPORTS), cmd
 
 
 def check_one(nsysp, work, job, recipe):
@@ -196,7 +244,17 @@ def main(argv):
         print(__doc__)
         return 2
     nsysp, corpus, work = argv[:3]
-    only = argv[3:]
+    only = [a for a in argv[3:] if a != '--as-reports']
+    global AS_REPORTS
+    if '--as-reports' in argv[3:]:
+        fake = os.path.join(work, 'fake-nsys')
+        os.makedirs(work, exist_ok=True)
+        with open(fake, 'w') as f:
+            f.write(FAKE_NSYS)
+        os.chmod(fake, 0o755)
+        AS_REPORTS = dict(os.environ, NSYS=fake, FAKE_NSYS_CALLS=os.path.join(work, 'nsys-calls'))
+        if os.path.exists(AS_REPORTS['FAKE_NSYS_CALLS']):
+            os.remove(AS_REPORTS['FAKE_NSYS_CALLS'])
     if not os.path.isdir(corpus) or not os.path.isdir(GOLDEN):
         print(f'skip: no corpus at {corpus} or no goldens')
         return 77
@@ -223,6 +281,13 @@ def main(argv):
                 continue
             check_one(nsysp, work, job, recipe)
             checked += 1
+    if AS_REPORTS:
+        with open(AS_REPORTS['FAKE_NSYS_CALLS']) as f:
+            calls = f.read().splitlines()
+        whole = [c for c in calls if c == '-']
+        expect(calls and not whole, f'every export asked for only its tables: {len(calls)} '
+                                    f'exports, {len(whole)} of every table')
+        print(f'{len(calls)} exports, each of only the tables its recipe reads')
     if not_yet:
         print(f'not implemented yet: {" ".join(sorted(not_yet))}')
     if NOT_COMPARABLE:

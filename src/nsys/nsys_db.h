@@ -35,6 +35,16 @@ volatile sig_atomic_t *nsys_db_cancel_flag(const nsys_db *db);
 const char *nsys_db_path(const nsys_db *db);
 
 bool nsys_db_has_table(const nsys_db *db, const char *table);
+/* From now on, queries may read only the report's tables named in tables
+ * (NULL-terminated; "PREFIX*" names every table that starts so; case as
+ * SQLite ignores it), besides SQLite's own and temporary ones: a query
+ * that reads another fails to prepare ("access to T.c is prohibited").
+ * What a caller declares it reads is then all it can read, so a partial
+ * export of those tables serves it as the whole one does. tables must
+ * outlive db; NULL lifts the limit. */
+void nsys_db_limit_reads(nsys_db *db, const char *const *tables);
+/* Whether table is named in tables, as nsys_db_limit_reads matches. */
+bool nsys_table_named(const char *table, const char *const *tables);
 /* Calls fn for every table of the report file (not temporary ones). */
 void nsys_db_each_table(const nsys_db *db, void (*fn)(void *ctx, const char *table), void *ctx);
 /* Runs fixed SQL that creates table (e.g. "temp.gpu_calls") and records

@@ -78,6 +78,96 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* What every recipe may read of a report besides its events: the small
+ * tables that name things (strings, threads, enums) and describe the
+ * capture (its session, GPUs, streams, the export itself). */
+static const char *const DESCRIBING[] = {
+    "StringIds", "ThreadNames", "PROCESSES", "ProcessStreams", "ANALYSIS_DETAILS",
+    "ENUM_*", "TARGET_INFO_*", "META_DATA_*", NULL};
+
+#define MPI_TABLES "MPI_P2P_EVENTS", "MPI_COLLECTIVES_EVENTS", "MPI_START_WAIT_EVENTS", \
+                   "MPI_OTHER_EVENTS"
+#define CUDA_GPU_WORK "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", \
+                      "CUPTI_ACTIVITY_KIND_MEMSET"
+
+/* The event tables each recipe reads, besides DESCRIBING (and NVTX_EVENTS
+ * with --nvtx). Every report is opened limited to these
+ * (nsys_db_limit_reads), so every run checks this list; a .nsys-rep is
+ * exported with only these tables (nsysp_recipe_export_tables), which
+ * saves nsys most of its export. diff reads no report. */
+static const struct {
+    const char *recipe;
+    const char *tables[8];
+} EVENT_TABLES[] = {
+    {"cuda_api_sum", {"CUPTI_ACTIVITY_KIND_RUNTIME"}},
+    {"cuda_api_sync", {"CUPTI_ACTIVITY_KIND_RUNTIME"}},
+    {"cuda_gpu_kern_pace", {"CUPTI_ACTIVITY_KIND_KERNEL"}},
+    {"cuda_gpu_kern_sum", {"CUPTI_ACTIVITY_KIND_KERNEL"}},
+    {"cuda_gpu_mem_size_sum", {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}},
+    {"cuda_gpu_mem_time_sum", {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}},
+    {"cuda_gpu_time_util_map", {"CUPTI_ACTIVITY_KIND_KERNEL"}},
+    {"cuda_memcpy_async", {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_RUNTIME"}},
+    {"cuda_memcpy_sync", {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_RUNTIME"}},
+    {"cuda_memset_sync", {"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME"}},
+    {"dx12_mem_ops", {"DX12_API", "DX12_MEMORY_OPERATION"}},
+    {"gpu_gaps", {CUDA_GPU_WORK, "VULKAN_WORKLOAD", "OPENGL_WORKLOAD", "DX12_WORKLOAD",
+                  "PROFILER_OVERHEAD"}},
+    {"gpu_metric_util_map", {"GENERIC_EVENTS"}},
+    {"gpu_time_util", {CUDA_GPU_WORK, "VULKAN_WORKLOAD", "OPENGL_WORKLOAD", "DX12_WORKLOAD",
+                       "PROFILER_OVERHEAD"}},
+    {"mpi_gpu_time_util_map", {MPI_TABLES, "CUPTI_ACTIVITY_KIND_KERNEL"}},
+    {"mpi_sum", {MPI_TABLES}},
+    {"nccl_gpu_proj_sum", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", CUDA_GPU_WORK}},
+    {"nccl_gpu_time_util_map", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_KERNEL"}},
+    {"nccl_sum", {"NVTX_EVENTS"}},
+    {"nic_metric_map", {"NET_NIC_METRIC"}},
+    {"nvtx_gpu_proj_pace", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", CUDA_GPU_WORK}},
+    {"nvtx_gpu_proj_sum", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", CUDA_GPU_WORK}},
+    {"nvtx_gpu_proj_trace", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", CUDA_GPU_WORK}},
+    {"nvtx_pace", {"NVTX_EVENTS"}},
+    {"nvtx_sum", {"NVTX_EVENTS"}},
+    {"osrt_sum", {"OSRT_API"}},
+    {"ucx_gpu_time_util_map", {"UCP_EVENTS", "UCP_SUBMIT_EVENTS", "UCP_PROGRESS_EVENTS",
+                               "CUPTI_ACTIVITY_KIND_KERNEL"}},
+};
+
+/* Fills reads (room for 24, NULL-terminated) with what recipe may read
+ * with these options: false for a recipe that reads no report. */
+static bool recipe_reads(const char *recipe, const nsysp_recipe_options *options,
+                         const char *reads[24])
+{
+    size_t n = 0, e = 0;
+    while (e < sizeof EVENT_TABLES / sizeof *EVENT_TABLES && strcmp(EVENT_TABLES[e].recipe, recipe))
+        e++;
+    memset(reads, 0, 24 * sizeof *reads);
+    if (e == sizeof EVENT_TABLES / sizeof *EVENT_TABLES)
+        return false;
+    for (const char *const *t = DESCRIBING; *t; t++)
+        reads[n++] = *t;
+    for (size_t t = 0; t < 8 && EVENT_TABLES[e].tables[t]; t++)
+        reads[n++] = EVENT_TABLES[e].tables[t];
+    if (options && options->nvtx)
+        reads[n++] = "NVTX_EVENTS";
+    return true;
+}
+
+char *nsysp_recipe_export_tables(const char *name, const nsysp_recipe_options *options)
+{
+    const char *reads[24];
+    if (!recipe_reads(name, options, reads))
+        return NULL;
+    buf patterns = {0};
+    for (size_t i = 0; reads[i]; i++) {
+        size_t n = strlen(reads[i]);
+        bool prefix = reads[i][n - 1] == '*';
+        /* nsys matches a pattern against the whole name (2023.4); anchored,
+         * it means the same where one would search within names. */
+        buf_printf(&patterns, "%s^%.*s%s", i ? "," : "", (int)(n - prefix), reads[i],
+                   prefix ? ".*" : "$");
+    }
+    return (char *)patterns.data;
+}
+
 const char *const *nsysp_recipe_names(void)
 {
     static const char *names[64];
@@ -219,9 +309,17 @@ int recipe_enum_values(nsys_db *db, nsys_enum_kind kind, buf *sql, buf *err)
     return status;
 }
 
-nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *status)
+nsys_db *recipe_open_whole(const recipe_job *job, size_t i, buf *err, int *status)
 {
     nsys_db *db = nsys_db_open(job->paths[i], err, status);
+    if (db && job->reads[0])
+        nsys_db_limit_reads(db, job->reads);
+    return db;
+}
+
+nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *status)
+{
+    nsys_db *db = recipe_open_whole(job, i, err, status);
     const nsysp_recipe_options *o = job->options;
     if (!db || !o || !(o->has_start || o->has_end || o->nvtx))
         return db;
@@ -443,7 +541,8 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
                  "the start time cannot be greater than the end time");
         return NSYSP_ERR_USAGE;
     }
-    recipe_job job = {reports, labels, n_reports, options};
+    recipe_job job = {reports, labels, n_reports, options, {0}};
+    recipe_reads(name, options, job.reads);
     recipe_outputs out = {0};
     buf err = {0};
     int status = recipe->map ? check_reports(&job, &err) : NSYSP_OK;
@@ -489,7 +588,8 @@ static nsysp_status step_text(const recipe_def *recipe, report_step step, const 
                               const char *label, const nsysp_recipe_options *options,
                               char **text_out, size_t *size, char *message, size_t message_size)
 {
-    recipe_job job = {&report, &label, 1, options};
+    recipe_job job = {&report, &label, 1, options, {0}};
+    recipe_reads(recipe->name, options, job.reads);
     recipe_outputs part = {0};
     buf err = {0}, text = {0};
     int status = check_reports(&job, &err);
@@ -583,7 +683,7 @@ nsysp_status nsysp_recipe_plan(const char *name, const char *const *surveys, con
     recipe_outputs *parts = xcalloc(n + 1, sizeof *parts);
     buf err = {0};
     int status = read_parts(name, surveys, sizes, n, reports, labels, parts, &err);
-    recipe_job job = {(const char *const *)reports, (const char *const *)labels, n, options};
+    recipe_job job = {(const char *const *)reports, (const char *const *)labels, n, options, {0}};
     if (status == NSYSP_OK)
         status = fold_surveys(&job, parts, plan, &err);
     if (status != NSYSP_OK)
@@ -609,7 +709,7 @@ nsysp_status nsysp_recipe_from_partials(const char *name, const char *const *par
     recipe_outputs *parts = xcalloc(n + 1, sizeof *parts), out = {0};
     buf err = {0};
     int status = read_parts(name, partials, sizes, n, reports, labels, parts, &err);
-    recipe_job job = {(const char *const *)reports, (const char *const *)labels, n, options};
+    recipe_job job = {(const char *const *)reports, (const char *const *)labels, n, options, {0}};
     if (status == NSYSP_OK)
         status = recipe->reduce(recipe, &job, parts, &out, &err);
     status = finish(status, &out, &err, result);

@@ -16,6 +16,10 @@ typedef struct recipe_job {
     const char *const *labels; /* the File column: each report's name without extension */
     size_t n;
     const nsysp_recipe_options *options;
+    /* The tables the recipe may read of each report (recipe.c's
+     * EVENT_TABLES and DESCRIBING), NULL-terminated; empty for a job that
+     * opens no report (one folding partials). */
+    const char *reads[24];
 } recipe_job;
 
 /* A file a recipe writes: a table under NVIDIA's file name
@@ -108,5 +112,8 @@ int recipe_enum_values(nsys_db *db, nsys_enum_kind kind, buf *sql, buf *err);
  * NSYSP_ERR_NOT_NSYS where the report has no such window (no such NVTX
  * range, or a start after the end), as nsys leaves such a report out. */
 nsys_db *recipe_open_report(const recipe_job *job, size_t i, buf *err, int *status);
+/* Opens report i of the job as it is, without the time filter; like
+ * recipe_open_report, limited to the tables job->reads names. */
+nsys_db *recipe_open_whole(const recipe_job *job, size_t i, buf *err, int *status);
 
 #endif

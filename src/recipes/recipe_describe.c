@@ -351,7 +351,7 @@ static int report_describe(const describe_recipe *r, const recipe_job *job, size
                            int64_t rank_no, recipe_table *rank, buf *err)
 {
     int status;
-    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    nsys_db *db = recipe_open_whole(job, i, err, &status);
     if (!db)
         return status;
     describe_source src = {0};

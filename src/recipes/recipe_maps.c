@@ -65,7 +65,7 @@ static int survey_session(const recipe_def *recipe, const recipe_job *job, size_
 {
     (void)recipe;
     int status;
-    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    nsys_db *db = recipe_open_whole(job, i, err, &status);
     if (!db)
         return status;
     session s = read_session(db);
@@ -468,7 +468,7 @@ static int map_binned(const recipe_def *recipe, const recipe_job *job, size_t i,
     const binned_map *m = recipe->family;
     const nsysp_recipe_options *o = job->options;
     int status;
-    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    nsys_db *db = recipe_open_whole(job, i, err, &status);
     if (!db)
         return status;
     session s = read_session(db);
@@ -614,7 +614,7 @@ static int map_without_data(const recipe_def *recipe, const recipe_job *job, siz
     (void)partial;
     const map_data *m = recipe->family;
     int status;
-    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    nsys_db *db = recipe_open_whole(job, i, err, &status);
     if (!db)
         return status;
     bool yes = has_data(db, m->query);

@@ -1058,7 +1058,7 @@ static int sweep_report(const recipe_job *job, size_t i, sweep_kind kind, sweep 
     *projected = NULL;
     *n_projected = 0;
     int status;
-    nsys_db *db = nsys_db_open(job->paths[i], why, &status);
+    nsys_db *db = recipe_open_whole(job, i, why, &status);
     if (!db)
         return status;
     static const char *const T[] = {"StringIds", "NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME"};
@@ -1411,7 +1411,7 @@ static void pace_columns(const recipe_table *instances, pace_rank *p)
 static int session_start(const recipe_job *job, size_t i, int64_t *start, buf *err)
 {
     int status;
-    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    nsys_db *db = recipe_open_whole(job, i, err, &status);
     if (!db)
         return status;
     sqlite3_stmt *stmt = NULL;

@@ -69,7 +69,7 @@ static int read_rank(const pace_recipe *p, const recipe_job *job, size_t i, rank
     r->label = job->labels[i];
     r->report = i;
     int status;
-    nsys_db *db = nsys_db_open(job->paths[i], err, &status);
+    nsys_db *db = recipe_open_whole(job, i, err, &status);
     if (!db)
         return status;
     const nsysp_recipe_options *o = job->options;

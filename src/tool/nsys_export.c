@@ -30,12 +30,42 @@ const char *find_nsys(void)
     return find_program("nsys", found, sizeof found) == 0 ? "nsys" : NULL;
 }
 
-int export_nsys_report_to(const char *nsys, const char *report, const char *sqlite,
-                          const char *log, const run_limits *limits, char *why,
-                          size_t why_size)
+bool nsys_exports_tables(const char *nsys)
+{
+    const char *base = getenv("TMPDIR");
+    char log[4096];
+    snprintf(log, sizeof log, "%s/nsys-perfetto-help-XXXXXX", base && *base ? base : "/tmp");
+    int fd = mkstemp(log);
+    if (fd < 0)
+        return false;
+    close(fd);
+    const char *argv[] = {nsys, "export", "--help", NULL};
+    bool takes = false;
+    if (run_logged(argv, log, NULL, NULL, NULL) == 0) {
+        FILE *f = fopen(log, "r");
+        char line[512];
+        while (f && !takes && fgets(line, sizeof line, f))
+            takes = strstr(line, "--tables=") != NULL;
+        if (f)
+            fclose(f);
+    }
+    unlink(log);
+    return takes;
+}
+
+/* nsys export of report into sqlite, only the tables matching patterns
+ * when patterns is not NULL. */
+static int export_to(const char *nsys, const char *report, const char *patterns,
+                     const char *sqlite, const char *log, const run_limits *limits, char *why,
+                     size_t why_size)
 {
     const char *argv[] = {nsys, "export", "--type", "sqlite", "--force-overwrite", "true",
-                          "--output", sqlite, report, NULL};
+                          "--output", sqlite, report, NULL, NULL, NULL};
+    if (patterns) {
+        argv[8] = "--tables";
+        argv[9] = patterns;
+        argv[10] = report;
+    }
     int rc = run_logged(argv, log, NULL, NULL, limits);
     struct stat st;
     if (rc == 0 && stat(sqlite, &st) == 0)
@@ -49,6 +79,13 @@ int export_nsys_report_to(const char *nsys, const char *report, const char *sqli
     return NSYSP_ERR_INPUT_FORMAT;
 }
 
+int export_nsys_report_to(const char *nsys, const char *report, const char *sqlite,
+                          const char *log, const run_limits *limits, char *why,
+                          size_t why_size)
+{
+    return export_to(nsys, report, NULL, sqlite, log, limits, why, why_size);
+}
+
 int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpdir,
                        size_t tmpdir_size, char *err, size_t err_size)
 {
@@ -59,6 +96,14 @@ int export_nsys_report(const char *report, char *sqlite, size_t size, char *tmpd
 int export_nsys_report_limited(const char *report, char *sqlite, size_t size, char *tmpdir,
                                size_t tmpdir_size, char *err, size_t err_size,
                                const run_limits *limits)
+{
+    return export_nsys_tables(report, NULL, sqlite, size, tmpdir, tmpdir_size, err, err_size,
+                              limits);
+}
+
+int export_nsys_tables(const char *report, const char *patterns, char *sqlite, size_t size,
+                       char *tmpdir, size_t tmpdir_size, char *err, size_t err_size,
+                       const run_limits *limits)
 {
     if (access(report, R_OK) != 0) {
         snprintf(err, err_size, "%s: %s", report,
@@ -85,7 +130,7 @@ int export_nsys_report_limited(const char *report, char *sqlite, size_t size, ch
     snprintf(log, sizeof log, "%s/export.log", tmpdir);
 
     char why[1024];
-    int rc = export_nsys_report_to(nsys, report, sqlite, log, limits, why, sizeof why);
+    int rc = export_to(nsys, report, patterns, sqlite, log, limits, why, sizeof why);
     if (rc == NSYSP_ERR_INTERRUPTED)
         snprintf(err, err_size, "%s: interrupted", report);
     else if (rc != NSYSP_OK)

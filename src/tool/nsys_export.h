@@ -30,6 +30,17 @@ int export_nsys_report_limited(const char *report, char *sqlite, size_t size, ch
                                size_t tmpdir_size, char *err, size_t err_size,
                                const run_limits *limits);
 
+/* export_nsys_report_limited exporting only the tables whose names match
+ * patterns (`nsys export --tables`, which nsys 2023.2 and later take; see
+ * nsys_exports_tables), or every table when patterns is NULL. */
+int export_nsys_tables(const char *report, const char *patterns, char *sqlite, size_t size,
+                       char *tmpdir, size_t tmpdir_size, char *err, size_t err_size,
+                       const run_limits *limits);
+
+/* Whether this nsys's export takes --tables, as its --help says (asked by
+ * running it once: some tens of milliseconds). */
+bool nsys_exports_tables(const char *nsys);
+
 /* Exports report to the SQLite file sqlite with nsys, its output appended
  * to log, within limits (NULL: none). Returns 0, or an nsysp_status with
  * the reason in why: NSYSP_ERR_INTERRUPTED when cancelled. */
