@@ -293,7 +293,7 @@ static void describe_int(char *out, size_t size, const char *key, int64_t value)
 }
 
 /* A GPU group's description: what the report says of the device and the
- * report's time shift, one "key: value" line each, read by the nsys SQL package (src/sql/nsys/gpus.sql)
+ * report's time shift and session, one "key: value" line each, read by the nsys SQL package (src/sql/nsys/gpus.sql)
  * and shown by the UI as the group's help text. */
 static void gpu_description(const model *m, int64_t device, const nsys_gpu *gpu,
                             const char *nvtx_name, char *out, size_t size)
@@ -313,6 +313,11 @@ static void gpu_description(const model *m, int64_t device, const nsys_gpu *gpu,
     /* Trace time minus report time: what undoes the shift of a report
      * holding negative timestamps (docs/timeline.md, "Exact data"). */
     describe_int(out, size, "time shift", m->slices.shift);
+    /* The session (ANALYSIS_DETAILS), report time: the recipes' maps bin it. */
+    if (m->meta) {
+        describe_int(out, size, "session start", m->meta->session_start);
+        describe_int(out, size, "session end", m->meta->session_end);
+    }
 }
 
 /* A GPU row's description: the device, process, context and stream it
