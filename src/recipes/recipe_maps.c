@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "recipes/recipe_svg.h"
+#include "common/hmap.h"
 #include "common/xalloc.h"
 
 enum { DEFAULT_BINS = 30 };
@@ -214,71 +215,146 @@ static void append_rows(recipe_table *t, const bin_row *r, const job_grid *jt, i
     }
 }
 
+/* One process's kernels on one device, binned as they come. */
+typedef struct kernel_group {
+    int64_t pid, device;
+    int64_t last_start;
+    bool merging;
+    int64_t merged_start, merged_end;
+    bin_row row;
+} kernel_group;
+
+/* The groups of a report, found by process and device. */
+typedef struct kernel_groups {
+    kernel_group *items;
+    size_t n, cap;
+    hmap index; /* (pid, device) -> its place + 1 */
+} kernel_groups;
+
+static kernel_group *group_for(kernel_groups *gs, int64_t pid, int64_t device, size_t n_bins)
+{
+    const int64_t key[2] = {pid, device};
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&gs->index, key, sizeof key, &inserted);
+    if (inserted) {
+        gs->items = xgrow(gs->items, &gs->cap, gs->n + 1, sizeof *gs->items);
+        kernel_group *g = &gs->items[gs->n];
+        memset(g, 0, sizeof *g);
+        g->pid = pid;
+        g->device = device;
+        row_reset(&g->row, n_bins);
+        *slot = ++gs->n;
+    }
+    return &gs->items[*slot - 1];
+}
+
+static void groups_free(kernel_groups *gs)
+{
+    for (size_t k = 0; k < gs->n; k++)
+        row_free(&gs->items[k].row);
+    free(gs->items);
+    hmap_free(&gs->index);
+    memset(gs, 0, sizeof *gs);
+}
+
+/* Adds a kernel to its group. Kernels that overlap or touch count once,
+ * as one range: that needs them by start, which the table mostly is;
+ * false when this one starts before the last (the caller then asks SQLite
+ * for them sorted). --cumulative adds each kernel, in table order. */
+static bool group_add_kernel(kernel_group *g, int64_t start, int64_t end, bool cumulative,
+                             int64_t bin_ns)
+{
+    if (cumulative) {
+        row_add_range(&g->row, start, end, bin_ns);
+        return true;
+    }
+    if (g->merging && start < g->last_start)
+        return false;
+    g->last_start = start;
+    if (!g->merging || start > g->merged_end) {
+        if (g->merging)
+            row_add_range(&g->row, g->merged_start, g->merged_end, bin_ns);
+        g->merging = true;
+        g->merged_start = start;
+        g->merged_end = end;
+    } else if (end > g->merged_end) {
+        g->merged_end = end;
+    }
+    return true;
+}
+
+static int by_process_and_device(const void *a, const void *b)
+{
+    const kernel_group *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->device < y->device ? -1 : x->device > y->device;
+}
+
+/* Reads the kernels of the report into gs, in table order, or sorted by
+ * process, device and start when sorted is set. SQLITE_DONE; SQLITE_ABORT
+ * when, unsorted, a group's kernels turn out of order; or an error. */
+static int read_kernels(nsys_db *db, const recipe_job *job, int64_t offset, size_t n_bins,
+                        int64_t bin_ns, bool sorted, kernel_groups *gs)
+{
+    const nsysp_recipe_options *o = job->options;
+    bool cumulative = o && o->cumulative;
+    /* As NVIDIA filters: a kernel that starts by --end and ends from
+     * --start on, in the report's own time. */
+    char *query = sqlite3_mprintf(
+        "SELECT (globalPid >> 24) & 16777215 AS pid, deviceId, start + %lld, \"end\" + %lld"
+        " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start <= %lld AND \"end\" >= %lld%s",
+        (long long)offset, (long long)offset,
+        (long long)(o && o->has_end ? o->end_ns : INT64_MAX),
+        (long long)(o && o->has_start ? o->start_ns : INT64_MIN),
+        sorted ? " ORDER BY pid, deviceId, start" : "");
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &stmt, NULL);
+    sqlite3_free(query);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        kernel_group *g = group_for(gs, sqlite3_column_int64(stmt, 0),
+                                    sqlite3_column_int64(stmt, 1), n_bins);
+        if (!group_add_kernel(g, sqlite3_column_int64(stmt, 2), sqlite3_column_int64(stmt, 3),
+                              cumulative, bin_ns))
+            rc = SQLITE_ABORT;
+        else
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(stmt);
+    return rc;
+}
+
 /* The kernels of report i (db, its session s) by process and device,
- * each group's bins appended to t. */
+ * each group's bins appended to t, groups in that order. One pass over
+ * the table as it is stored; a second, sorted by SQLite, only for a table
+ * whose kernels are out of start order within a group. */
 static int kernel_rows(nsys_db *db, const recipe_job *job, size_t i, const session *s,
                        const job_grid *jt, recipe_table *t, buf *err)
 {
     if (!nsys_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL"))
         return NSYSP_OK;
-    const nsysp_recipe_options *o = job->options;
-    bool cumulative = o && o->cumulative;
     int64_t offset = s->start - jt->min_start;
-    /* As NVIDIA filters: a kernel that starts by --end and ends from
-     * --start on, in the report's own time. */
-    char *query = sqlite3_mprintf(
-        "SELECT (globalPid >> 24) & 16777215 AS pid, deviceId, start + %lld, \"end\" + %lld"
-        " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start <= %lld AND \"end\" >= %lld"
-        " ORDER BY pid, deviceId, %s",
-        (long long)offset, (long long)offset,
-        (long long)(o && o->has_end ? o->end_ns : INT64_MAX),
-        (long long)(o && o->has_start ? o->start_ns : INT64_MIN),
-        cumulative ? "rowid" : "start");
-    sqlite3_stmt *stmt = NULL;
-    int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &stmt, NULL);
-    sqlite3_free(query);
-    bin_row row = {0};
-    bool in_group = false, merging = false;
-    int64_t pid = 0, device = 0, merged_start = 0, merged_end = 0;
-    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        int64_t p = sqlite3_column_int64(stmt, 0), d = sqlite3_column_int64(stmt, 1);
-        int64_t start = sqlite3_column_int64(stmt, 2), end = sqlite3_column_int64(stmt, 3);
-        if (!in_group || p != pid || d != device) {
-            if (in_group) {
-                if (merging)
-                    row_add_range(&row, merged_start, merged_end, jt->bin_ns);
-                row_finish(&row, jt, s);
-                append_rows(t, &row, jt, pid, device, job->labels[i]);
-            }
-            row_reset(&row, jt->n_bins);
-            in_group = true;
-            merging = false;
-            pid = p;
-            device = d;
-        }
-        if (cumulative) {
-            row_add_range(&row, start, end, jt->bin_ns);
-        } else if (!merging || start > merged_end) {
-            /* Kernels that overlap or touch count once, as one range. */
-            if (merging)
-                row_add_range(&row, merged_start, merged_end, jt->bin_ns);
-            merging = true;
-            merged_start = start;
-            merged_end = end;
-        } else if (end > merged_end) {
-            merged_end = end;
-        }
-        rc = SQLITE_OK;
+    kernel_groups gs = {0};
+    hmap_init(&gs.index);
+    int rc = read_kernels(db, job, offset, jt->n_bins, jt->bin_ns, false, &gs);
+    if (rc == SQLITE_ABORT) {
+        groups_free(&gs);
+        hmap_init(&gs.index);
+        rc = read_kernels(db, job, offset, jt->n_bins, jt->bin_ns, true, &gs);
     }
-    if (rc == SQLITE_DONE && in_group) {
-        if (merging)
-            row_add_range(&row, merged_start, merged_end, jt->bin_ns);
-        row_finish(&row, jt, s);
-        append_rows(t, &row, jt, pid, device, job->labels[i]);
+    if (rc == SQLITE_DONE) {
+        if (gs.n) /* qsort of zero items still wants a pointer */
+            qsort(gs.items, gs.n, sizeof *gs.items, by_process_and_device);
+        for (size_t k = 0; k < gs.n; k++) {
+            kernel_group *g = &gs.items[k];
+            if (g->merging)
+                row_add_range(&g->row, g->merged_start, g->merged_end, jt->bin_ns);
+            row_finish(&g->row, jt, s);
+            append_rows(t, &g->row, jt, g->pid, g->device, job->labels[i]);
+        }
     }
     int status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading kernels", err);
-    sqlite3_finalize(stmt);
-    row_free(&row);
+    groups_free(&gs);
     return status;
 }
 
