@@ -19,6 +19,7 @@ Exits 77 (skipped) without the corpus."""
 import os
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -184,6 +185,32 @@ def check_partials(nsysp, work):
                f'{name}: a partial without its instances: exit {q.returncode} {q.stderr!r}')
 
 
+def check_kernels_out_of_order(nsysp, work):
+    """The map reads kernels as the table stores them, and has SQLite sort
+    them only for a table out of start order: the same report with its
+    kernels stored backwards gives the same bytes."""
+    report = sg.unpacked(NVLINK, work)
+    backwards = os.path.join(work, 'backwards', os.path.basename(report))
+    os.makedirs(os.path.dirname(backwards), exist_ok=True)
+    shutil.copyfile(report, backwards)
+    con = sqlite3.connect(backwards)
+    con.executescript('CREATE TABLE k AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE 0;'
+                      'INSERT INTO k SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid DESC;'
+                      'DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL;'
+                      'INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM k; DROP TABLE k;')
+    con.commit()
+    con.close()
+    outs = []
+    for name, path in (('stored', report), ('backwards', backwards)):
+        out = os.path.join(work, 'out', f'order-{name}')
+        shutil.rmtree(out, ignore_errors=True)
+        p = subprocess.run([nsysp, 'recipe', 'cuda_gpu_time_util_map', '--bins', '40', '--output',
+                            out, path], capture_output=True, text=True)
+        expect(p.returncode == 0, f'kernels {name}: exit {p.returncode}: {p.stderr.strip()}')
+        outs.append(open(os.path.join(out, 'analysis.csv'), 'rb').read() if p.returncode == 0 else b'')
+    expect(outs[0] and outs[0] == outs[1], 'kernels stored backwards: a different analysis.csv')
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -195,6 +222,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     check_goldens(nsysp, work)
     check_cumulative_two_gpus(nsysp, work)
+    check_kernels_out_of_order(nsysp, work)
     check_pictures(nsysp, work)
     check_bad_input(nsysp, work)
     check_partials(nsysp, work)
