@@ -229,10 +229,13 @@ typedef struct kernel_groups {
     kernel_group *items;
     size_t n, cap;
     hmap index; /* (pid, device) -> its place + 1 */
+    kernel_group *last; /* the group found last */
 } kernel_groups;
 
 static kernel_group *group_for(kernel_groups *gs, int64_t pid, int64_t device, size_t n_bins)
 {
+    if (gs->last && gs->last->pid == pid && gs->last->device == device)
+        return gs->last; /* kernels mostly come in runs of one GPU's */
     const int64_t key[2] = {pid, device};
     bool inserted;
     uint64_t *slot = hmap_upsert(&gs->index, key, sizeof key, &inserted);
@@ -245,7 +248,8 @@ static kernel_group *group_for(kernel_groups *gs, int64_t pid, int64_t device, s
         row_reset(&g->row, n_bins);
         *slot = ++gs->n;
     }
-    return &gs->items[*slot - 1];
+    gs->last = &gs->items[*slot - 1];
+    return gs->last;
 }
 
 static void groups_free(kernel_groups *gs)
@@ -291,9 +295,22 @@ static int by_process_and_device(const void *a, const void *b)
     return x->device < y->device ? -1 : x->device > y->device;
 }
 
-/* Reads the kernels of the report into gs, in table order, or sorted by
- * process, device and start when sorted is set. SQLITE_DONE; SQLITE_ABORT
- * when, unsorted, a group's kernels turn out of order; or an error. */
+/* a + b as SQLite's + gives it, read back as an integer: past int64 it
+ * is a REAL, which reads back as the nearest int64. */
+static int64_t sqlite_add(int64_t a, int64_t b)
+{
+    int64_t sum;
+    if (!__builtin_add_overflow(a, b, &sum))
+        return sum;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* Reads the kernels of the report into gs. Fast: the table as stored, the
+ * window's filter and the shifts done here; SQLITE_ABORT when a group's
+ * kernels turn out of start order or a time is not an integer (SQLite
+ * then compares as it does). Otherwise (sorted): SQLite filters and sorts
+ * by process, device and start (table order with --cumulative).
+ * SQLITE_DONE, or an error. */
 static int read_kernels(nsys_db *db, const recipe_job *job, int64_t offset, size_t n_bins,
                         int64_t bin_ns, bool sorted, kernel_groups *gs)
 {
@@ -301,24 +318,36 @@ static int read_kernels(nsys_db *db, const recipe_job *job, int64_t offset, size
     bool cumulative = o && o->cumulative;
     /* As NVIDIA filters: a kernel that starts by --end and ends from
      * --start on, in the report's own time. */
-    char *query = sqlite3_mprintf(
-        "SELECT (globalPid >> 24) & 16777215 AS pid, deviceId, start + %lld, \"end\" + %lld"
-        " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start <= %lld AND \"end\" >= %lld%s",
-        (long long)offset, (long long)offset,
-        (long long)(o && o->has_end ? o->end_ns : INT64_MAX),
-        (long long)(o && o->has_start ? o->start_ns : INT64_MIN),
-        sorted ? " ORDER BY pid, deviceId, start" : "");
+    int64_t last = o && o->has_end ? o->end_ns : INT64_MAX;
+    int64_t first = o && o->has_start ? o->start_ns : INT64_MIN;
+    char *query = sorted ? sqlite3_mprintf(
+                               "SELECT globalPid, deviceId, start, \"end\""
+                               " FROM CUPTI_ACTIVITY_KIND_KERNEL"
+                               " WHERE start <= %lld AND \"end\" >= %lld"
+                               " ORDER BY (globalPid >> 24) & 16777215, deviceId, %s",
+                               (long long)last, (long long)first, cumulative ? "rowid" : "start")
+                         : sqlite3_mprintf("SELECT globalPid, deviceId, start, \"end\""
+                                           " FROM CUPTI_ACTIVITY_KIND_KERNEL");
     sqlite3_stmt *stmt = NULL;
     int rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &stmt, NULL);
     sqlite3_free(query);
     while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        kernel_group *g = group_for(gs, sqlite3_column_int64(stmt, 0),
-                                    sqlite3_column_int64(stmt, 1), n_bins);
-        if (!group_add_kernel(g, sqlite3_column_int64(stmt, 2), sqlite3_column_int64(stmt, 3),
-                              cumulative, bin_ns))
+        rc = SQLITE_OK;
+        if (!sorted && (sqlite3_column_type(stmt, 2) != SQLITE_INTEGER ||
+                        sqlite3_column_type(stmt, 3) != SQLITE_INTEGER)) {
             rc = SQLITE_ABORT;
-        else
-            rc = SQLITE_OK;
+            break;
+        }
+        int64_t start = sqlite3_column_int64(stmt, 2), end = sqlite3_column_int64(stmt, 3);
+        if (!sorted && (start > last || end < first))
+            continue;
+        int64_t pid = (int64_t)(((uint64_t)sqlite3_column_int64(stmt, 0) >> 24) & 0xFFFFFF);
+        kernel_group *g = group_for(gs, pid, sqlite3_column_int64(stmt, 1), n_bins);
+        if (!group_add_kernel(g, sqlite_add(start, offset), sqlite_add(end, offset), cumulative,
+                              bin_ns)) {
+            rc = SQLITE_ABORT;
+            break;
+        }
     }
     sqlite3_finalize(stmt);
     return rc;

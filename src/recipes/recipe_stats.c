@@ -353,7 +353,11 @@ typedef struct group {
 
 /* The groups of a report and, while they fit in sort_limit, its values. */
 typedef struct group_pass {
-    /* Where each name's group is in groups, plus one (0: none yet). */
+    /* Where each name's group is in groups, plus one (0: none yet):
+     * names by StringIds id, mostly small and dense, in an array; others
+     * by hash. */
+    uint32_t *small_ids;
+    size_t n_small_ids;
     pairmap ids;
     hmap texts;
     uint64_t null_group;
@@ -378,15 +382,33 @@ static size_t sort_limit(void)
     return bytes / (2 * sizeof(int64_t));
 }
 
+/* Name ids below this are found by array (4 MiB at most). */
+enum { SMALL_IDS = 1 << 20 };
+
 static group *group_of(group_pass *p, sqlite3_stmt *row)
 {
     int type = sqlite3_column_type(row, 0);
     int64_t id = 0;
     const char *text = NULL;
     uint64_t *slot = &p->null_group;
+    uint32_t *small = NULL;
     if (type == SQLITE_INTEGER) {
         id = sqlite3_column_int64(row, 0);
-        slot = pairmap_upsert(&p->ids, id, 0);
+        if (id >= 0 && id < SMALL_IDS) {
+            if ((size_t)id >= p->n_small_ids) {
+                size_t n = p->n_small_ids ? p->n_small_ids : 1024;
+                while (n <= (size_t)id)
+                    n *= 2;
+                p->small_ids = xrealloc(p->small_ids, n * sizeof *p->small_ids);
+                memset(p->small_ids + p->n_small_ids, 0, (n - p->n_small_ids) * sizeof *p->small_ids);
+                p->n_small_ids = n;
+            }
+            small = &p->small_ids[id];
+            if (*small)
+                return &p->groups[*small - 1];
+        } else {
+            slot = pairmap_upsert(&p->ids, id, 0);
+        }
     } else if (type == SQLITE_TEXT) {
         bool inserted;
         text = (const char *)sqlite3_column_text(row, 0);
@@ -403,7 +425,11 @@ static group *group_of(group_pass *p, sqlite3_stmt *row)
         g->id = id;
         if (text)
             g->text = xstrdup(text);
-        *slot = p->n_groups;
+        if (small)
+            *small = (uint32_t)p->n_groups;
+        else
+            *slot = p->n_groups;
+        return g;
     }
     return &p->groups[*slot - 1];
 }
@@ -573,6 +599,7 @@ static void group_pass_free(group_pass *p)
         free(p->groups[i].values);
     }
     free(p->groups);
+    free(p->small_ids);
     pairmap_free(&p->ids);
     hmap_free(&p->texts);
 }
