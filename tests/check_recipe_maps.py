@@ -11,7 +11,8 @@ check_recipes.py (default options) cannot look:
   for byte on the corpus exports;
 - what nsys cannot show: --cumulative on a report with two GPUs (nsys 2023.4
   fails there), the pictures (SVG that parses, README.md shows them first),
-  and bad or empty input: a one-line error, the exit status, no output folder;
+  and bad or empty input: a one-line error, the exit status, no output folder
+  (also for a job whose sessions all last 0 ns, which nsys cannot bin);
   a pace recipe's partial folded for another --name, or without its
   instances, is refused.
 
@@ -19,6 +20,7 @@ Exits 77 (skipped) without the corpus."""
 import os
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -32,6 +34,7 @@ GOLDEN = os.path.join(HERE, 'recipe_maps_golden')
 NVLINK = ('openhackathons-org__gpubootcamp__hpc__multi_gpu_nways__labs__CFD__English__C__'
           'source_code__memcpy__jacobi_memcpy_nvlink_report.qdrep')
 CPU_ONLY = 'NTHU-SC__ISC25-ICON-C__nsys_reports__cpu'
+WITH_KERNELS = 'NVIDIA__Fuser__report2'
 
 
 def read_kv(path):
@@ -128,7 +131,24 @@ def check_bad_input(nsysp, work):
     not_sqlite = os.path.join(work, 'not-sqlite.sqlite')
     with open(not_sqlite, 'w') as f:
         f.write('not a database')
+    # Every session 0 ns long: bins 0 ns wide, where nsys 2023.4 crashes once
+    # a report has kernels or GPU metric samples to bin, and finds no data else.
+    zero, zero_metrics = (os.path.join(work, f'zero-session{k}.sqlite') for k in ('', '-metrics'))
+    for path in (zero, zero_metrics):
+        shutil.copyfile(sg.unpacked(WITH_KERNELS, work), path)
+        con = sqlite3.connect(path)
+        con.execute('UPDATE ANALYSIS_DETAILS SET duration = 0')
+        if path == zero_metrics:
+            con.execute('CREATE TABLE GENERIC_EVENTS (rawTimestamp INTEGER, timestamp INTEGER, '
+                        'typeId INTEGER, data TEXT)')
+            con.execute('INSERT INTO GENERIC_EVENTS VALUES (5, 5, 1, \'{"SM Active": "10", '
+                        '"SM Issue": "5", "Tensor Active": "0"}\')')
+        con.commit()
+        con.close()
     cases = [
+        ('cuda_gpu_time_util_map', [], [zero], 5, 'every session of the job lasts 0 ns'),
+        ('gpu_metric_util_map', [], [zero_metrics], 5, 'every session of the job lasts 0 ns'),
+        ('gpu_metric_util_map', [], [zero], 0, 'no report has the data'),
         ('cuda_gpu_time_util_map', [], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite'),
         ('nvtx_pace', ['--name', 'x'], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite'),
         ('cuda_gpu_kern_pace', [], [NVLINK], 2, '--name'),

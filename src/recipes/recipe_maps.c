@@ -104,6 +104,16 @@ static size_t bins_of(const recipe_job *job)
     return o && o->bins > 0 ? (size_t)o->bins : DEFAULT_BINS;
 }
 
+/* Bins 0 ns wide (every session of the job lasts 0 ns) hold nothing:
+ * refused once a report has data to bin, where nsys 2023.4 crashes; a
+ * report without data is no data, as nsys finds. */
+static int refuse_empty_bins(const recipe_job *job, size_t i, buf *err)
+{
+    buf_printf(err, "%s: every session of the job lasts 0 ns: no time to cut into bins",
+               job->paths[i]);
+    return NSYSP_ERR_NOT_NSYS;
+}
+
 /* ---- A row of bins ------------------------------------------------------ */
 
 /* A range's place in the bins: its first and last bin and the parts of
@@ -240,7 +250,12 @@ static int kernel_rows(nsys_db *db, const recipe_job *job, size_t i, const sessi
     bin_row row = {0};
     bool in_group = false, merging = false;
     int64_t pid = 0, device = 0, merged_start = 0, merged_end = 0;
+    int status = NSYSP_OK;
     while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (jt->bin_ns == 0) {
+            status = refuse_empty_bins(job, i, err);
+            break;
+        }
         int64_t p = sqlite3_column_int64(stmt, 0), d = sqlite3_column_int64(stmt, 1);
         int64_t start = sqlite3_column_int64(stmt, 2), end = sqlite3_column_int64(stmt, 3);
         if (!in_group || p != pid || d != device) {
@@ -276,7 +291,8 @@ static int kernel_rows(nsys_db *db, const recipe_job *job, size_t i, const sessi
         row_finish(&row, jt, s);
         append_rows(t, &row, jt, pid, device, job->labels[i]);
     }
-    int status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading kernels", err);
+    if (status == NSYSP_OK && rc != SQLITE_DONE)
+        status = nsys_db_error(db, rc, "reading kernels", err);
     sqlite3_finalize(stmt);
     row_free(&row);
     return status;
@@ -353,7 +369,12 @@ static int metric_rows(nsys_db *db, const recipe_job *job, size_t i, const sessi
     sqlite3_free(query);
     metric_bins gpus[N_GPUS] = {{0}};
     int64_t last = (int64_t)jt->n_bins * jt->bin_ns;
+    int status = NSYSP_OK;
     while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (jt->bin_ns == 0) {
+            status = refuse_empty_bins(job, i, err);
+            break;
+        }
         rc = SQLITE_OK;
         int64_t gpu = sqlite3_column_int64(stmt, 0), at = sqlite3_column_int64(stmt, 1);
         if (at < offset || at > s->duration + offset || at <= 0 || at > last)
@@ -374,7 +395,8 @@ static int metric_rows(nsys_db *db, const recipe_job *job, size_t i, const sessi
         for (int k = 0; k < N_METRICS; k++)
             metric_add(m, bin * N_METRICS + (size_t)k, (double)sqlite3_column_int64(stmt, 2 + k));
     }
-    int status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading GPU metrics", err);
+    if (status == NSYSP_OK && rc != SQLITE_DONE)
+        status = nsys_db_error(db, rc, "reading GPU metrics", err);
     for (int gpu = 0; gpu < N_GPUS; gpu++) {
         metric_bins *m = &gpus[gpu];
         for (size_t b = 0; status == NSYSP_OK && m->count && b < jt->n_bins; b++) {
