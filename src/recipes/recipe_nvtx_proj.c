@@ -777,6 +777,18 @@ static bool trace_has_tables(nsys_db *db, buf *why)
     return true;
 }
 
+/* Whether path opens as an Nsight Systems export. */
+static bool is_export(const char *path)
+{
+    buf ignored = {0};
+    int status;
+    nsys_db *db = nsys_db_open(path, &ignored, &status);
+    bool opens = db != NULL;
+    nsys_db_close(db);
+    buf_free(&ignored);
+    return opens;
+}
+
 static int run_trace(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out,
                      buf *err)
 {
@@ -786,10 +798,20 @@ static int run_trace(const recipe_def *recipe, const recipe_job *job, recipe_out
     int status = trace_file_open(&file, err);
     int32_t rank = 0;
     for (size_t i = 0; i < job->n && status == NSYSP_OK; i++) {
-        nsys_db *db = recipe_open_report(job, i, err, &status);
-        if (!db)
-            break;
         buf why = {0};
+        nsys_db *db = recipe_open_report(job, i, &why, &status);
+        if (!db && status == NSYSP_ERR_NOT_NSYS && is_export(job->paths[i])) {
+            /* No such --nvtx range, or --start after --end: nsys stats
+             * finds no data there, and the recipe leaves the report out. */
+            buf_free(&why);
+            status = NSYSP_OK;
+            continue;
+        }
+        if (!db) {
+            buf_printf(err, "%s", buf_cstr(&why));
+            buf_free(&why);
+            break;
+        }
         trace_report r = {0};
         if (trace_has_tables(db, &why)) {
             status = trace_project(db, &r, err);
