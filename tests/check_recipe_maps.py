@@ -8,7 +8,9 @@ check_recipes.py (default options) cannot look:
   (--bins, --start/--end, --cumulative, --name) or on data the other goldens
   lack (GPU metrics), from the real .nsys-rep/.qdrep the corpus exports came
   from (docs/recipes.md), its Parquet tables as CSV; ours must equal them byte
-  for byte on the corpus exports;
+  for byte on the corpus exports (session_shift_days: on copies with one
+  report's session start moved later, reports captured far apart, as nsys
+  read them);
 - what nsys cannot show: --cumulative on a report with two GPUs (nsys 2023.4
   fails there), the pictures (SVG that parses, README.md shows them first),
   and bad or empty input: a one-line error, the exit status, no output folder
@@ -52,11 +54,33 @@ def recipe(nsysp, work, name, options, stems, out_name):
     return p, out
 
 
+def shifted_inputs(work, case, stems, shift):
+    """Copies of the case's reports, one's session start moved later ('STEM DAYS'):
+    reports captured far apart, which the corpus lacks (nsys 2023.4 read the same copies)."""
+    stem, days = shift.split()
+    folder = os.path.join(work, case + '-in')
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for s in stems:
+        path = os.path.join(folder, s + '.sqlite')
+        shutil.copyfile(sg.unpacked(s, work), path)
+        if s == stem:
+            con = sqlite3.connect(path)
+            con.execute('UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + ?',
+                        (int(days) * 86400 * 10**9,))
+            con.commit()
+            con.close()
+        paths.append(path)
+    return paths
+
+
 def check_goldens(nsysp, work):
     for case in sorted(os.listdir(GOLDEN)):
         args = read_kv(os.path.join(GOLDEN, case, 'args.txt'))
-        p, out = recipe(nsysp, work, args['recipe'], shlex.split(args['options']),
-                        args['inputs'].split(), case)
+        inputs = args['inputs'].split()
+        if 'session_shift_days' in args:
+            inputs = shifted_inputs(work, case, inputs, args['session_shift_days'])
+        p, out = recipe(nsysp, work, args['recipe'], shlex.split(args['options']), inputs, case)
         if not expect(p.returncode == 0, f'{case}: exit {p.returncode}: {p.stderr.strip()}'):
             continue
         for name in sorted(os.listdir(os.path.join(GOLDEN, case))):

@@ -288,6 +288,20 @@ static bool quantity_is_float(const rank_pace *r, quantity q)
                                                       : r->float_start || r->float_end;
 }
 
+/* A quantity printed as a float. pandas adds the session offset to a
+ * start or end column of floats in floats: two roundings once past 2^53
+ * (ranks' sessions months apart), where an integer column adds first and
+ * converts once. */
+static double quantity_as_float(const rank_pace *r, quantity q, size_t k, int64_t value,
+                                int64_t offset)
+{
+    if (q == Q_START && r->float_start)
+        return (double)r->start[k] + (double)offset;
+    if (q == Q_END && r->float_end)
+        return (double)r->end[k] + (double)offset;
+    return (double)value;
+}
+
 /* Each rank's quantities, iteration by iteration. */
 static void rank_quantities(const rank_pace *r, int64_t offset, int64_t *q[N_QUANTITIES])
 {
@@ -415,7 +429,9 @@ static void pace_tables(const rank_pace *ranks, size_t n, recipe_outputs *out)
                 if (k >= ranks[r].n)
                     continue;
                 if (ranks[r].n < iterations || quantity_is_float(&ranks[r], (quantity)i))
-                    recipe_cell_set_real(&c[r], (double)q[i][r][k]);
+                    recipe_cell_set_real(&c[r], quantity_as_float(&ranks[r], (quantity)i, k,
+                                                                  q[i][r][k],
+                                                                  ranks[r].session - min_session));
                 else
                     recipe_cell_set_int(&c[r], q[i][r][k]);
             }
