@@ -10,7 +10,8 @@ check_recipes.py (default options) cannot look:
   from (docs/recipes.md), its Parquet tables as CSV; ours must equal them byte
   for byte on the corpus exports (session_shift_days: on copies with one
   report's session start moved later, reports captured far apart, as nsys
-  read them);
+  read them); and kern_sum_tie_order, a statistics recipe whose 17 kernels
+  include two of equal total time: their order is numpy's quicksort's;
 - what nsys cannot show: --cumulative on a report with two GPUs (nsys 2023.4
   fails there), the pictures (SVG that parses, README.md shows them first),
   and bad or empty input: a one-line error, the exit status, no output folder
