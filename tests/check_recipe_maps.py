@@ -8,10 +8,14 @@ check_recipes.py (default options) cannot look:
   (--bins, --start/--end, --cumulative, --name) or on data the other goldens
   lack (GPU metrics), from the real .nsys-rep/.qdrep the corpus exports came
   from (docs/recipes.md), its Parquet tables as CSV; ours must equal them byte
-  for byte on the corpus exports;
+  for byte on the corpus exports (session_shift_days: on copies with one
+  report's session start moved later, reports captured far apart, as nsys
+  read them); and kern_sum_tie_order, a statistics recipe whose 17 kernels
+  include two of equal total time: their order is numpy's quicksort's;
 - what nsys cannot show: --cumulative on a report with two GPUs (nsys 2023.4
   fails there), the pictures (SVG that parses, README.md shows them first),
-  and bad or empty input: a one-line error, the exit status, no output folder;
+  and bad or empty input: a one-line error, the exit status, no output folder
+  (also for a job whose sessions all last 0 ns, which nsys cannot bin);
   a pace recipe's partial folded for another --name, or without its
   instances, is refused.
 
@@ -33,6 +37,7 @@ GOLDEN = os.path.join(HERE, 'recipe_maps_golden')
 NVLINK = ('openhackathons-org__gpubootcamp__hpc__multi_gpu_nways__labs__CFD__English__C__'
           'source_code__memcpy__jacobi_memcpy_nvlink_report.qdrep')
 CPU_ONLY = 'NTHU-SC__ISC25-ICON-C__nsys_reports__cpu'
+WITH_KERNELS = 'NVIDIA__Fuser__report2'
 
 
 def read_kv(path):
@@ -50,11 +55,33 @@ def recipe(nsysp, work, name, options, stems, out_name):
     return p, out
 
 
+def shifted_inputs(work, case, stems, shift):
+    """Copies of the case's reports, one's session start moved later ('STEM DAYS'):
+    reports captured far apart, which the corpus lacks (nsys 2023.4 read the same copies)."""
+    stem, days = shift.split()
+    folder = os.path.join(work, case + '-in')
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for s in stems:
+        path = os.path.join(folder, s + '.sqlite')
+        shutil.copyfile(sg.unpacked(s, work), path)
+        if s == stem:
+            con = sqlite3.connect(path)
+            con.execute('UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + ?',
+                        (int(days) * 86400 * 10**9,))
+            con.commit()
+            con.close()
+        paths.append(path)
+    return paths
+
+
 def check_goldens(nsysp, work):
     for case in sorted(os.listdir(GOLDEN)):
         args = read_kv(os.path.join(GOLDEN, case, 'args.txt'))
-        p, out = recipe(nsysp, work, args['recipe'], shlex.split(args['options']),
-                        args['inputs'].split(), case)
+        inputs = args['inputs'].split()
+        if 'session_shift_days' in args:
+            inputs = shifted_inputs(work, case, inputs, args['session_shift_days'])
+        p, out = recipe(nsysp, work, args['recipe'], shlex.split(args['options']), inputs, case)
         if not expect(p.returncode == 0, f'{case}: exit {p.returncode}: {p.stderr.strip()}'):
             continue
         for name in sorted(os.listdir(os.path.join(GOLDEN, case))):
@@ -129,7 +156,24 @@ def check_bad_input(nsysp, work):
     not_sqlite = os.path.join(work, 'not-sqlite.sqlite')
     with open(not_sqlite, 'w') as f:
         f.write('not a database')
+    # Every session 0 ns long: bins 0 ns wide, where nsys 2023.4 crashes once
+    # a report has kernels or GPU metric samples to bin, and finds no data else.
+    zero, zero_metrics = (os.path.join(work, f'zero-session{k}.sqlite') for k in ('', '-metrics'))
+    for path in (zero, zero_metrics):
+        shutil.copyfile(sg.unpacked(WITH_KERNELS, work), path)
+        con = sqlite3.connect(path)
+        con.execute('UPDATE ANALYSIS_DETAILS SET duration = 0')
+        if path == zero_metrics:
+            con.execute('CREATE TABLE GENERIC_EVENTS (rawTimestamp INTEGER, timestamp INTEGER, '
+                        'typeId INTEGER, data TEXT)')
+            con.execute('INSERT INTO GENERIC_EVENTS VALUES (5, 5, 1, \'{"SM Active": "10", '
+                        '"SM Issue": "5", "Tensor Active": "0"}\')')
+        con.commit()
+        con.close()
     cases = [
+        ('cuda_gpu_time_util_map', [], [zero], 5, 'every session of the job lasts 0 ns'),
+        ('gpu_metric_util_map', [], [zero_metrics], 5, 'every session of the job lasts 0 ns'),
+        ('gpu_metric_util_map', [], [zero], 0, 'no report has the data'),
         ('cuda_gpu_time_util_map', [], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite'),
         ('nvtx_pace', ['--name', 'x'], [not_sqlite], 4, 'not-sqlite.sqlite: not a SQLite'),
         ('cuda_gpu_kern_pace', [], [NVLINK], 2, '--name'),

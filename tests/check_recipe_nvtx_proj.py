@@ -13,7 +13,11 @@ the recipe goldens of real reports cannot show:
     slice per projected range at its exact projected start and duration, nested, 256 deep at
     most per track (deeper ranges on further lanes);
   - deep nesting stays linear: ranges recursing 1,100 deep (the deep-nvtx fixture);
-  - bad input: one line naming the problem, a non-zero exit, no output directory.
+  - --nvtx RANGE on a job of two corpus reports, one without the range: it is left out, as
+    nsys 2023.4 leaves it (tests/recipe_nvtx_proj/nvtx_window: what nsys wrote; skipped
+    without the corpus);
+  - bad input: one line naming the problem, a non-zero exit, no output directory; no data
+    (no such --nvtx range among them): one line, exit 0, no output, as nsys.
 
 Usage: check_recipe_nvtx_proj.py NSYS_PERFETTO NSYS_FIXTURE WORK [PFTRACE_CHECK] [TRACE_PROCESSOR]
 """
@@ -28,8 +32,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check_sql_stats_nvtx_cpu as nvtx_fixtures  # noqa: E402
+import sql_golden as sg  # noqa: E402
 
 GOLDEN = os.path.join(HERE, 'recipe_nvtx_proj', 'edge_trace.csv')
+NVTX_WINDOW = os.path.join(HERE, 'recipe_nvtx_proj', 'nvtx_window')
 SANITIZED = bool(os.environ.get('NSYSP_SANITIZED'))
 problems = []
 
@@ -249,6 +255,7 @@ def check_bad_input(tool, fixture, work):
         ('nccl_gpu_proj_sum', [plain], [], 'no report has NCCL ranges', False),
         ('nvtx_gpu_proj_pace', [plain], [], '--name NAME is required', True),
         ('nvtx_gpu_proj_pace', [plain], ['--name', 'x'], "no report has the NVTX range 'x'", False),
+        ('nvtx_gpu_proj_trace', [plain], ['--nvtx', 'x'], 'no report has NVTX ranges', False),
     ]
     for name, reports, opts, says, error in cases:
         out = os.path.join(work, 'bad-out')
@@ -260,6 +267,26 @@ def check_bad_input(tool, fixture, work):
               f' {res.returncode}, one line ({err}), no output')
 
 
+def check_nvtx_window(tool, work):
+    """nvtx_gpu_proj_trace --nvtx over two reports, the range in one only: nsys's
+    stats script finds no data in the other, which the recipe leaves out."""
+    with open(os.path.join(NVTX_WINDOW, 'args.txt')) as f:
+        args = dict(line.rstrip('\n').partition(': ')[::2] for line in f)
+    try:
+        reports = sorted(sg.unpacked(stem, work) for stem in args['inputs'].split())
+    except FileNotFoundError as e:
+        print(f'nvtx window: skipped ({e})')
+        return
+    out = os.path.join(work, 'nvtx-window-out')
+    res = run_recipe(tool, 'nvtx_gpu_proj_trace', out, reports, *args['options'].split())
+    check(res.returncode == 0, f'nvtx window: exit {res.returncode} ({res.stderr.strip()})')
+    if res.returncode != 0:
+        return
+    want = read_csv(os.path.join(NVTX_WINDOW, 'trace.csv'))
+    got = read_csv(os.path.join(out, 'trace.csv'))
+    check(got == want, f'nvtx window: trace.csv equals nsys\'s ({len(got)} rows, nsys {len(want)})')
+
+
 def main():
     global PFTRACE_CHECK, TRACE_PROCESSOR
     tool, fixture, work = sys.argv[1:4]
@@ -269,6 +296,7 @@ def main():
     check_edges(tool, fixture, work)
     check_deep(tool, fixture, work)
     check_bad_input(tool, fixture, work)
+    check_nvtx_window(tool, work)
     print(f'{len(problems)} problem(s)')
     return 1 if problems else 0
 

@@ -22,12 +22,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-
-/* The running deviation and the compensated means must round step by step
- * as pandas' do: no fused multiply-adds (GCC in ISO C fuses none). */
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#endif
+#include "recipes/recipe_pandas.h"
 
 /* What a report holds for the recipe, as queries over its export. */
 typedef struct describe_source {
@@ -134,59 +129,46 @@ static const describe_recipe MPI_SUM = {source_mpi};
 
 /* ---- One report's description ---------------------------------------- */
 
-/* The columns of rank_stats.csv and, to C_SUM, of all_stats.csv. */
-enum { C_NAME, C_COUNT, C_MEAN, C_STD, C_MIN, C_Q1, C_MEDIAN, C_Q3, C_MAX, C_SUM, C_RANK, C_FILE,
-       N_RANK_COLUMNS, N_ALL_COLUMNS = C_SUM + 1 };
+/* The columns of rank_stats.csv (recipe_pandas.h's, then Rank and File)
+ * and, to RECIPE_STATS_SUM, of all_stats.csv. */
+enum { C_NAME = RECIPE_STATS_NAME, C_COUNT = RECIPE_STATS_COUNT, C_MEAN = RECIPE_STATS_MEAN,
+       C_STD = RECIPE_STATS_STD, C_MIN = RECIPE_STATS_MIN, C_Q1 = RECIPE_STATS_Q1,
+       C_MAX = RECIPE_STATS_MAX, C_SUM = RECIPE_STATS_SUM, C_RANK = RECIPE_N_STATS_COLUMNS,
+       C_FILE, N_RANK_COLUMNS, N_ALL_COLUMNS = RECIPE_N_STATS_COLUMNS };
 
 static const double QUANTILES[3] = {0.25, 0.5, 0.75};
 
 /* One name's durations in pandas' row order: count, sum, extremes and the
- * running variance of pandas' group_var (Welford, ddof 1). */
+ * running variance. */
 typedef struct duration_stats {
-    int64_t n, sum, min, max;
-    double mean, m2;
+    int64_t sum, min, max;
+    recipe_welford var; /* var.n: the count */
 } duration_stats;
 
 static void stats_add(duration_stats *s, int64_t value)
 {
-    if (s->n == 0 || value < s->min)
+    if (s->var.n == 0 || value < s->min)
         s->min = value;
-    if (s->n == 0 || value > s->max)
+    if (s->var.n == 0 || value > s->max)
         s->max = value;
-    s->n++;
     s->sum += value;
-    double x = (double)value, old = s->mean;
-    s->mean += (x - old) / (double)s->n;
-    s->m2 += (x - s->mean) * (x - old);
+    recipe_welford_add(&s->var, (double)value);
 }
 
-/* A quantile as pandas' group_quantile takes it (linear): the sorted
- * values at floor(q * (n - 1)) and the next, weighted by the fraction. */
-typedef struct quantile {
-    int64_t at;       /* the lower position */
-    double frac;
-    double low, high; /* the values at and after it, once reached */
-} quantile;
-
-static void quantile_init(quantile *q, double p, int64_t n)
-{
-    double position = p * (double)(n - 1);
-    q->at = (int64_t)position;
-    q->frac = fmod(position, 1.0);
-}
+/* A quantile met in a walk of the sorted values: where it lies and the
+ * values at and after that, once reached. */
+typedef struct quantile_walk {
+    recipe_quantile q;
+    double low, high;
+} quantile_walk;
 
 /* Takes the positions [below, below + count) holding value. */
-static void quantile_take(quantile *q, int64_t value, int64_t below, int64_t count)
+static void quantile_take(quantile_walk *w, int64_t value, int64_t below, int64_t count)
 {
-    if (q->at >= below && q->at < below + count)
-        q->low = (double)value;
-    if (q->at + 1 >= below && q->at + 1 < below + count)
-        q->high = (double)value;
-}
-
-static double quantile_value(const quantile *q)
-{
-    return q->frac == 0.0 ? q->low : q->low + (q->high - q->low) * q->frac;
+    if (w->q.at >= below && w->q.at < below + count)
+        w->low = (double)value;
+    if (w->q.at + 1 >= below && w->q.at + 1 < below + count)
+        w->high = (double)value;
 }
 
 /* Sets c to v, as pandas holds the report's durations. */
@@ -312,26 +294,26 @@ static int describe_names(nsys_db *db, const describe_source *src, name_table *n
         }
         recipe_cell *row = recipe_table_add_row(rank);
         recipe_cell_set_text(&row[C_NAME], name);
-        quantile q[3];
+        int64_t n = s->var.n, below = 0;
+        quantile_walk q[3];
         for (int k = 0; k < 3; k++)
-            quantile_init(&q[k], QUANTILES[k], s->n);
-        int64_t below = 0;
-        for (; below < s->n && step == SQLITE_ROW; step = sqlite3_step(values)) {
+            q[k] = (quantile_walk){recipe_quantile_of(QUANTILES[k], n), 0, 0};
+        for (; below < n && step == SQLITE_ROW; step = sqlite3_step(values)) {
             int64_t value = sqlite3_column_int64(values, 1), count = sqlite3_column_int64(values, 2);
             for (int k = 0; k < 3; k++)
                 quantile_take(&q[k], value, below, count);
             below += count;
         }
-        if (below != s->n) {
+        if (below != n) {
             rc = SQLITE_CORRUPT;
             break;
         }
-        recipe_cell_set_int(&row[C_COUNT], s->n);
-        recipe_cell_set_real(&row[C_MEAN], (double)s->sum / (double)s->n);
-        recipe_cell_set_real(&row[C_STD], s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1)) : NAN);
+        recipe_cell_set_int(&row[C_COUNT], n);
+        recipe_cell_set_real(&row[C_MEAN], (double)s->sum / (double)n);
+        recipe_cell_set_real(&row[C_STD], recipe_welford_std(&s->var));
         set_duration(&row[C_MIN], s->min, real);
         for (int k = 0; k < 3; k++)
-            recipe_cell_set_real(&row[C_Q1 + k], quantile_value(&q[k]));
+            recipe_cell_set_real(&row[C_Q1 + k], recipe_quantile_value(q[k].q, q[k].low, q[k].high));
         set_duration(&row[C_MAX], s->max, real);
         set_duration(&row[C_SUM], s->sum, real);
         recipe_cell_set_int(&row[C_RANK], rank_no);
@@ -375,107 +357,9 @@ static int report_describe(const describe_recipe *r, const recipe_job *job, size
 
 /* ---- The job: every report's rows combined per name ------------------ */
 
-static int by_name(size_t a, size_t b, const void *rank)
-{
-    return strcmp(recipe_table_cell(rank, a, C_NAME)->s, recipe_table_cell(rank, b, C_NAME)->s);
-}
-
 static int by_label(size_t a, size_t b, const void *labels)
 {
     return strcmp(((const char *const *)labels)[a], ((const char *const *)labels)[b]);
-}
-
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The smallest or largest cell of column over rows, of its kind. */
-static void extreme(const recipe_table *rank, const size_t *rows, size_t n, int column,
-                    bool largest, recipe_cell *out)
-{
-    const recipe_cell *best = recipe_table_cell(rank, rows[0], (size_t)column);
-    for (size_t i = 1; i < n; i++) {
-        const recipe_cell *c = recipe_table_cell(rank, rows[i], (size_t)column);
-        double v = recipe_cell_number(c), b = recipe_cell_number(best);
-        if (largest ? v > b : v < b)
-            best = c;
-    }
-    if (best->kind == RECIPE_INT)
-        recipe_cell_set_int(out, best->i);
-    else
-        recipe_cell_set_real(out, recipe_round1(best->r));
-}
-
-/* pandas' groupby mean: a compensated (Kahan) sum over the values that
- * are not NaN, in row order, over their count. */
-static double kahan_mean(const recipe_table *rank, const size_t *rows, size_t n, int column)
-{
-    double sum = 0.0, compensation = 0.0;
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        double v = recipe_cell_number(recipe_table_cell(rank, rows[i], (size_t)column));
-        if (isnan(v))
-            continue;
-        double y = v - compensation, t = sum + y;
-        compensation = t - sum - y;
-        sum = t;
-        count++;
-    }
-    return count ? sum / (double)count : NAN;
-}
-
-/* One name's row of all_stats from its rows in the reports (in rank
- * order), rounded to 0.1 as the Python rounds the whole table. */
-static void combine(const recipe_table *rank, const size_t *rows, size_t n, recipe_cell *out)
-{
-    int64_t count = 0, sum = 0;
-    double real_sum = 0.0;
-    bool real = recipe_table_cell(rank, rows[0], C_SUM)->kind == RECIPE_REAL;
-    for (size_t i = 0; i < n; i++) {
-        count += recipe_table_cell(rank, rows[i], C_COUNT)->i;
-        const recipe_cell *s = recipe_table_cell(rank, rows[i], C_SUM);
-        sum += s->kind == RECIPE_INT ? s->i : 0;
-        real_sum += s->kind == RECIPE_REAL ? s->r : 0.0;
-    }
-    double total = real ? real_sum : (double)sum;
-    recipe_cell_set_text(&out[C_NAME], recipe_table_cell(rank, rows[0], C_NAME)->s);
-    recipe_cell_set_int(&out[C_COUNT], count);
-    recipe_cell_set_real(&out[C_MEAN], recipe_round1(total / (double)count));
-    recipe_cell_set_real(&out[C_STD], recipe_round1(kahan_mean(rank, rows, n, C_STD)));
-    extreme(rank, rows, n, C_MIN, false, &out[C_MIN]);
-    extreme(rank, rows, n, C_Q1, false, &out[C_Q1]);
-    extreme(rank, rows, n, C_Q3, true, &out[C_Q3]);
-    extreme(rank, rows, n, C_MAX, true, &out[C_MAX]);
-    if (real)
-        recipe_cell_set_real(&out[C_SUM], recipe_round1(total));
-    else
-        recipe_cell_set_int(&out[C_SUM], sum);
-
-    double *medians = xcalloc(n, sizeof *medians);
-    for (size_t i = 0; i < n; i++)
-        medians[i] = recipe_table_cell(rank, rows[i], C_MEDIAN)->r;
-    qsort(medians, n, sizeof *medians, by_double);
-    recipe_cell_set_real(&out[C_MEDIAN],
-                         recipe_round1(n % 2 ? medians[n / 2]
-                                             : (medians[n / 2 - 1] + medians[n / 2]) / 2.0));
-    free(medians);
-}
-
-/* all_stats from rank_stats: one row per name, names in sorted order. */
-static void combine_job(const recipe_table *rank, recipe_table *all)
-{
-    /* pandas' groupby: names in sorted order, rows in rank order within. */
-    size_t *order = recipe_sorted_indexes(rank->n_rows, by_name, rank);
-    for (size_t i = 0; i < rank->n_rows;) {
-        size_t j = i + 1;
-        while (j < rank->n_rows && by_name(order[i], order[j], rank) == 0)
-            j++;
-        combine(rank, order + i, j - i, recipe_table_add_row(all));
-        i = j;
-    }
-    free(order);
 }
 
 static const char *const RANK_COLUMNS[N_RANK_COLUMNS] = {
@@ -532,7 +416,7 @@ static int reduce_describe(const recipe_def *recipe, const recipe_job *job,
         recipe_table_promote_column(&rank, c);
     recipe_table all;
     recipe_table_init(&all, ALL_COLUMNS, N_ALL_COLUMNS);
-    combine_job(&rank, &all);
+    recipe_aggregate_stats(&rank, &all);
     recipe_outputs_take(out, "all_stats.csv", &all);
     recipe_outputs_take(out, "files.csv", &files);
     recipe_outputs_take(out, "rank_stats.csv", &rank);

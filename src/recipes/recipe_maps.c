@@ -105,6 +105,16 @@ static size_t bins_of(const recipe_job *job)
     return o && o->bins > 0 ? (size_t)o->bins : DEFAULT_BINS;
 }
 
+/* Bins 0 ns wide (every session of the job lasts 0 ns) hold nothing:
+ * refused once a report has data to bin, where nsys 2023.4 crashes; a
+ * report without data is no data, as nsys finds. */
+static int refuse_empty_bins(const recipe_job *job, size_t i, buf *err)
+{
+    buf_printf(err, "%s: every session of the job lasts 0 ns: no time to cut into bins",
+               job->paths[i]);
+    return NSYSP_ERR_NOT_NSYS;
+}
+
 /* ---- A row of bins ------------------------------------------------------ */
 
 /* A range's place in the bins: its first and last bin and the parts of
@@ -305,12 +315,15 @@ static int64_t sqlite_add(int64_t a, int64_t b)
     return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
+/* What read_kernels returns for a kernel to bin into bins 0 ns wide. */
+enum { NO_BINS = -1 };
+
 /* Reads the kernels of the report into gs. Fast: the table as stored, the
  * window's filter and the shifts done here; SQLITE_ABORT when a group's
  * kernels turn out of start order or a time is not an integer (SQLite
  * then compares as it does). Otherwise (sorted): SQLite filters and sorts
  * by process, device and start (table order with --cumulative).
- * SQLITE_DONE, or an error. */
+ * SQLITE_DONE, NO_BINS, or an error. */
 static int read_kernels(nsys_db *db, const recipe_job *job, int64_t offset, size_t n_bins,
                         int64_t bin_ns, bool sorted, kernel_groups *gs)
 {
@@ -341,6 +354,10 @@ static int read_kernels(nsys_db *db, const recipe_job *job, int64_t offset, size
         int64_t start = sqlite3_column_int64(stmt, 2), end = sqlite3_column_int64(stmt, 3);
         if (!sorted && (start > last || end < first))
             continue;
+        if (bin_ns == 0) {
+            rc = NO_BINS;
+            break;
+        }
         int64_t pid = (int64_t)(((uint64_t)sqlite3_column_int64(stmt, 0) >> 24) & 0xFFFFFF);
         kernel_group *g = group_for(gs, pid, sqlite3_column_int64(stmt, 1), n_bins);
         if (!group_add_kernel(g, sqlite_add(start, offset), sqlite_add(end, offset), cumulative,
@@ -382,7 +399,9 @@ static int kernel_rows(nsys_db *db, const recipe_job *job, size_t i, const sessi
             append_rows(t, &g->row, jt, g->pid, g->device, job->labels[i]);
         }
     }
-    int status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading kernels", err);
+    int status = rc == SQLITE_DONE ? NSYSP_OK
+                 : rc == NO_BINS   ? refuse_empty_bins(job, i, err)
+                                   : nsys_db_error(db, rc, "reading kernels", err);
     groups_free(&gs);
     return status;
 }
@@ -458,7 +477,12 @@ static int metric_rows(nsys_db *db, const recipe_job *job, size_t i, const sessi
     sqlite3_free(query);
     metric_bins gpus[N_GPUS] = {{0}};
     int64_t last = (int64_t)jt->n_bins * jt->bin_ns;
+    int status = NSYSP_OK;
     while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (jt->bin_ns == 0) {
+            status = refuse_empty_bins(job, i, err);
+            break;
+        }
         rc = SQLITE_OK;
         int64_t gpu = sqlite3_column_int64(stmt, 0), at = sqlite3_column_int64(stmt, 1);
         if (at < offset || at > s->duration + offset || at <= 0 || at > last)
@@ -479,7 +503,8 @@ static int metric_rows(nsys_db *db, const recipe_job *job, size_t i, const sessi
         for (int k = 0; k < N_METRICS; k++)
             metric_add(m, bin * N_METRICS + (size_t)k, (double)sqlite3_column_int64(stmt, 2 + k));
     }
-    int status = rc == SQLITE_DONE ? NSYSP_OK : nsys_db_error(db, rc, "reading GPU metrics", err);
+    if (status == NSYSP_OK && rc != SQLITE_DONE)
+        status = nsys_db_error(db, rc, "reading GPU metrics", err);
     for (int gpu = 0; gpu < N_GPUS; gpu++) {
         metric_bins *m = &gpus[gpu];
         for (size_t b = 0; status == NSYSP_OK && m->count && b < jt->n_bins; b++) {

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
+#include "recipes/recipe_pandas.h"
 #include "perfetto/pw_writer.h"
 
 /* The running deviations, compensated means and numpy's sums must round
@@ -776,6 +777,18 @@ static bool trace_has_tables(nsys_db *db, buf *why)
     return true;
 }
 
+/* Whether path opens as an Nsight Systems export. */
+static bool is_export(const char *path)
+{
+    buf ignored = {0};
+    int status;
+    nsys_db *db = nsys_db_open(path, &ignored, &status);
+    bool opens = db != NULL;
+    nsys_db_close(db);
+    buf_free(&ignored);
+    return opens;
+}
+
 static int run_trace(const recipe_def *recipe, const recipe_job *job, recipe_outputs *out,
                      buf *err)
 {
@@ -785,10 +798,20 @@ static int run_trace(const recipe_def *recipe, const recipe_job *job, recipe_out
     int status = trace_file_open(&file, err);
     int32_t rank = 0;
     for (size_t i = 0; i < job->n && status == NSYSP_OK; i++) {
-        nsys_db *db = recipe_open_report(job, i, err, &status);
-        if (!db)
-            break;
         buf why = {0};
+        nsys_db *db = recipe_open_report(job, i, &why, &status);
+        if (!db && status == NSYSP_ERR_NOT_NSYS && is_export(job->paths[i])) {
+            /* No such --nvtx range, or --start after --end: nsys stats
+             * finds no data there, and the recipe leaves the report out. */
+            buf_free(&why);
+            status = NSYSP_OK;
+            continue;
+        }
+        if (!db) {
+            buf_printf(err, "%s", buf_cstr(&why));
+            buf_free(&why);
+            break;
+        }
         trace_report r = {0};
         if (trace_has_tables(db, &why)) {
             status = trace_project(db, &r, err);
@@ -1095,44 +1118,41 @@ static int sweep_report(const recipe_job *job, size_t i, sweep_kind kind, sweep 
 
 /* The columns of a report's statistics (describe_duration) and of the
  * job's (aggregate_stats_dfs), by position; rank_stats adds Rank and File. */
-enum { S_TEXT, S_COUNT, S_MEAN, S_STD, S_MIN, S_Q1, S_MEDIAN, S_Q3, S_MAX, S_SUM, S_RANK, S_FILE,
-       N_STATS_COLUMNS };
+enum { S_TEXT = RECIPE_STATS_NAME, S_COUNT = RECIPE_STATS_COUNT, S_MEAN = RECIPE_STATS_MEAN,
+       S_STD = RECIPE_STATS_STD, S_MIN = RECIPE_STATS_MIN, S_Q1 = RECIPE_STATS_Q1,
+       S_MEDIAN = RECIPE_STATS_MEDIAN, S_Q3 = RECIPE_STATS_Q3, S_MAX = RECIPE_STATS_MAX,
+       S_SUM = RECIPE_STATS_SUM, S_RANK = RECIPE_N_STATS_COLUMNS, S_FILE, N_STATS_COLUMNS };
 static const char *const REPORT_STATS_COLUMNS[] = {
     "Text", "Count", "Mean", "Std", "Min", "Q1", "Median", "Q3", "Max", "Sum", "Rank", "File"};
 static const char *const JOB_STATS_COLUMNS[] = {
     "Text", "Count", "Mean", "Std (approx)", "Min", "Q1 (approx)", "Median (approx)",
     "Q3 (approx)", "Max", "Sum"};
 
-/* pandas' groupby quantile: linear between the sorted values around
- * q * (n - 1). */
+/* pandas' groupby quantile q of n sorted values. */
 static double quantile(const int64_t *sorted, size_t n, double q)
 {
-    double at = q * (double)(n - 1);
-    size_t i = (size_t)at;
-    double frac = fmod(at, 1.0), v = (double)sorted[i];
-    return frac == 0.0 ? v : v + ((double)sorted[i + 1] - v) * frac;
+    recipe_quantile at = recipe_quantile_of(q, (int64_t)n);
+    double low = (double)sorted[at.at];
+    return recipe_quantile_value(at, low, at.frac == 0.0 ? low : (double)sorted[at.at + 1]);
 }
 
-/* One name's row from its durations (in the projection's order): the
- * deviation by Welford's running sums in that order, as pandas' groupby. */
+/* One name's row from its durations (in the projection's order, which
+ * the running deviation's last digits follow, as pandas' groupby). */
 static void describe(const int64_t *values, size_t n, int64_t *sorted, recipe_cell *row)
 {
     int64_t sum = 0, lo = values[0], hi = values[0];
-    double mean = 0.0, m2 = 0.0;
+    recipe_welford var = {0};
     for (size_t i = 0; i < n; i++) {
         sum += values[i];
         lo = values[i] < lo ? values[i] : lo;
         hi = values[i] > hi ? values[i] : hi;
-        double x = (double)values[i], before = mean;
-        mean += (x - before) / (double)(i + 1);
-        m2 += (x - mean) * (x - before);
+        recipe_welford_add(&var, (double)values[i]);
     }
     memcpy(sorted, values, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, by_int64);
     recipe_cell_set_int(&row[S_COUNT], (int64_t)n);
     recipe_cell_set_real(&row[S_MEAN], (double)sum / (double)n);
-    if (n > 1)
-        recipe_cell_set_real(&row[S_STD], sqrt(m2 / (double)(n - 1)));
+    recipe_cell_set_real(&row[S_STD], recipe_welford_std(&var));
     recipe_cell_set_int(&row[S_MIN], lo);
     recipe_cell_set_real(&row[S_Q1], quantile(sorted, n, 0.25));
     recipe_cell_set_real(&row[S_MEDIAN], quantile(sorted, n, 0.5));
@@ -1191,68 +1211,6 @@ static int by_text_order(const void *pa, const void *pb)
     const text_order *a = pa, *b = pb;
     int c = strcmp(a->text, b->text);
     return c ? c : a->index < b->index ? -1 : a->index > b->index;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, by_double_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
-/* The job's statistics from the reports' (rank rows, in report order):
- * per text, counts and sums added, the deviations averaged (pandas' mean:
- * compensated sums), the least Q1, the median of medians, the largest Q3,
- * every float rounded to 0.1. */
-static void aggregate(const recipe_table *rank, recipe_table *all)
-{
-    size_t n = rank->n_rows;
-    text_order *order = xcalloc(n ? n : 1, sizeof *order);
-    for (size_t i = 0; i < n; i++)
-        order[i] = (text_order){recipe_table_cell(rank, i, S_TEXT)->s, i};
-    double *medians = xcalloc(n ? n : 1, sizeof *medians);
-    qsort(order, n, sizeof *order, by_text_order);
-    for (size_t i = 0; i < n;) {
-        const recipe_cell *first = recipe_table_cell(rank, order[i].index, 0);
-        size_t j = i;
-        int64_t count = 0, sum = 0, lo = 0, hi = 0;
-        double std_sum = 0.0, compensation = 0.0, q1 = 0.0, q3 = 0.0;
-        size_t n_std = 0, n_med = 0;
-        for (; j < n && strcmp(order[j].text, order[i].text) == 0; j++) {
-            const recipe_cell *row = recipe_table_cell(rank, order[j].index, 0);
-            count += row[S_COUNT].i;
-            sum += row[S_SUM].i;
-            if (j == i || row[S_MIN].i < lo)
-                lo = row[S_MIN].i;
-            if (j == i || row[S_MAX].i > hi)
-                hi = row[S_MAX].i;
-            if (j == i || row[S_Q1].r < q1)
-                q1 = row[S_Q1].r;
-            if (j == i || row[S_Q3].r > q3)
-                q3 = row[S_Q3].r;
-            if (row[S_STD].kind == RECIPE_REAL) {
-                double y = row[S_STD].r - compensation, t = std_sum + y;
-                compensation = t - std_sum - y;
-                std_sum = t;
-                n_std++;
-            }
-            medians[n_med++] = row[S_MEDIAN].r;
-        }
-        recipe_cell *out = recipe_table_add_row(all);
-        recipe_cell_set_text(&out[S_TEXT], first[S_TEXT].s);
-        recipe_cell_set_int(&out[S_COUNT], count);
-        recipe_cell_set_real(&out[S_MEAN], recipe_round1((double)sum / (double)count));
-        if (n_std)
-            recipe_cell_set_real(&out[S_STD], recipe_round1(std_sum / (double)n_std));
-        recipe_cell_set_int(&out[S_MIN], lo);
-        recipe_cell_set_real(&out[S_Q1], recipe_round1(q1));
-        recipe_cell_set_real(&out[S_MEDIAN], recipe_round1(median(medians, n_med)));
-        recipe_cell_set_real(&out[S_Q3], recipe_round1(q3));
-        recipe_cell_set_int(&out[S_MAX], hi);
-        recipe_cell_set_int(&out[S_SUM], sum);
-        i = j;
-    }
-    free(medians);
-    free(order);
 }
 
 /* ==== The recipes ======================================================= */
@@ -1352,7 +1310,7 @@ static int reduce_sum(const recipe_def *recipe, const recipe_job *job,
     if (status == NSYSP_OK) {
         recipe_table all;
         recipe_table_init(&all, JOB_STATS_COLUMNS, S_SUM + 1);
-        aggregate(&rank, &all);
+        recipe_aggregate_stats(&rank, &all);
         recipe_outputs_take(out, "all_stats.csv", &all);
         recipe_outputs_take(out, "rank_stats.csv", &rank);
         recipe_outputs_take(out, "files.csv", &files);
@@ -1659,7 +1617,7 @@ static int reduce_pace(const recipe_def *recipe, const recipe_job *job,
             }
         recipe_table all, t;
         recipe_table_init(&all, JOB_STATS_COLUMNS, S_SUM + 1);
-        aggregate(&stats, &all);
+        recipe_aggregate_stats(&stats, &all);
         recipe_outputs_take(out, "files.csv", &files);
         recipe_outputs_take(out, "stats.csv", &all);
         for (int c = 0; c < N_PACE; c++) {

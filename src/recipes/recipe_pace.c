@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipes/recipe_pandas.h"
 #include "recipes/recipe_svg.h"
 #include "common/xalloc.h"
 
@@ -173,12 +174,9 @@ static double numpy_quantile(const double *sorted, size_t n, double q)
 /* pandas' groupby quantile of sorted values. */
 static double pandas_quantile(const double *sorted, size_t n, double q)
 {
-    double at = q * (double)(n - 1);
-    size_t i = (size_t)at;
-    double frac = fmod(at, 1.0);
-    if (frac == 0.0)
-        return sorted[i];
-    return sorted[i] + (sorted[i + 1] - sorted[i]) * frac;
+    recipe_quantile at = recipe_quantile_of(q, (int64_t)n);
+    double low = sorted[at.at];
+    return recipe_quantile_value(at, low, at.frac == 0.0 ? low : sorted[at.at + 1]);
 }
 
 /* ---- stats.csv: the durations per rank, combined ---------------------- */
@@ -192,19 +190,16 @@ static duration_stats rank_stats(const rank_pace *r)
 {
     duration_stats s = {(int64_t)r->n, INT64_MAX, INT64_MIN, 0, NAN, NAN, NAN, NAN};
     double *sorted = xcalloc(r->n ? r->n : 1, sizeof *sorted);
-    double mean = 0, m2 = 0; /* pandas' groupby var: Welford, in row order */
+    recipe_welford var = {0};
     for (size_t k = 0; k < r->n; k++) {
         int64_t d = r->end[k] - r->start[k];
         s.min = d < s.min ? d : s.min;
         s.max = d > s.max ? d : s.max;
         s.sum += d;
-        double v = (double)d, old = mean;
-        mean += (v - old) / (double)(k + 1);
-        m2 += (v - mean) * (v - old);
-        sorted[k] = v;
+        recipe_welford_add(&var, (double)d);
+        sorted[k] = (double)d;
     }
-    if (r->n > 1)
-        s.std = sqrt(m2 / (double)(r->n - 1));
+    s.std = recipe_welford_std(&var);
     qsort(sorted, r->n, sizeof *sorted, by_value);
     if (r->n) {
         s.q1 = pandas_quantile(sorted, r->n, 0.25);
@@ -291,6 +286,20 @@ static bool quantity_is_float(const rank_pace *r, quantity q)
 {
     return q == Q_START ? r->float_start : q == Q_END ? r->float_end
                                                       : r->float_start || r->float_end;
+}
+
+/* A quantity printed as a float. pandas adds the session offset to a
+ * start or end column of floats in floats: two roundings once past 2^53
+ * (ranks' sessions months apart), where an integer column adds first and
+ * converts once. */
+static double quantity_as_float(const rank_pace *r, quantity q, size_t k, int64_t value,
+                                int64_t offset)
+{
+    if (q == Q_START && r->float_start)
+        return (double)r->start[k] + (double)offset;
+    if (q == Q_END && r->float_end)
+        return (double)r->end[k] + (double)offset;
+    return (double)value;
 }
 
 /* Each rank's quantities, iteration by iteration. */
@@ -420,7 +429,9 @@ static void pace_tables(const rank_pace *ranks, size_t n, recipe_outputs *out)
                 if (k >= ranks[r].n)
                     continue;
                 if (ranks[r].n < iterations || quantity_is_float(&ranks[r], (quantity)i))
-                    recipe_cell_set_real(&c[r], (double)q[i][r][k]);
+                    recipe_cell_set_real(&c[r], quantity_as_float(&ranks[r], (quantity)i, k,
+                                                                  q[i][r][k],
+                                                                  ranks[r].session - min_session));
                 else
                     recipe_cell_set_int(&c[r], q[i][r][k]);
             }

@@ -208,7 +208,7 @@ static void numpy_heapsort(const double *v, size_t *tosort, size_t n)
 
 static void numpy_argsort(const double *v, size_t *tosort, size_t num)
 {
-    enum { SMALL = 16, STACK = 128 };
+    enum { SMALL = 15, STACK = 128 }; /* numpy's SMALL_QUICKSORT and stack */
     if (num < 2)
         return;
     size_t *pl = tosort, *pr = tosort + num - 1;
