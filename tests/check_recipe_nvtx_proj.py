@@ -287,6 +287,42 @@ def check_nvtx_window(tool, work):
     check(got == want, f'nvtx window: trace.csv equals nsys\'s ({len(got)} rows, nsys {len(want)})')
 
 
+def check_empty_tables(tool, work):
+    """A report exported with empty tables (nsys export --lazy false, or an
+    older nsys) answers as its lazy export does, which is what nsys's own
+    recipes read: alpa's report without NVTX, and the same with an empty
+    NVTX_EVENTS and CUPTI_ACTIVITY_KIND_MEMSET."""
+    try:
+        report = sg.unpacked('Yu-gyoung-Yun__alpa__examples__jax_profile_mem.nsys-rep', work)
+        donor = sg.unpacked('GindaChen__nsys-ai__tests__fixtures__mfu_2gpu_after', work)
+    except FileNotFoundError as e:
+        print(f'empty tables: skipped ({e})')
+        return
+    with_empty = os.path.join(work, 'empty-tables', os.path.basename(report))
+    os.makedirs(os.path.dirname(with_empty), exist_ok=True)
+    shutil.copyfile(report, with_empty)
+    con = sqlite3.connect(with_empty)
+    con.execute('ATTACH ? AS donor', (donor,))
+    for table in ('NVTX_EVENTS', 'CUPTI_ACTIVITY_KIND_MEMSET'):
+        sql = con.execute("SELECT sql FROM donor.sqlite_master WHERE name = ?", (table,)).fetchone()
+        if sql and not con.execute("SELECT 1 FROM main.sqlite_master WHERE name = ?",
+                                   (table,)).fetchone():
+            con.execute(sql[0])
+    con.commit()
+    con.close()
+    for name in ('nvtx_gpu_proj_trace', 'nvtx_gpu_proj_sum'):
+        outs = []
+        for what, path in (('lazy', report), ('with empty tables', with_empty)):
+            out = os.path.join(work, f'empty-tables-{name}-{what.replace(" ", "-")}')
+            res = run_recipe(tool, name, out, [path])
+            check(res.returncode == 0, f'empty tables: {name} on the report {what}: exit '
+                                       f'{res.returncode} ({res.stderr.strip()})')
+            outs.append(sorted((f, open(os.path.join(out, f), 'rb').read())
+                               for f in os.listdir(out) if f.endswith('.csv'))
+                        if os.path.isdir(out) else None)
+        check(outs[0] == outs[1], f'empty tables: {name} answers the same with and without them')
+
+
 def main():
     global PFTRACE_CHECK, TRACE_PROCESSOR
     tool, fixture, work = sys.argv[1:4]
@@ -297,6 +333,7 @@ def main():
     check_deep(tool, fixture, work)
     check_bad_input(tool, fixture, work)
     check_nvtx_window(tool, work)
+    check_empty_tables(tool, work)
     print(f'{len(problems)} problem(s)')
     return 1 if problems else 0
 

@@ -14,6 +14,13 @@
 #include "common/cancel.h"
 #include "common/xalloc.h"
 
+/* What the table list (nsys_db.tables) says of a name. */
+enum {
+    TABLE_IN_FILE = 1, /* a table or view of the report */
+    TABLE_MADE = 2,    /* made by nsys_db_create */
+    TABLE_EMPTY = 3,   /* of the report, rowless, read as absent (nsys_db_hide_empty) */
+};
+
 struct nsys_db {
     sqlite3 *sql;
     char *path;
@@ -149,7 +156,7 @@ static int load_tables(nsys_db *db, buf *err)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         if (name)
-            *hmap_upsert(&db->tables, name, strlen(name), NULL) = 1;
+            *hmap_upsert(&db->tables, name, strlen(name), NULL) = TABLE_IN_FILE;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -281,6 +288,22 @@ static int authorize_read(void *arg, int action, const char *table, const char *
     return named ? SQLITE_OK : SQLITE_DENY;
 }
 
+void nsys_db_hide_empty(nsys_db *db, const char *const *tables)
+{
+    for (; *tables; tables++) {
+        uint64_t *v = hmap_find(&db->tables, *tables, strlen(*tables));
+        if (!v || *v != TABLE_IN_FILE)
+            continue;
+        char *query = sqlite3_mprintf("SELECT 1 FROM main.\"%w\" LIMIT 1", *tables);
+        sqlite3_stmt *stmt = NULL;
+        if (sqlite3_prepare_v2(db->sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+            sqlite3_step(stmt) == SQLITE_DONE)
+            *v = TABLE_EMPTY;
+        sqlite3_finalize(stmt);
+        sqlite3_free(query);
+    }
+}
+
 void nsys_db_limit_reads(nsys_db *db, const char *const *tables)
 {
     db->reads = tables;
@@ -356,14 +379,15 @@ const char *nsys_db_path(const nsys_db *db)
 
 bool nsys_db_has_table(const nsys_db *db, const char *table)
 {
-    return hmap_find(&db->tables, table, strlen(table)) != NULL;
+    const uint64_t *v = hmap_find(&db->tables, table, strlen(table));
+    return v && *v != TABLE_EMPTY;
 }
 
 void nsys_db_each_table(const nsys_db *db, void (*fn)(void *ctx, const char *table), void *ctx)
 {
     for (size_t i = 0; i <= db->tables.mask && db->tables.slots; i++) {
         const hmap_slot *s = &db->tables.slots[i];
-        if (s->hash && s->value == 1) /* not made by nsys_db_create */
+        if (s->hash && s->value == TABLE_IN_FILE) /* not made by nsys_db_create */
             fn(ctx, (const char *)s->key);
     }
 }
@@ -378,7 +402,7 @@ int nsys_db_create(nsys_db *db, const char *table, const char *sql, buf *err)
         snprintf(what, sizeof what, "building %s", table);
         return nsys_db_error(db, rc, what, err);
     }
-    *hmap_upsert(&db->tables, table, strlen(table), NULL) = 2; /* not in the file */
+    *hmap_upsert(&db->tables, table, strlen(table), NULL) = TABLE_MADE;
     return NSYSP_OK;
 }
 
@@ -465,7 +489,7 @@ done:
 bool nsys_db_table_in_file(const nsys_db *db, const char *table)
 {
     const uint64_t *v = hmap_find(&db->tables, table, strlen(table));
-    return v && *v == 1;
+    return v && (*v == TABLE_IN_FILE || *v == TABLE_EMPTY);
 }
 
 int64_t nsys_db_row_estimate(const nsys_db *db, const char *table)

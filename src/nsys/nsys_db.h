@@ -43,6 +43,11 @@ bool nsys_db_has_table(const nsys_db *db, const char *table);
  * export of those tables serves it as the whole one does. tables must
  * outlive db; NULL lifts the limit. */
 void nsys_db_limit_reads(nsys_db *db, const char *const *tables);
+/* Makes each of tables (exact names, NULL-terminated) that has no row read
+ * as absent (nsys_db_has_table false), as nsys's lazy export (2023.4's
+ * default) leaves it out: a report exported with empty tables then answers
+ * as the export nsys's own recipes make of it. */
+void nsys_db_hide_empty(nsys_db *db, const char *const *tables);
 /* Whether table is named in tables, as nsys_db_limit_reads matches. */
 bool nsys_table_named(const char *table, const char *const *tables);
 /* Calls fn for every table of the report file (not temporary ones). */

@@ -312,8 +312,13 @@ int recipe_enum_values(nsys_db *db, nsys_enum_kind kind, buf *sql, buf *err)
 nsys_db *recipe_open_whole(const recipe_job *job, size_t i, buf *err, int *status)
 {
     nsys_db *db = nsys_db_open(job->paths[i], err, status);
-    if (db && job->reads[0])
+    if (db && job->reads[0]) {
         nsys_db_limit_reads(db, job->reads);
+        /* nsys's recipes read the lazy export they make of a report, where
+         * a table without rows is no table: whether a report has a
+         * recipe's data must not depend on how it was exported. */
+        nsys_db_hide_empty(db, job->reads);
+    }
     return db;
 }
 
