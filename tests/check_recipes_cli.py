@@ -328,6 +328,29 @@ expect(one.returncode == 0 and two.returncode == 0 and
        files_of(os.path.join(WORK, "kern-two-ids"))["all_stats.csv"],
        f"two ids of one kernel name are one row, as nsys groups by name ({two.stderr[-200:]})")
 
+# A call without a name id (NULL) is a group of its own, wherever it comes:
+# the names after it keep theirs.
+nameless = os.path.join(WORK, "nameless", "rank1.sqlite")
+os.makedirs(os.path.dirname(nameless))
+shutil.copy(os.path.join(job, "rank1.sqlite"), nameless)
+with sqlite3.connect(nameless) as con:
+    # the table rebuilt without its NOT NULL, a copy of its first call, nameless, first
+    con.executescript(
+        "CREATE TABLE t AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY rowid LIMIT 1;"
+        "UPDATE t SET nameId = NULL;"
+        "INSERT INTO t SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY rowid;"
+        "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME;"
+        "ALTER TABLE t RENAME TO CUPTI_ACTIVITY_KIND_RUNTIME;")
+con.close()
+named = run("cuda_api_sum", "--output", "api-named", "job/rank1.sqlite")
+with_nameless = run("cuda_api_sum", "--output", "api-nameless", nameless)
+rows = lambda d: files_of(os.path.join(WORK, d))["rank_stats.csv"].splitlines()[1:]  # noqa: E731
+expect(named.returncode == 0 and with_nameless.returncode == 0 and
+       len(rows("api-nameless")) == len(rows("api-named")) + 1 and
+       sum(1 for r in rows("api-nameless") if r.startswith(b",")) == 1,
+       f"a nameless call first: its own row, and every name its own after it "
+       f"({len(rows('api-named'))} names, {len(rows('api-nameless')) if with_nameless.returncode == 0 else '-'} rows)")
+
 # No data, unknown recipe, bad window.
 cpu = os.path.join(WORK, "cpu-only.sqlite")
 subprocess.run([FIXTURE, "--seed", "4", "-n", "2000", "--gpus", "1", cpu], check=True, capture_output=True)

@@ -356,7 +356,7 @@ typedef struct group_pass {
     /* Where each name's group is in groups, plus one (0: none yet):
      * names by StringIds id, mostly small and dense, in an array; others
      * by hash. */
-    uint32_t *small_ids;
+    uint64_t *small_ids;
     size_t n_small_ids;
     pairmap ids;
     hmap texts;
@@ -383,7 +383,21 @@ static size_t sort_limit(void)
 }
 
 /* Name ids below this are found by array (4 MiB at most). */
-enum { SMALL_IDS = 1 << 20 };
+enum { SMALL_IDS = 1 << 19 };
+
+/* The slot of a small name id, the array grown to hold it. */
+static uint64_t *small_id_slot(group_pass *p, size_t id)
+{
+    if (id >= p->n_small_ids) {
+        size_t n = p->n_small_ids ? p->n_small_ids : 1024;
+        while (n <= id)
+            n *= 2;
+        p->small_ids = xrealloc(p->small_ids, n * sizeof *p->small_ids);
+        memset(p->small_ids + p->n_small_ids, 0, (n - p->n_small_ids) * sizeof *p->small_ids);
+        p->n_small_ids = n;
+    }
+    return &p->small_ids[id];
+}
 
 static group *group_of(group_pass *p, sqlite3_stmt *row)
 {
@@ -391,24 +405,10 @@ static group *group_of(group_pass *p, sqlite3_stmt *row)
     int64_t id = 0;
     const char *text = NULL;
     uint64_t *slot = &p->null_group;
-    uint32_t *small = NULL;
     if (type == SQLITE_INTEGER) {
         id = sqlite3_column_int64(row, 0);
-        if (id >= 0 && id < SMALL_IDS) {
-            if ((size_t)id >= p->n_small_ids) {
-                size_t n = p->n_small_ids ? p->n_small_ids : 1024;
-                while (n <= (size_t)id)
-                    n *= 2;
-                p->small_ids = xrealloc(p->small_ids, n * sizeof *p->small_ids);
-                memset(p->small_ids + p->n_small_ids, 0, (n - p->n_small_ids) * sizeof *p->small_ids);
-                p->n_small_ids = n;
-            }
-            small = &p->small_ids[id];
-            if (*small)
-                return &p->groups[*small - 1];
-        } else {
-            slot = pairmap_upsert(&p->ids, id, 0);
-        }
+        slot = id >= 0 && id < SMALL_IDS ? small_id_slot(p, (size_t)id)
+                                         : pairmap_upsert(&p->ids, id, 0);
     } else if (type == SQLITE_TEXT) {
         bool inserted;
         text = (const char *)sqlite3_column_text(row, 0);
@@ -425,11 +425,7 @@ static group *group_of(group_pass *p, sqlite3_stmt *row)
         g->id = id;
         if (text)
             g->text = xstrdup(text);
-        if (small)
-            *small = (uint32_t)p->n_groups;
-        else
-            *slot = p->n_groups;
-        return g;
+        *slot = p->n_groups;
     }
     return &p->groups[*slot - 1];
 }
