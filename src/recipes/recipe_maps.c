@@ -928,9 +928,10 @@ static int comm_rows(const binned_map *m, nsys_db *db, const recipe_job *job, si
 {
     static const char *const KERNELS[] = {"CUPTI_ACTIVITY_KIND_KERNEL", NULL};
     int64_t offset = s->start - jt->min_start;
-    range_reader kernels, calls;
-    reader_open(&kernels, db, job, offset, KERNELS, "globalPid");
+    range_reader kernels = {0}, calls;
     reader_open(&calls, db, job, offset, m->tables, "globalTid");
+    if (calls.has) /* most reports have no calls: no kernels sorted for nothing */
+        reader_open(&kernels, db, job, offset, KERNELS, "globalPid");
     comm_group *groups = NULL;
     size_t n = 0, cap = 0;
     py_set kernel_pids, call_pids, pids;
