@@ -236,9 +236,10 @@ struct binned_map {
 
 /* analysis.csv's rows of one group: a row per bin, the bin's start, a
  * value per kind (the rows' shares), the process, the GPU where the map
- * has one (device >= 0), the report. */
+ * has one (device not NULL), the report. */
 static void append_rows(recipe_table *t, const bin_row *const *rows, size_t n_kinds,
-                        const job_grid *jt, int64_t pid, int64_t device, const char *label)
+                        const job_grid *jt, int64_t pid, const int64_t *device,
+                        const char *label)
 {
     for (size_t k = 0; k < jt->n_bins; k++) {
         recipe_cell *c = recipe_table_add_row(t);
@@ -247,9 +248,9 @@ static void append_rows(recipe_table *t, const bin_row *const *rows, size_t n_ki
             if (!isnan(rows[v]->share[k])) /* else NULL: NaN */
                 recipe_cell_set_real(&c[1 + v], rows[v]->share[k]);
         recipe_cell_set_int(&c[1 + n_kinds], pid);
-        if (device >= 0)
-            recipe_cell_set_int(&c[2 + n_kinds], device);
-        recipe_cell_set_text(&c[2 + n_kinds + (device >= 0)], label);
+        if (device)
+            recipe_cell_set_int(&c[2 + n_kinds], *device);
+        recipe_cell_set_text(&c[2 + n_kinds + (device != NULL)], label);
     }
 }
 
@@ -489,7 +490,7 @@ static int kernel_group_rows(nsys_db *db, const recipe_job *job, size_t i, const
                 merged_finish(&g->kinds[v], jt, s);
                 rows[v] = &g->kinds[v].row;
             }
-            append_rows(t, rows, gs.n_kinds, jt, g->pid, g->device, job->labels[i]);
+            append_rows(t, rows, gs.n_kinds, jt, g->pid, &g->device, job->labels[i]);
         }
     }
     int status = rc == SQLITE_DONE ? NSYSP_OK
@@ -972,7 +973,7 @@ static int comm_rows(const binned_map *m, nsys_db *db, const recipe_job *job, si
         const bin_row *rows[N_COMM_KINDS];
         for (int v = 0; v < N_COMM_KINDS; v++)
             rows[v] = &groups[at].kinds[v];
-        append_rows(t, rows, N_COMM_KINDS, jt, groups[at].pid, -1, job->labels[i]);
+        append_rows(t, rows, N_COMM_KINDS, jt, groups[at].pid, NULL, job->labels[i]);
     }
     for (size_t k = 0; k < n; k++)
         for (int v = 0; v < N_COMM_KINDS; v++)
