@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_recipe_maps.py NSYS_PERFETTO CORPUS_DIR WORKDIR
+"""check_recipe_maps.py NSYS_PERFETTO CORPUS_DIR WORKDIR NSYS_FIXTURE
 
 The utilization maps and pace recipes where the committed goldens of
 check_recipes.py (default options) cannot look:
@@ -10,7 +10,10 @@ check_recipes.py (default options) cannot look:
   from (docs/recipes.md), its Parquet tables as CSV; ours must equal them byte
   for byte on the corpus exports (session_shift_days: on copies with one
   report's session start moved later, reports captured far apart, as nsys
-  read them); and kern_sum_tie_order, a statistics recipe whose 17 kernels
+  read them; mpi_calls_from_nvtx_domain: on copies holding the MPI calls as
+  nsys 2023.4's export of the .qdrep does, which the corpus exports lack;
+  'fixture NAME: ARGS': on nsys-fixture reports, NCCL's NVTX domain, MPI, UCX,
+  that nsys read through its stand-in); and kern_sum_tie_order, a statistics recipe whose 17 kernels
   include two of equal total time: their order is numpy's quicksort's;
 - what nsys cannot show: --cumulative on a report with two GPUs (nsys 2023.4
   fails there), the pictures (SVG that parses, README.md shows them first),
@@ -75,12 +78,51 @@ def shifted_inputs(work, case, stems, shift):
     return paths
 
 
-def check_goldens(nsysp, work):
+def mpi_calls_inputs(work, case, stems, domain):
+    """Copies of the case's reports with the push/pop ranges of their NVTX
+    domain `domain` as MPI_OTHER_EVENTS: what nsys 2023.4's export of the
+    .qdrep holds (2020.5 captures recorded MPI calls as NVTX; the corpus's
+    nsys 2022.4 exports keep them there only)."""
+    folder = os.path.join(work, case + '-in')
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for s in stems:
+        path = os.path.join(folder, s + '.sqlite')
+        shutil.copyfile(sg.unpacked(s, work), path)
+        con = sqlite3.connect(path)
+        con.execute('CREATE TABLE MPI_OTHER_EVENTS (start INTEGER NOT NULL, "end" INTEGER, '
+                    'globalTid INTEGER, textId INTEGER)')
+        con.execute('INSERT INTO MPI_OTHER_EVENTS SELECT start, "end", globalTid, textId '
+                    'FROM NVTX_EVENTS WHERE eventType = 59 AND domainId = (SELECT domainId '
+                    'FROM NVTX_EVENTS WHERE eventType = 75 AND text = ?)', (domain,))
+        con.commit()
+        con.close()
+        paths.append(path)
+    return paths
+
+
+def fixture_inputs(fixture, work, case, args):
+    """The case's nsys-fixture reports ('fixture NAME: ARGS'), NAME.sqlite each."""
+    folder = os.path.join(work, case + '-in')
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    paths = []
+    for key in sorted(k for k in args if k.startswith('fixture ')):
+        path = os.path.join(folder, key.split()[1] + '.sqlite')
+        subprocess.run([fixture, *shlex.split(args[key]), path], check=True, capture_output=True)
+        paths.append(path)
+    return paths
+
+
+def check_goldens(nsysp, work, fixture):
     for case in sorted(os.listdir(GOLDEN)):
         args = read_kv(os.path.join(GOLDEN, case, 'args.txt'))
-        inputs = args['inputs'].split()
+        inputs = args['inputs'].split() if 'inputs' in args else fixture_inputs(fixture, work,
+                                                                              case, args)
         if 'session_shift_days' in args:
             inputs = shifted_inputs(work, case, inputs, args['session_shift_days'])
+        if 'mpi_calls_from_nvtx_domain' in args:
+            inputs = mpi_calls_inputs(work, case, inputs, args['mpi_calls_from_nvtx_domain'])
         p, out = recipe(nsysp, work, args['recipe'], shlex.split(args['options']), inputs, case)
         if not expect(p.returncode == 0, f'{case}: exit {p.returncode}: {p.stderr.strip()}'):
             continue
@@ -256,15 +298,15 @@ def check_kernels_out_of_order(nsysp, work):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         sys.exit(__doc__)
-    nsysp, corpus, work = sys.argv[1:]
+    nsysp, corpus, work, fixture = sys.argv[1:]
     if not os.path.isdir(corpus):
         print(f'skipped: no corpus at {corpus}')
         sys.exit(77)
     sg.CORPUS = corpus
     os.makedirs(work, exist_ok=True)
-    check_goldens(nsysp, work)
+    check_goldens(nsysp, work, fixture)
     check_cumulative_two_gpus(nsysp, work)
     check_kernels_out_of_order(nsysp, work)
     check_pictures(nsysp, work)

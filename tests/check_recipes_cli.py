@@ -2,14 +2,14 @@
 """nsys-perfetto recipe as a command: what it writes and refuses (issue 45).
 
 On a generated job of three reports (kernels, memory operations, CUDA and OS
-runtime calls, NVTX, MPI): every recipe that reads its reports apart gives the same
+runtime calls, NVTX with NCCL's domain, MPI over UCX): every recipe that reads its reports apart gives the same
 directory run locally, with --threads 1 and 4, folded from --partial outputs
 (--from-partials; after the --survey and --plan round where --rounds names
 one), and,
 when Debian's python3-distributed is there, through tools/recipe_dask.py on a
-LocalCluster of two workers (five recipes); a recipe without data or that
-refuses the job answers the same read apart. The binning maps again on a job
-whose sessions start apart, with GPU metrics, --bins and --start/--end; a
+LocalCluster of two workers (eight recipes); a recipe without data or that
+refuses the job answers the same read apart. The binning maps (all but
+nic_metric_map, which answers only without data) again on a job whose sessions start apart, with GPU metrics, --bins and --start/--end; a
 report binned without the job's plan, or folded with another --bins, is refused. Then what a user gets wrong: an existing output
 (refused without --force-overwrite; a directory holding more than files is
 never replaced), a corrupt report (one line naming it, exit 4, nothing
@@ -103,7 +103,7 @@ job = os.path.join(WORK, "job")
 os.makedirs(job)
 for seed in (1, 2, 3):
     subprocess.run([FIXTURE, "--seed", str(seed), "-n", "6000", "--osrt", "--nvtx", "--mpi",
-                    os.path.join(job, f"rank{seed}.sqlite")], check=True, capture_output=True)
+                    "--ucx", os.path.join(job, f"rank{seed}.sqlite")], check=True, capture_output=True)
 
 recipes = [line.split("\t")[0] for line in run("--list").stdout.decode().splitlines()]
 expect(len(recipes) >= 6 and "cuda_api_sum" in recipes and "diff" in recipes,
@@ -116,7 +116,8 @@ dask = has_dask()
 # recipe, so recipes of different shapes are run through it (one with an
 # option that takes a value).
 DASK_CHECKED = ("cuda_api_sum", "nvtx_sum", "nvtx_gpu_proj_pace", "cuda_gpu_time_util_map",
-                "gpu_gaps")
+                "gpu_gaps", "nccl_gpu_time_util_map", "mpi_gpu_time_util_map",
+                "ucx_gpu_time_util_map")
 # What the recipes that need an option are given: the fixture's names.
 OPTIONS = {"cuda_gpu_kern_pace": ["--name", "gemm_kernel"], "nvtx_pace": ["--name", "forward"],
            "nvtx_gpu_proj_pace": ["--name", "forward"], "gpu_gaps": ["--gap", "1"]}
@@ -190,7 +191,9 @@ for k, shift in ((2, 37000003), (3, -11000007), (4, 5000011)):
     db.close()
 shifted_reports = [f"shifted/rank{k}.sqlite" for k in (1, 2, 3, 4)]
 WINDOWED = ["--bins", "7", "--start", "3000000", "--end", "15000000"]  # within rank4's samples
-for name in ("cuda_gpu_time_util_map", "gpu_metric_util_map"):
+BINNING_MAPS = ("cuda_gpu_time_util_map", "gpu_metric_util_map", "nccl_gpu_time_util_map",
+                "mpi_gpu_time_util_map", "ucx_gpu_time_util_map")
+for name in BINNING_MAPS:
     for options in ([], WINDOWED, ["--bins", "100", "--cumulative"]):
         tag = f"{name}-shifted-{len(options)}"
         local = run(name, *options, "--output", f"{tag}-local", "shifted")

@@ -118,7 +118,7 @@ static const struct {
     {"mpi_gpu_time_util_map", {MPI_TABLES, "CUPTI_ACTIVITY_KIND_KERNEL"}},
     {"mpi_sum", {MPI_TABLES}},
     {"nccl_gpu_proj_sum", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", CUDA_GPU_WORK}},
-    {"nccl_gpu_time_util_map", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_KERNEL"}},
+    {"nccl_gpu_time_util_map", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL"}},
     {"nccl_sum", {"NVTX_EVENTS"}},
     {"nic_metric_map", {"NET_NIC_METRIC"}},
     {"nvtx_gpu_proj_pace", {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", CUDA_GPU_WORK}},
