@@ -286,15 +286,36 @@ def check_kernels_out_of_order(nsysp, work):
                       'INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM k; DROP TABLE k;')
     con.commit()
     con.close()
+    # ... and with some device ids stored as text, which SQLite sorts apart
+    # from numbers unless told to read them as this code does
+    texts = os.path.join(work, 'backwards-text', os.path.basename(report))
+    os.makedirs(os.path.dirname(texts), exist_ok=True)
+    shutil.copyfile(backwards, texts)
+    con = sqlite3.connect(texts)
+    columns = [(name, '' if name == 'deviceId' else ctype) for _, name, ctype, *_ in
+               con.execute('PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)')]
+    con.executescript(  # deviceId without a type, so that text stays text
+        'CREATE TABLE k (%s);' % ', '.join(f'"{n}" {t}' for n, t in columns) +
+        'INSERT INTO k SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid;'
+        'UPDATE k SET deviceId = CAST(deviceId AS TEXT) WHERE rowid % 3 = 0;'
+        'DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL;'
+        'ALTER TABLE k RENAME TO CUPTI_ACTIVITY_KIND_KERNEL;')
+    expect(con.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"
+                       " WHERE typeof(deviceId) = 'text'").fetchone()[0] > 0,
+           'kernels with device ids as text: the copy has some')
+    con.close()
     outs = []
-    for name, path in (('stored', report), ('backwards', backwards)):
-        out = os.path.join(work, 'out', f'order-{name}')
+    for name, path in (('stored', report), ('backwards', backwards),
+                       ('backwards, device ids as text', texts)):
+        out = os.path.join(work, 'out', f'order-{name}'.replace(' ', '-').replace(',', ''))
         shutil.rmtree(out, ignore_errors=True)
         p = subprocess.run([nsysp, 'recipe', 'cuda_gpu_time_util_map', '--bins', '40', '--output',
                             out, path], capture_output=True, text=True)
         expect(p.returncode == 0, f'kernels {name}: exit {p.returncode}: {p.stderr.strip()}')
         outs.append(open(os.path.join(out, 'analysis.csv'), 'rb').read() if p.returncode == 0 else b'')
     expect(outs[0] and outs[0] == outs[1], 'kernels stored backwards: a different analysis.csv')
+    expect(outs[0] and outs[0] == outs[2],
+           'kernels stored backwards, device ids as text: a different analysis.csv')
 
 
 def main():

@@ -95,9 +95,10 @@ static const char *const DESCRIBING[] = {
  * (nsys_db_limit_reads), so every run checks this list; a .nsys-rep is
  * exported with only these tables (nsysp_recipe_export_tables), which
  * saves nsys most of its export. diff reads no report. */
+enum { MAX_EVENT_TABLES = 8 };
 static const struct {
     const char *recipe;
-    const char *tables[8];
+    const char *tables[MAX_EVENT_TABLES];
 } EVENT_TABLES[] = {
     {"cuda_api_sum", {"CUPTI_ACTIVITY_KIND_RUNTIME"}},
     {"cuda_api_sync", {"CUPTI_ACTIVITY_KIND_RUNTIME"}},
@@ -131,20 +132,24 @@ static const struct {
                                "CUPTI_ACTIVITY_KIND_KERNEL"}},
 };
 
-/* Fills reads (room for 24, NULL-terminated) with what recipe may read
- * with these options: false for a recipe that reads no report. */
+/* DESCRIBING, the event tables, NVTX_EVENTS and the NULL that ends them. */
+_Static_assert(sizeof DESCRIBING / sizeof *DESCRIBING + MAX_EVENT_TABLES + 1 <= RECIPE_MAX_READS,
+               "recipe_job.reads has room for every table a recipe may read");
+
+/* Fills reads (NULL-terminated) with what recipe may read with these
+ * options: false for a recipe that is not in EVENT_TABLES. */
 static bool recipe_reads(const char *recipe, const nsysp_recipe_options *options,
-                         const char *reads[24])
+                         const char *reads[RECIPE_MAX_READS])
 {
     size_t n = 0, e = 0;
     while (e < sizeof EVENT_TABLES / sizeof *EVENT_TABLES && strcmp(EVENT_TABLES[e].recipe, recipe))
         e++;
-    memset(reads, 0, 24 * sizeof *reads);
+    memset(reads, 0, RECIPE_MAX_READS * sizeof *reads);
     if (e == sizeof EVENT_TABLES / sizeof *EVENT_TABLES)
         return false;
     for (const char *const *t = DESCRIBING; *t; t++)
         reads[n++] = *t;
-    for (size_t t = 0; t < 8 && EVENT_TABLES[e].tables[t]; t++)
+    for (size_t t = 0; t < MAX_EVENT_TABLES && EVENT_TABLES[e].tables[t]; t++)
         reads[n++] = EVENT_TABLES[e].tables[t];
     if (options && options->nvtx)
         reads[n++] = "NVTX_EVENTS";
@@ -153,7 +158,7 @@ static bool recipe_reads(const char *recipe, const nsysp_recipe_options *options
 
 char *nsysp_recipe_export_tables(const char *name, const nsysp_recipe_options *options)
 {
-    const char *reads[24];
+    const char *reads[RECIPE_MAX_READS];
     if (!recipe_reads(name, options, reads))
         return NULL;
     buf patterns = {0};
@@ -547,7 +552,12 @@ nsysp_status nsysp_recipe_run(const char *name, const char *const *reports,
         return NSYSP_ERR_USAGE;
     }
     recipe_job job = {reports, labels, n_reports, options, {0}};
-    recipe_reads(name, options, job.reads);
+    if (!recipe_reads(name, options, job.reads) && strcmp(name, "diff") != 0) {
+        /* every recipe that reads reports declares what it reads */
+        snprintf(result->message, sizeof result->message,
+                 "recipe '%s' declares no tables it reads", name);
+        return NSYSP_ERR_INTERNAL;
+    }
     recipe_outputs out = {0};
     buf err = {0};
     int status = recipe->map ? check_reports(&job, &err) : NSYSP_OK;
@@ -594,7 +604,10 @@ static nsysp_status step_text(const recipe_def *recipe, report_step step, const 
                               char **text_out, size_t *size, char *message, size_t message_size)
 {
     recipe_job job = {&report, &label, 1, options, {0}};
-    recipe_reads(recipe->name, options, job.reads);
+    if (!recipe_reads(recipe->name, options, job.reads)) {
+        snprintf(message, message_size, "recipe '%s' declares no tables it reads", recipe->name);
+        return NSYSP_ERR_INTERNAL;
+    }
     recipe_outputs part = {0};
     buf err = {0}, text = {0};
     int status = check_reports(&job, &err);

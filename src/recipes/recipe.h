@@ -10,6 +10,9 @@
 #include "nsys/nsys_db.h"
 #include "nsys/nsys_enums.h"
 
+/* Room for the names of the tables a recipe reads (recipe_job.reads). */
+enum { RECIPE_MAX_READS = 24 };
+
 /* The reports of a job, in the order NVIDIA's recipes read them. */
 typedef struct recipe_job {
     const char *const *paths;
@@ -19,7 +22,7 @@ typedef struct recipe_job {
     /* The tables the recipe may read of each report (recipe.c's
      * EVENT_TABLES and DESCRIBING), NULL-terminated; empty for a job that
      * opens no report (one folding partials). */
-    const char *reads[24];
+    const char *reads[RECIPE_MAX_READS];
 } recipe_job;
 
 /* A file a recipe writes: a table under NVIDIA's file name

@@ -428,8 +428,11 @@ static int read_kernels(nsys_db *db, const recipe_job *job, int64_t offset, cons
                                "SELECT globalPid, deviceId, start, \"end\""
                                " FROM CUPTI_ACTIVITY_KIND_KERNEL"
                                " WHERE start <= %lld AND \"end\" >= %lld"
-                               " ORDER BY (globalPid >> 24) & 16777215, deviceId, %s",
-                               (long long)last, (long long)first, cumulative ? "rowid" : "start")
+                               /* in the integers this code reads them as */
+                               " ORDER BY (CAST(globalPid AS INTEGER) >> 24) & 16777215,"
+                               " CAST(deviceId AS INTEGER), %s",
+                               (long long)last, (long long)first,
+                               cumulative ? "rowid" : "CAST(start AS INTEGER)")
                          : sqlite3_mprintf("SELECT globalPid, deviceId, start, \"end\""
                                            " FROM CUPTI_ACTIVITY_KIND_KERNEL");
     sqlite3_stmt *stmt = NULL;
@@ -493,9 +496,16 @@ static int kernel_group_rows(nsys_db *db, const recipe_job *job, size_t i, const
             append_rows(t, rows, gs.n_kinds, jt, g->pid, &g->device, job->labels[i]);
         }
     }
-    int status = rc == SQLITE_DONE ? NSYSP_OK
-                 : rc == NO_BINS   ? refuse_empty_bins(job, i, err)
-                                   : nsys_db_error(db, rc, "reading kernels", err);
+    int status = NSYSP_OK;
+    if (rc == NO_BINS) {
+        status = refuse_empty_bins(job, i, err);
+    } else if (rc == SQLITE_ABORT) { /* sorted, yet out of order: times SQLite and C read apart */
+        buf_printf(err, "%s: reading kernels: their times cannot be put in order",
+                   nsys_db_path(db));
+        status = NSYSP_ERR_INPUT_FORMAT;
+    } else if (rc != SQLITE_DONE) {
+        status = nsys_db_error(db, rc, "reading kernels", err);
+    }
     groups_free(&gs);
     return status;
 }
