@@ -194,6 +194,71 @@ def check_pictures(nsysp, work):
                    f'{name}: README.md does not show {pic} before the tables')
 
 
+def check_far_end(nsysp, work):
+    """A kernel that ends ages after the session (a hostile or broken end
+    time) adds to the bins it covers and nothing more, at once: the bins
+    between its ends are those of the grid only."""
+    far = os.path.join(work, 'far-end', os.path.basename(sg.unpacked(NVLINK, work)))
+    os.makedirs(os.path.dirname(far), exist_ok=True)
+    shutil.copyfile(sg.unpacked(NVLINK, work), far)
+    con = sqlite3.connect(far)
+    con.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = 4000000000000000000'
+                ' WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)')
+    con.commit()
+    con.close()
+    out = os.path.join(work, 'out', 'far-end')
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        p = subprocess.run([nsysp, 'recipe', 'cuda_gpu_time_util_map', '--bins', '1000',
+                            '--output', out, far], capture_output=True, text=True, timeout=30)
+        expect(p.returncode == 0, f'a kernel ending ages away: exit {p.returncode}: {p.stderr.strip()}')
+    except subprocess.TimeoutExpired:
+        expect(False, 'a kernel ending ages away: still binning after 30 s')
+
+
+def check_nccl_range_inside_a_call(nsysp, work, fixture):
+    """An NCCL range that begins and ends inside one CUDA call launches
+    nothing: it projects onto no kernel, and once closed is not opened
+    again to take the kernels of the calls after it."""
+    base = os.path.join(work, 'nccl-inside', 'a.sqlite')
+    shutil.rmtree(os.path.dirname(base), ignore_errors=True)
+    os.makedirs(os.path.dirname(base))
+    subprocess.run([fixture, '-s', '3', '-n', '4000', '--mpi', '--nvtx', base], check=True,
+                   capture_output=True)
+    con = sqlite3.connect(base)
+    domain = con.execute("SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'NCCL'"
+                         " ORDER BY rowid LIMIT 1").fetchone()
+    # a thread's last two calls that launch kernels, C1 then C2
+    calls = con.execute('SELECT r.globalTid, r.start, r."end" FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r'
+                        ' JOIN CUPTI_ACTIVITY_KIND_KERNEL AS k USING (correlationId)'
+                        ' WHERE r.globalTid = (SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME'
+                        ' ORDER BY rowid LIMIT 1) AND r."end" - r.start > 2'
+                        ' ORDER BY r.start DESC LIMIT 2').fetchall()
+    if not expect(domain and len(calls) == 2, 'NCCL range inside a call: the fixture has NCCL and calls'):
+        return
+    (tid, c2_start, c2_end), (_, c1_start, c1_end) = calls
+    add = 'INSERT INTO NVTX_EVENTS (start, "end", eventType, globalTid, domainId, text) VALUES (?, ?, 59, ?, ?, ?)'
+    # base: a range around both calls, which keeps the thread's sweep going past C2
+    con.execute(add, (c1_start - 1, c2_end + 1, tid, domain[0], 'around'))
+    con.commit()
+    con.close()
+    inside = os.path.join(work, 'nccl-inside', 'with', 'a.sqlite')
+    os.makedirs(os.path.dirname(inside))
+    shutil.copyfile(base, inside)
+    con = sqlite3.connect(inside)
+    con.execute(add, (c1_start + 1, c1_end - 1, tid, domain[0], 'inside'))
+    con.commit()
+    con.close()
+    outs = []
+    for path in (base, inside):
+        out = path + '-out'
+        p = subprocess.run([nsysp, 'recipe', 'nccl_gpu_time_util_map', '--output', out, path],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, f'NCCL range inside a call: exit {p.returncode}: {p.stderr.strip()}')
+        outs.append(open(os.path.join(out, 'analysis.csv'), 'rb').read() if p.returncode == 0 else b'')
+    expect(outs[0] and outs[0] == outs[1], 'NCCL range inside a call: the bins change')
+
+
 def check_bad_input(nsysp, work):
     not_sqlite = os.path.join(work, 'not-sqlite.sqlite')
     with open(not_sqlite, 'w') as f:
@@ -330,6 +395,8 @@ def main():
     check_goldens(nsysp, work, fixture)
     check_cumulative_two_gpus(nsysp, work)
     check_kernels_out_of_order(nsysp, work)
+    check_far_end(nsysp, work)
+    check_nccl_range_inside_a_call(nsysp, work, fixture)
     check_pictures(nsysp, work)
     check_bad_input(nsysp, work)
     check_partials(nsysp, work)

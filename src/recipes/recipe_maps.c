@@ -127,9 +127,17 @@ typedef struct bin_span {
     double first_part, last_part;
 } bin_span;
 
+/* x within ±2^62 bins: far past any grid (what lies outside the bins adds
+ * nothing) and still an int64 once floored. */
+static double within_bins(double x)
+{
+    return fmax(-0x1p62, fmin(0x1p62, x));
+}
+
 static bin_span span_of(int64_t start, int64_t end, int64_t bin_ns)
 {
-    double s = (double)start / (double)bin_ns, e = (double)end / (double)bin_ns;
+    double s = within_bins((double)start / (double)bin_ns);
+    double e = within_bins((double)end / (double)bin_ns);
     bin_span b = {(int64_t)floor(s), (int64_t)floor(e), 0, 0};
     b.first_part = fmin(ceil(s), e) - s;
     b.last_part = e - fmax(floor(e), s);
@@ -193,7 +201,10 @@ static void row_finish(bin_row *r, const job_grid *t, const session *s)
         const bin_span *b = &r->spread[i];
         row_add(r, b->last, b->last_part);
         row_add(r, b->first, b->first_part);
-        for (int64_t k = b->first + 1; k < b->last; k++)
+        /* the bins between, those of the row only: a range may end ages away */
+        int64_t from = b->first + 1 > 0 ? b->first + 1 : 0;
+        int64_t to = b->last < (int64_t)r->n ? b->last : (int64_t)r->n;
+        for (int64_t k = from; k < to; k++)
             row_add(r, k, 1.0);
     }
     int64_t offset = s->start - t->min_start;
@@ -367,6 +378,8 @@ static bool group_add_kernel(kernel_group *g, const nccl_projections *nccl, int6
                              int64_t end, bool cumulative, int64_t bin_ns)
 {
     uint64_t n = nccl ? projections_onto(nccl, start, end) : 0;
+    if (!cumulative && n > 1)
+        n = 1; /* merging adds a range once however often it comes */
     bool ok = merged_add(&g->kinds[K_ALL], start, end, cumulative, bin_ns);
     for (uint64_t k = 1; ok && k < n; k++)
         ok = merged_add(&g->kinds[K_ALL], start, end, cumulative, bin_ns);
@@ -527,6 +540,7 @@ static int kernel_rows(const binned_map *m, nsys_db *db, const recipe_job *job, 
 typedef struct nccl_range {
     int64_t tid, start, end;
     bool projected;
+    bool closed; /* its end has passed: never opened again */
     int64_t gpu_start, gpu_end;
 } nccl_range;
 
@@ -611,13 +625,16 @@ typedef struct nccl_sweep {
     size_t *open, n_open, cap_open;
 } nccl_sweep;
 
-static void sweep_close(nccl_sweep *w, size_t range)
+static void sweep_close(nccl_sweep *w, nccl_range *r, size_t range)
 {
+    /* A range inside a call closes before it opened (NVIDIA fails there):
+     * closed, it is not opened later to take the kernels of calls after. */
+    r[range].closed = true;
     for (size_t k = 0; k < w->n_open; k++)
         if (w->open[k] == range) {
             w->open[k] = w->open[--w->n_open];
             return;
-        } /* a range inside a call closes before it opened: NVIDIA fails there */
+        }
 }
 
 static void sweep_call(nccl_sweep *w, nccl_ranges *rs, int64_t start, int64_t end,
@@ -628,10 +645,13 @@ static void sweep_call(nccl_sweep *w, nccl_ranges *rs, int64_t start, int64_t en
         const range_end *closing = &rs->by_end[w->next_end];
         if (w->next_start < w->hi && r[w->next_start].start <= closing->end &&
             r[w->next_start].start <= start) {
-            w->open = xgrow(w->open, &w->cap_open, w->n_open + 1, sizeof *w->open);
-            w->open[w->n_open++] = w->next_start++;
+            if (!r[w->next_start].closed) {
+                w->open = xgrow(w->open, &w->cap_open, w->n_open + 1, sizeof *w->open);
+                w->open[w->n_open++] = w->next_start;
+            }
+            w->next_start++;
         } else if (closing->end <= start || closing->end <= end) {
-            sweep_close(w, closing->at);
+            sweep_close(w, r, closing->at);
             w->done = ++w->next_end == w->hi;
         } else {
             for (size_t k = 0; k < w->n_open; k++) {
@@ -880,7 +900,8 @@ static void reader_open(range_reader *r, nsys_db *db, const recipe_job *job, int
     if (from.len) {
         char *query = sqlite3_mprintf(
             "SELECT (id >> 24) & 16777215, start, \"end\" FROM (%s) WHERE id IS NOT NULL"
-            " AND \"end\" IS NOT NULL AND start <= %lld AND \"end\" >= %lld ORDER BY 1, 2",
+            " AND \"end\" IS NOT NULL AND start <= %lld AND \"end\" >= %lld"
+            " ORDER BY 1, CAST(start AS INTEGER)", /* in the integers read below */
             buf_cstr(&from), (long long)window_last(job), (long long)window_first(job));
         r->rc = sqlite3_prepare_v2(nsys_db_sqlite(db), query, -1, &r->stmt, NULL);
         sqlite3_free(query);
@@ -930,6 +951,20 @@ static void bin_process(comm_group *g, range_reader *kernels, range_reader *call
     }
 }
 
+/* Where pid's group is in groups (n, in pid order, pid among them). */
+static size_t group_of_pid(const comm_group *groups, size_t n, int64_t pid)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (groups[mid].pid <= pid)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Report i's processes, each with Kernel, MPI or UCX, and Overlap bins:
  * nothing unless it has both kernels and calls in the window. The
  * processes come in the order NVIDIA's Python set of them iterates
@@ -977,9 +1012,7 @@ static int comm_rows(const binned_map *m, nsys_db *db, const recipe_job *job, si
     for (size_t k = 0; status == NSYSP_OK && k <= pids.mask; k++) {
         if (!pids.used[k])
             continue;
-        size_t at = 0; /* groups are by pid */
-        while (groups[at].pid != pids.keys[k])
-            at++;
+        size_t at = group_of_pid(groups, n, pids.keys[k]);
         const bin_row *rows[N_COMM_KINDS];
         for (int v = 0; v < N_COMM_KINDS; v++)
             rows[v] = &groups[at].kinds[v];
