@@ -1429,33 +1429,6 @@ static double percentile(const double *sorted, size_t n, double q)
     return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
 }
 
-/* numpy's sum of doubles: sequential below 8 values, then eight running
- * sums per block of 128, halves beyond. */
-static double pairwise_sum(const double *a, size_t n)
-{
-    if (n < 8) {
-        double sum = 0.0;
-        for (size_t i = 0; i < n; i++)
-            sum += a[i];
-        return sum;
-    }
-    if (n > 128) {
-        size_t half = n / 2;
-        half -= half % 8;
-        return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
-    }
-    double r[8];
-    memcpy(r, a, sizeof r);
-    size_t i = 8;
-    for (; i < n - n % 8; i += 8)
-        for (size_t j = 0; j < 8; j++)
-            r[j] += a[i + j];
-    double sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; i++)
-        sum += a[i];
-    return sum;
-}
-
 /* pace_delta_stats.csv: per iteration, the statistics of the ranks'
  * deltas (pandas' describe over the ranks present: two-pass deviation). */
 static void pace_delta_stats(const pace_rank *ranks, size_t n_ranks, recipe_table *t)
@@ -1475,10 +1448,10 @@ static void pace_delta_stats(const pace_rank *ranks, size_t n_ranks, recipe_tabl
                 sum += ranks[r].columns[P_DELTA][i];
                 v[n++] = (double)ranks[r].columns[P_DELTA][i];
             }
-        double mean = pairwise_sum(v, n) / (double)n;
+        double mean = recipe_numpy_sum(v, n) / (double)n;
         for (size_t k = 0; k < n; k++)
             squares[k] = (mean - v[k]) * (mean - v[k]);
-        double spread = pairwise_sum(squares, n);
+        double spread = recipe_numpy_sum(squares, n);
         qsort(v, n, sizeof *v, by_double_value);
         recipe_cell *row = recipe_table_add_row(t);
         recipe_cell_set_real(&row[0], (double)n);

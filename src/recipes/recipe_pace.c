@@ -129,32 +129,6 @@ static int read_rank(const pace_recipe *p, const recipe_job *job, size_t i, rank
 
 /* ---- numpy's and pandas' arithmetic ----------------------------------- */
 
-/* numpy's sum of doubles: pairwise in blocks of eight. */
-static double pairwise_sum(const double *a, size_t n)
-{
-    if (n < 8) {
-        double s = 0.;
-        for (size_t i = 0; i < n; i++)
-            s += a[i];
-        return s;
-    }
-    if (n <= 128) {
-        double r[8];
-        memcpy(r, a, sizeof r);
-        size_t i;
-        for (i = 8; i < n - n % 8; i += 8)
-            for (int j = 0; j < 8; j++)
-                r[j] += a[i + j];
-        double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++)
-            s += a[i];
-        return s;
-    }
-    size_t half = n / 2;
-    half -= half % 8;
-    return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
-}
-
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -343,12 +317,12 @@ static void delta_stats_row(const int64_t *const *delta, const rank_pace *ranks,
             all = false;
         }
     }
-    double sum = all ? (double)isum : pairwise_sum(zeroed, n);
-    double mean = pairwise_sum(zeroed, n) / (double)count, std = NAN;
+    double sum = all ? (double)isum : recipe_numpy_sum(zeroed, n);
+    double mean = recipe_numpy_sum(zeroed, n) / (double)count, std = NAN;
     if (count > 1) {
         for (size_t r = 0; r < n; r++)
             zeroed[r] = k < ranks[r].n ? (mean - zeroed[r]) * (mean - zeroed[r]) : 0;
-        std = sqrt(pairwise_sum(zeroed, n) / (double)(count - 1));
+        std = sqrt(recipe_numpy_sum(zeroed, n) / (double)(count - 1));
     }
     qsort(present, count, sizeof *present, by_value);
     double values[] = {(double)count, mean, std, min, numpy_quantile(present, count, 0.25),

@@ -140,3 +140,28 @@ void recipe_aggregate_stats(const recipe_table *rank, recipe_table *all)
     }
     free(order);
 }
+
+double recipe_numpy_sum(const double *a, size_t n)
+{
+    if (n < 8) {
+        double sum = 0.0;
+        for (size_t i = 0; i < n; i++)
+            sum += a[i];
+        return sum;
+    }
+    if (n > 128) {
+        size_t half = n / 2;
+        half -= half % 8;
+        return recipe_numpy_sum(a, half) + recipe_numpy_sum(a + half, n - half);
+    }
+    double r[8];
+    memcpy(r, a, sizeof r);
+    size_t i = 8;
+    for (; i < n - n % 8; i += 8)
+        for (size_t j = 0; j < 8; j++)
+            r[j] += a[i + j];
+    double sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++)
+        sum += a[i];
+    return sum;
+}

@@ -7,6 +7,7 @@
 #ifndef NSYSP_RECIPE_PANDAS_H
 #define NSYSP_RECIPE_PANDAS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "recipes/recipe_table.h"
@@ -33,6 +34,10 @@ recipe_quantile recipe_quantile_of(double q, int64_t n);
 /* The quantile from the values at q.at (low) and q.at + 1 (high, unread
  * when frac is 0: it may lie past the last value). */
 double recipe_quantile_value(recipe_quantile q, double low, double high);
+
+/* numpy's sum of n doubles: sequential below 8 values, then eight running
+ * sums per block of 128, halves beyond (its last digits follow). */
+double recipe_numpy_sum(const double *a, size_t n);
 
 /* The first columns of a table of statistics per name, per report
  * (describe()'s, as format_columns orders them) and for the job. */
